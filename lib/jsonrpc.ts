@@ -1,0 +1,187 @@
+// JSON-RPC 2.0 as MCP uses it: message shapes, guards, error codes, and the id bookkeeping
+// that forwarders need. Ids are numbers or strings (0 is valid) and are echoed with their
+// exact JSON type, so they are never coerced.
+
+export type JsonRpcId = string | number;
+export type JsonObject = { [key: string]: unknown };
+
+export interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  method: string;
+  params?: JsonObject;
+}
+export interface JsonRpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: JsonObject;
+}
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+export interface JsonRpcSuccess {
+  jsonrpc: "2.0";
+  id: JsonRpcId;
+  result: JsonObject;
+}
+export interface JsonRpcFailure {
+  jsonrpc: "2.0";
+  id: JsonRpcId | null;
+  error: JsonRpcErrorObject;
+}
+export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** MCP: the request timed out or the connection closed before an answer. */
+  RequestTimeout: -32001,
+  ConnectionClosed: -32000,
+} as const;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
+  return "method" in message && "id" in message;
+}
+export function isNotification(message: JsonRpcMessage): message is JsonRpcNotification {
+  return "method" in message && !("id" in message);
+}
+export function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
+  return !("method" in message) && ("result" in message || "error" in message);
+}
+export function isFailure(message: JsonRpcMessage): message is JsonRpcFailure {
+  return isResponse(message) && "error" in message;
+}
+
+export type ParseResult = { ok: true; value: JsonRpcMessage } | { ok: false; error: string };
+
+/** Checks a decoded value's shape; anything that is not one JSON-RPC 2.0 message is refused. */
+export function validateMessage(value: unknown): ParseResult {
+  if (!isObject(value)) return { ok: false, error: "not a JSON object" };
+  if (value.jsonrpc !== "2.0") return { ok: false, error: 'missing "jsonrpc": "2.0"' };
+  if ("method" in value) {
+    if (typeof value.method !== "string") return { ok: false, error: "method is not a string" };
+    if ("params" in value && value.params !== undefined && !isObject(value.params) && !Array.isArray(value.params)) {
+      return { ok: false, error: "params is neither an object nor an array" };
+    }
+    if ("id" in value && !isId(value.id)) return { ok: false, error: "id is neither a string nor a number" };
+    return { ok: true, value: value as unknown as JsonRpcMessage };
+  }
+  if ("result" in value || "error" in value) {
+    if (!(isId(value.id) || (value.id === null && "error" in value))) {
+      return { ok: false, error: "response id is neither a string nor a number" };
+    }
+    if ("error" in value) {
+      const error = value.error;
+      if (!isObject(error) || typeof error.code !== "number" || typeof error.message !== "string") {
+        return { ok: false, error: "error is not {code, message}" };
+      }
+    }
+    return { ok: true, value: value as unknown as JsonRpcMessage };
+  }
+  return { ok: false, error: "neither a request, a notification nor a response" };
+}
+
+/** Parses one line of text into a JSON-RPC message (batches are not part of MCP since 2025-06-18). */
+export function parseMessage(text: string): ParseResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: `invalid JSON (${(error as Error).message})` };
+  }
+  return validateMessage(value);
+}
+
+export function serializeMessage(message: JsonRpcMessage): string {
+  return JSON.stringify(message);
+}
+
+export function errorResponse(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcFailure {
+  const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
+  return { jsonrpc: "2.0", id, error };
+}
+
+/**
+ * Hands out ids for messages we originate on a connection that also carries someone else's ids.
+ * A string prefix keeps our ids disjoint from any numeric or ordinary string id a peer uses.
+ */
+export class IdAllocator {
+  #next = 0;
+  constructor(readonly prefix: string) {}
+  next(): string {
+    return `${this.prefix}${++this.#next}`;
+  }
+  owns(id: JsonRpcId | null): boolean {
+    return typeof id === "string" && id.startsWith(this.prefix);
+  }
+}
+
+/**
+ * Maps ids of several clients onto one upstream connection and back: each forwarded request gets
+ * a fresh upstream id, and the response is routed to its owner with the original id restored.
+ */
+export class IdRemapper<Owner> {
+  readonly #allocator: IdAllocator;
+  readonly #pending = new Map<JsonRpcId, { owner: Owner; originalId: JsonRpcId }>();
+
+  constructor(prefix = "mcpkit-") {
+    this.#allocator = new IdAllocator(prefix);
+  }
+
+  outbound(owner: Owner, originalId: JsonRpcId): string {
+    const id = this.#allocator.next();
+    this.#pending.set(id, { owner, originalId });
+    return id;
+  }
+
+  /** The owner and original id of a response, or undefined for an id we never sent. */
+  inbound(upstreamId: JsonRpcId | null): { owner: Owner; originalId: JsonRpcId } | undefined {
+    if (upstreamId === null) return undefined;
+    const entry = this.#pending.get(upstreamId);
+    if (entry) this.#pending.delete(upstreamId);
+    return entry;
+  }
+
+  /** Forgets every request of one owner, returning their upstream ids (e.g. to cancel them). */
+  dropOwner(owner: Owner): string[] {
+    const dropped: string[] = [];
+    for (const [id, entry] of this.#pending) {
+      if (entry.owner === owner) {
+        this.#pending.delete(id);
+        dropped.push(String(id));
+      }
+    }
+    return dropped;
+  }
+
+  get size(): number {
+    return this.#pending.size;
+  }
+}
+
+/**
+ * A bidirectional message pipe to one peer (a stdio child, an HTTP session, a daemon socket).
+ * Errors about single bad messages go to onerror and the channel lives on; onclose fires once.
+ */
+export interface MessageChannel {
+  onmessage?: (message: JsonRpcMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: string) => void;
+  start(): Promise<void>;
+  send(message: JsonRpcMessage): Promise<void>;
+  close(): Promise<void>;
+}

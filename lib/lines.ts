@@ -1,0 +1,123 @@
+// Newline-delimited framing for stdio MCP ("messages are delimited by newlines, and MUST NOT
+// contain embedded newlines"). Splitting happens on bytes, so a UTF-8 character cut across two
+// chunks is never decoded half-way, and a line is decoded once, when it is complete: one giant
+// line costs linear time. A line over the cap is dropped with an error, and the stream goes on.
+
+/** Large enough for a 20 MB tool result; a larger line is dropped, not buffered without end. */
+export const MAX_LINE_BYTES = 32 * 1024 * 1024;
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+export type LineError =
+  | { kind: "oversize"; bytes: number }
+  | { kind: "invalid-utf8"; bytes: number };
+
+export interface LineSplitterOptions {
+  maxLineBytes?: number;
+  /** Called for each dropped line; never throws into the stream. */
+  onerror?: (error: LineError) => void;
+}
+
+/** Push-based core: feed chunks, receive whole lines (without the LF or a trailing CR). */
+export class LineSplitter {
+  readonly #maxLineBytes: number;
+  readonly #onerror: (error: LineError) => void;
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+  #parts: Uint8Array[] = [];
+  #pendingBytes = 0;
+  #discarding = false;
+
+  constructor(
+    readonly online: (line: string) => void,
+    options: LineSplitterOptions = {},
+  ) {
+    this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.#onerror = options.onerror ?? (() => {});
+  }
+
+  push(chunk: Uint8Array): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(LF, start);
+      const end = newline === -1 ? chunk.length : newline;
+      this.#append(chunk.subarray(start, end));
+      if (newline === -1) return;
+      this.#finishLine();
+      start = newline + 1;
+    }
+  }
+
+  /** Flushes a last line that had no trailing newline. */
+  end(): void {
+    if (this.#pendingBytes > 0 || this.#discarding) this.#finishLine();
+  }
+
+  #append(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    if (this.#discarding) {
+      this.#pendingBytes += bytes.length;
+      return;
+    }
+    if (this.#pendingBytes + bytes.length > this.#maxLineBytes) {
+      this.#discarding = true;
+      this.#parts = [];
+      this.#pendingBytes += bytes.length;
+      return;
+    }
+    // Copy: the caller may reuse its buffer after push returns.
+    this.#parts.push(bytes.slice());
+    this.#pendingBytes += bytes.length;
+  }
+
+  #finishLine(): void {
+    const bytes = this.#pendingBytes;
+    const parts = this.#parts;
+    const wasDiscarding = this.#discarding;
+    this.#parts = [];
+    this.#pendingBytes = 0;
+    this.#discarding = false;
+    if (wasDiscarding) {
+      this.#onerror({ kind: "oversize", bytes });
+      return;
+    }
+    let line = parts.length === 1 ? parts[0]! : concat(parts, bytes);
+    if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
+    let text: string;
+    try {
+      text = this.#decoder.decode(line);
+    } catch {
+      this.#onerror({ kind: "invalid-utf8", bytes });
+      return;
+    }
+    this.online(text);
+  }
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/** The same splitter as a web TransformStream (bytes in, lines out). */
+export class LineStream extends TransformStream<Uint8Array, string> {
+  constructor(options: LineSplitterOptions = {}) {
+    let splitter: LineSplitter;
+    super({
+      start(controller) {
+        splitter = new LineSplitter((line) => controller.enqueue(line), options);
+      },
+      transform(chunk) {
+        splitter.push(chunk);
+      },
+      flush() {
+        splitter.end();
+      },
+    });
+  }
+}

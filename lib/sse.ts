@@ -1,0 +1,186 @@
+// Server-Sent Events, as the HTML standard's "event stream interpretation" defines it: lines end
+// in CRLF, LF or CR (a CR at the end of one chunk may pair with an LF at the start of the next), a
+// leading BOM is dropped once, ':' lines are comments, a blank line dispatches the event, and an
+// event cut off by the end of the stream is discarded. Used by Streamable HTTP and legacy HTTP+SSE.
+
+/** An event's data larger than this is dropped with an error rather than buffered without end. */
+export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
+
+export interface SseEvent {
+  /** "message" unless the stream named another type. */
+  event: string;
+  data: string;
+  /** The last event id seen on the stream, as the standard carries it forward. */
+  id: string;
+  retry?: number;
+}
+
+export interface SseParserOptions {
+  maxEventBytes?: number;
+  onerror?: (error: { kind: "oversize"; bytes: number }) => void;
+}
+
+export class SseParser {
+  readonly #maxEventBytes: number;
+  readonly #onerror: (error: { kind: "oversize"; bytes: number }) => void;
+  readonly #decoder = new TextDecoder("utf-8");
+  #lineParts: string[] = [];
+  #lineLength = 0;
+  #afterCR = false;
+  #sawFirstChunk = false;
+  #eventType = "";
+  #data: string[] = [];
+  #dataLength = 0;
+  #oversize = false;
+  #lastEventId = "";
+  #retry: number | undefined;
+
+  constructor(
+    readonly onevent: (event: SseEvent) => void,
+    options: SseParserOptions = {},
+  ) {
+    this.#maxEventBytes = options.maxEventBytes ?? MAX_EVENT_BYTES;
+    this.#onerror = options.onerror ?? (() => {});
+  }
+
+  push(chunk: Uint8Array | string): void {
+    let text = typeof chunk === "string" ? chunk : this.#decoder.decode(chunk, { stream: true });
+    if (!this.#sawFirstChunk && text.length > 0) {
+      this.#sawFirstChunk = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    if (text.length === 0) return;
+    let start = 0;
+    if (this.#afterCR && text.charCodeAt(0) === 10) start = 1;
+    this.#afterCR = false;
+    for (let i = start; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code !== 10 && code !== 13) continue;
+      this.#appendToLine(text.slice(start, i));
+      this.#finishLine();
+      if (code === 13) {
+        if (i + 1 === text.length) this.#afterCR = true;
+        else if (text.charCodeAt(i + 1) === 10) i++;
+      }
+      start = i + 1;
+    }
+    this.#appendToLine(text.slice(start));
+  }
+
+  /** The stream ended: an incomplete event is discarded, as the standard says. */
+  end(): void {
+    const tail = this.#decoder.decode();
+    if (tail) this.push(tail);
+    this.#lineParts = [];
+    this.#lineLength = 0;
+    this.#resetEvent();
+  }
+
+  #appendToLine(piece: string): void {
+    if (piece.length === 0) return;
+    this.#lineLength += piece.length;
+    if (this.#lineLength > this.#maxEventBytes) {
+      // Keep counting but stop buffering: the line, and so its event, will be dropped.
+      this.#lineParts = [];
+      return;
+    }
+    this.#lineParts.push(piece);
+  }
+
+  #finishLine(): void {
+    const tooLong = this.#lineLength > this.#maxEventBytes;
+    const line = this.#lineParts.length === 1 ? this.#lineParts[0]! : this.#lineParts.join("");
+    this.#lineParts = [];
+    this.#lineLength = 0;
+    if (tooLong) {
+      this.#oversize = true;
+      this.#data = [];
+      return;
+    }
+    if (line.length === 0) return this.#dispatch();
+    if (line.charCodeAt(0) === 58 /* ':' */) return;
+    const colon = line.indexOf(":");
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    this.#field(field, value);
+  }
+
+  #field(field: string, value: string): void {
+    switch (field) {
+      case "event":
+        this.#eventType = value;
+        return;
+      case "data":
+        if (this.#oversize) return;
+        this.#dataLength += value.length + 1;
+        if (this.#dataLength > this.#maxEventBytes) {
+          this.#oversize = true;
+          this.#data = [];
+          return;
+        }
+        this.#data.push(value);
+        return;
+      case "id":
+        if (!value.includes("\0")) this.#lastEventId = value;
+        return;
+      case "retry":
+        if (/^\d+$/.test(value)) this.#retry = Number(value);
+        return;
+    }
+  }
+
+  #dispatch(): void {
+    if (this.#oversize) {
+      this.#onerror({ kind: "oversize", bytes: this.#dataLength });
+    } else if (this.#data.length > 0) {
+      const event: SseEvent = {
+        event: this.#eventType || "message",
+        data: this.#data.join("\n"),
+        id: this.#lastEventId,
+      };
+      if (this.#retry !== undefined) event.retry = this.#retry;
+      this.onevent(event);
+    }
+    this.#resetEvent();
+  }
+
+  #resetEvent(): void {
+    this.#eventType = "";
+    this.#data = [];
+    this.#dataLength = 0;
+    this.#oversize = false;
+  }
+}
+
+/** The parser as a web TransformStream (bytes in, events out). */
+export class SseStream extends TransformStream<Uint8Array, SseEvent> {
+  constructor(options: SseParserOptions = {}) {
+    let parser: SseParser;
+    super({
+      start(controller) {
+        parser = new SseParser((event) => controller.enqueue(event), options);
+      },
+      transform(chunk) {
+        parser.push(chunk);
+      },
+      flush() {
+        parser.end();
+      },
+    });
+  }
+}
+
+/** Writes one event; data with newlines becomes several data fields, as readers rejoin them. */
+export function formatSseEvent(event: { event?: string; data: string; id?: string; retry?: number }): string {
+  let out = "";
+  if (event.event && event.event !== "message") out += `event: ${stripNewlines(event.event)}\n`;
+  if (event.id !== undefined) out += `id: ${stripNewlines(event.id)}\n`;
+  if (event.retry !== undefined) out += `retry: ${Math.max(0, Math.floor(event.retry))}\n`;
+  for (const line of event.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
+  return `${out}\n`;
+}
+
+function stripNewlines(value: string): string {
+  return value.replace(/[\r\n]/g, "");
+}

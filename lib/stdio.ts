@@ -1,0 +1,233 @@
+// A stdio MCP server as a message channel: spawned without a shell, with an allow-listed
+// environment, in its own process group, framed by lib/lines, written with backpressure, and
+// shut down in the order the spec gives: close stdin, then SIGTERM, then SIGKILL.
+import { spawn, type ChildProcess } from "node:child_process";
+import { statSync } from "node:fs";
+import { parseMessage, serializeMessage, type JsonRpcMessage, type MessageChannel } from "./jsonrpc.ts";
+import { LineSplitter, MAX_LINE_BYTES } from "./lines.ts";
+
+/** Variables a server inherits from us; API keys and the rest stay behind unless configured. */
+export const INHERITED_ENV_POSIX = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
+export const INHERITED_ENV_WINDOWS = [
+  "APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
+  "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES",
+];
+/** How long a server gets to exit after its stdin closes, and then after SIGTERM. */
+export const STDIN_CLOSE_GRACE_MS = 2_000;
+export const SIGTERM_GRACE_MS = 2_000;
+/** A grandchild may keep our pipe open after the server exits; don't wait on it longer. */
+export const CLOSE_AFTER_EXIT_MS = 200;
+/** How much of the server's stderr to keep for error messages. */
+export const STDERR_TAIL_BYTES = 4 * 1024;
+const SHOWN_JUNK_CHARS = 80;
+
+export interface StdioServerOptions {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  /** What to do with the server's stderr; its tail is kept for error messages either way. */
+  onstderr?: (chunk: Uint8Array) => void;
+  maxLineBytes?: number;
+  /** The environment to pick allow-listed variables from (defaults to ours). */
+  baseEnv?: Record<string, string | undefined>;
+}
+
+export function serverEnvironment(
+  extra: Record<string, string> = {},
+  base: Record<string, string | undefined> = process.env,
+): Record<string, string> {
+  const names = process.platform === "win32" ? INHERITED_ENV_WINDOWS : INHERITED_ENV_POSIX;
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = base[name];
+    // Exported bash functions look like "() { ...": never pass them on (Shellshock).
+    if (value !== undefined && !value.startsWith("()")) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export class StdioChannel implements MessageChannel {
+  onmessage?: (message: JsonRpcMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: string) => void;
+
+  readonly options: StdioServerOptions;
+  #child?: ChildProcess;
+  #exit?: { code: number | null; signal: string | null };
+  #exited?: Promise<void>;
+  #closing?: Promise<void>;
+  #closed = false;
+  #stderrTail = "";
+
+  constructor(options: StdioServerOptions) {
+    this.options = options;
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** The last few KB the server wrote to stderr (for error messages). */
+  get stderrTail(): string {
+    return this.#stderrTail;
+  }
+
+  /** How the process ended, once it has. */
+  get exit(): { code: number | null; signal: string | null } | undefined {
+    return this.#exit;
+  }
+
+  start(): Promise<void> {
+    const { command, args = [], cwd } = this.options;
+    if (cwd !== undefined && !isDirectory(cwd)) {
+      this.#closed = true;
+      return Promise.reject(new Error(`working directory not found: ${cwd}`));
+    }
+    const child = spawn(command, args, {
+      cwd,
+      env: serverEnvironment(this.options.env, this.options.baseEnv),
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: process.platform !== "win32",
+      windowsHide: true,
+    });
+    this.#child = child;
+    this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
+
+    const splitter = new LineSplitter((line) => this.#online(line), {
+      maxLineBytes: this.options.maxLineBytes ?? MAX_LINE_BYTES,
+      onerror: (error) =>
+        this.onerror?.(
+          new Error(
+            error.kind === "oversize"
+              ? `dropped a ${error.bytes}-byte line from the server (over the ${this.options.maxLineBytes ?? MAX_LINE_BYTES}-byte limit)`
+              : "dropped a line from the server that is not valid UTF-8",
+          ),
+        ),
+    });
+    child.stdout!.on("data", (chunk: Uint8Array) => splitter.push(chunk));
+    child.stdout!.on("end", () => splitter.end());
+    child.stderr!.on("data", (chunk: Uint8Array) => {
+      this.#keepStderr(chunk);
+      this.options.onstderr?.(chunk);
+    });
+    // A server that dies makes our writes fail with EPIPE: that is reported through onclose.
+    child.stdin!.on("error", () => {});
+
+    child.once("exit", (code, signal) => {
+      this.#exit = { code, signal };
+      setTimeout(() => this.#finish(), CLOSE_AFTER_EXIT_MS).unref();
+    });
+    child.once("close", () => this.#finish());
+
+    return new Promise((resolve, reject) => {
+      child.once("spawn", () => resolve());
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        this.#closed = true;
+        reject(new Error(spawnErrorMessage(command, error)));
+      });
+    });
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (!stdin || this.#closed || stdin.destroyed || !stdin.writable) throw new Error("the server's stdin is closed");
+    const ok = stdin.write(`${serializeMessage(message)}\n`);
+    if (!ok) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          stdin.off("drain", done);
+          stdin.off("close", done);
+          resolve();
+        };
+        stdin.on("drain", done);
+        stdin.on("close", done);
+      });
+    }
+  }
+
+  /** Idempotent: closes stdin, waits, then signals the whole process group. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    const child = this.#child;
+    if (!child || !this.#exited) return;
+    child.stdin?.end();
+    if (!this.#exit && !(await settlesWithin(this.#exited, STDIN_CLOSE_GRACE_MS))) {
+      this.#signalGroup("SIGTERM");
+      if (!(await settlesWithin(this.#exited, SIGTERM_GRACE_MS))) {
+        this.#signalGroup("SIGKILL");
+        await this.#exited;
+      }
+    }
+    // Sweep what the server left behind in its group (e.g. npx's child).
+    this.#signalGroup("SIGTERM");
+    this.#finish();
+  }
+
+  #signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.#child?.pid;
+    if (pid === undefined) return;
+    try {
+      if (process.platform === "win32") this.#child?.kill(signal);
+      else process.kill(-pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  #online(line: string): void {
+    if (line.trim() === "") return;
+    const parsed = parseMessage(line);
+    if (parsed.ok) {
+      this.onmessage?.(parsed.value);
+      return;
+    }
+    const shown = line.length > SHOWN_JUNK_CHARS ? `${line.slice(0, SHOWN_JUNK_CHARS)}…` : line;
+    this.onerror?.(new Error(`skipped a line from the server that is not JSON-RPC (${parsed.error}): ${JSON.stringify(shown)}`));
+  }
+
+  #keepStderr(chunk: Uint8Array): void {
+    this.#stderrTail = (this.#stderrTail + new TextDecoder().decode(chunk)).slice(-STDERR_TAIL_BYTES);
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const exit = this.#exit;
+    const reason = exit
+      ? exit.signal
+        ? `the server was killed by ${exit.signal}`
+        : `the server exited with code ${exit.code}`
+      : "the server closed its output";
+    this.onclose?.(reason);
+  }
+}
+
+function spawnErrorMessage(command: string, error: NodeJS.ErrnoException): string {
+  if (error.code === "ENOENT") return `command not found: ${command} (check the name and PATH)`;
+  if (error.code === "EACCES") return `permission denied running ${command} (is it executable?)`;
+  return `could not start ${command}: ${error.message}`;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    timer.unref?.();
+    promise.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}

@@ -1,0 +1,299 @@
+// One way to name an MCP server in every tool: a stdio command line after `--`, a URL with
+// headers, or an entry of a client's config file (Claude Desktop, Claude Code, Cursor, VS Code).
+import { readFileSync } from "node:fs";
+
+export interface StdioTarget {
+  kind: "stdio";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  name?: string;
+  stateful?: boolean;
+  timeoutMs?: number;
+}
+export type HttpTransportChoice = "auto" | "streamable-http" | "sse";
+export interface HttpTarget {
+  kind: "http";
+  url: string;
+  headers: Record<string, string>;
+  transport: HttpTransportChoice;
+  name?: string;
+  stateful?: boolean;
+  timeoutMs?: number;
+}
+export type Target = StdioTarget | HttpTarget;
+export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export interface TargetFlags {
+  url?: string;
+  header?: string[];
+  config?: string;
+  server?: string;
+  env?: string[];
+  cwd?: string;
+  transport?: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Resolves the flags (and the argv after `--`) into exactly one target. */
+export function resolveTarget(flags: TargetFlags, command: string[], environment: Env = process.env): Result<Target> {
+  const named = [command.length > 0, Boolean(flags.url), Boolean(flags.config || flags.server)].filter(Boolean).length;
+  if (named === 0) {
+    return fail("no server given (use `-- <command> [args]`, `--url <URL>` or `--config <file> --server <name>`)");
+  }
+  if (named > 1) return fail("give only one server: `-- <command>`, `--url` or `--config/--server`");
+
+  const headers = parseHeaders(flags.header ?? []);
+  if (!headers.ok) return headers;
+  const env = parsePairs(flags.env ?? [], "--env");
+  if (!env.ok) return env;
+  const transport = parseTransport(flags.transport);
+  if (!transport.ok) return transport;
+
+  let target: Target;
+  if (command.length > 0) {
+    target = { kind: "stdio", command: command[0]!, args: command.slice(1), env: {} };
+  } else if (flags.url) {
+    const url = checkUrl(flags.url);
+    if (!url.ok) return url;
+    target = { kind: "http", url: url.value, headers: {}, transport: "auto" };
+  } else {
+    if (!flags.config) return fail("--server needs --config <file>");
+    const loaded = loadConfigTarget(flags.config, flags.server, environment);
+    if (!loaded.ok) return loaded;
+    target = loaded.value;
+  }
+
+  // Flags add to (and win over) what a config entry says.
+  if (target.kind === "stdio") {
+    Object.assign(target.env, env.value);
+    if (flags.cwd) target.cwd = flags.cwd;
+    if (Object.keys(headers.value).length > 0) return fail("--header applies to --url servers only");
+  } else {
+    Object.assign(target.headers, headers.value);
+    if (flags.transport) target.transport = transport.value;
+    if (Object.keys(env.value).length > 0 || flags.cwd) return fail("--env and --cwd apply to stdio servers only");
+  }
+  return { ok: true, value: target };
+}
+
+export function parseHeaders(values: string[]): Result<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  for (const value of values) {
+    const colon = value.indexOf(":");
+    const name = colon === -1 ? "" : value.slice(0, colon).trim();
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      return fail(`bad --header ${JSON.stringify(value)} (write it as 'Name: value')`);
+    }
+    headers[name] = value.slice(colon + 1).trim();
+  }
+  return { ok: true, value: headers };
+}
+
+function parsePairs(values: string[], flag: string): Result<Record<string, string>> {
+  const pairs: Record<string, string> = {};
+  for (const value of values) {
+    const equals = value.indexOf("=");
+    if (equals <= 0) return fail(`bad ${flag} ${JSON.stringify(value)} (write it as KEY=value)`);
+    pairs[value.slice(0, equals)] = value.slice(equals + 1);
+  }
+  return { ok: true, value: pairs };
+}
+
+function parseTransport(value: string | undefined): Result<HttpTransportChoice> {
+  if (value === undefined || value === "auto") return { ok: true, value: "auto" };
+  if (value === "http" || value === "streamable-http") return { ok: true, value: "streamable-http" };
+  if (value === "sse") return { ok: true, value: "sse" };
+  return fail(`unknown --transport ${JSON.stringify(value)} (use http or sse)`);
+}
+
+function checkUrl(value: string): Result<string> {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail(`bad URL ${JSON.stringify(value)} (give a full http:// or https:// URL)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return fail(`unsupported URL scheme ${url.protocol} (use http:// or https://)`);
+  }
+  return { ok: true, value: url.href };
+}
+
+/** Reads one server entry from a client config file, expanding `${VAR}` in its strings. */
+export function loadConfigTarget(file: string, name: string | undefined, environment: Env = process.env): Result<Target> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    return fail(`cannot read config ${file} (${(error as NodeJS.ErrnoException).code ?? "read error"})`);
+  }
+  let config: unknown;
+  try {
+    config = JSON.parse(stripJsonComments(text));
+  } catch (error) {
+    return fail(`config ${file} is not valid JSON (${(error as Error).message})`);
+  }
+  const servers = findServers(config);
+  if (!servers) return fail(`config ${file} has no "mcpServers" or "servers" object`);
+  const names = Object.keys(servers);
+  if (name === undefined) {
+    if (names.length !== 1) return fail(`config ${file} has ${names.length} servers; pick one with --server (${names.join(", ")})`);
+    name = names[0]!;
+  }
+  const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
+  if (!isRecord(entry)) return fail(`no server "${name}" in ${file} (it has: ${names.join(", ") || "none"})`);
+  const expanded = expandDeep(entry, environment);
+  if (!expanded.ok) return fail(`server "${name}" in ${file}: ${expanded.error}`);
+  return entryToTarget(name, expanded.value as Record<string, unknown>, file);
+}
+
+function findServers(config: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(config)) return undefined;
+  if (isRecord(config.mcpServers)) return config.mcpServers;
+  if (isRecord(config.servers)) return config.servers;
+  if (isRecord(config.mcp) && isRecord(config.mcp.servers)) return config.mcp.servers;
+  return undefined;
+}
+
+function entryToTarget(name: string, entry: Record<string, unknown>, file: string): Result<Target> {
+  const where = `server "${name}" in ${file}`;
+  const common = {
+    name,
+    ...(entry.stateful === true ? { stateful: true } : {}),
+    ...(typeof entry.timeout_ms === "number" ? { timeoutMs: entry.timeout_ms } : {}),
+  };
+  const url = entry.url ?? entry.serverUrl;
+  if (typeof url === "string") {
+    const checked = checkUrl(url);
+    if (!checked.ok) return fail(`${where}: ${checked.error}`);
+    const headers = stringRecord(entry.headers);
+    if (!headers.ok) return fail(`${where}: headers ${headers.error}`);
+    const type = entry.type ?? entry.transport;
+    const transport: HttpTransportChoice = type === "sse" ? "sse" : type === "http" || type === "streamable-http" ? "streamable-http" : "auto";
+    return { ok: true, value: { kind: "http", url: checked.value, headers: headers.value, transport, ...common } };
+  }
+  if (typeof entry.command !== "string" || entry.command === "") return fail(`${where} has neither "command" nor "url"`);
+  const args = entry.args ?? [];
+  if (!Array.isArray(args) || !args.every((arg) => typeof arg === "string")) return fail(`${where}: "args" must be an array of strings`);
+  const env = stringRecord(entry.env);
+  if (!env.ok) return fail(`${where}: env ${env.error}`);
+  const target: StdioTarget = { kind: "stdio", command: entry.command, args, env: env.value, ...common };
+  if (typeof entry.cwd === "string") target.cwd = entry.cwd;
+  return { ok: true, value: target };
+}
+
+function stringRecord(value: unknown): Result<Record<string, string>> {
+  if (value === undefined) return { ok: true, value: {} };
+  if (!isRecord(value)) return fail("must be an object of strings");
+  const out: Record<string, string> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item !== "string" && typeof item !== "number" && typeof item !== "boolean") return fail(`"${key}" must be a string`);
+    out[key] = String(item);
+  }
+  return { ok: true, value: out };
+}
+
+const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Expands `${VAR}`, `${VAR:-default}` and VS Code's `${env:VAR}`; an unset VAR without a default is an error. */
+export function expandVariables(text: string, environment: Env): Result<string> {
+  let missing: string | undefined;
+  const value = text.replace(VARIABLE, (_match, variable: string, fallback: string | undefined) => {
+    const found = environment[variable];
+    if (found !== undefined && found !== "") return found;
+    if (fallback !== undefined) return fallback;
+    if (found === "") return "";
+    missing ??= variable;
+    return "";
+  });
+  if (missing) return fail(`\${${missing}} is not set (export it, or write \${${missing}:-default})`);
+  return { ok: true, value };
+}
+
+function expandDeep(value: unknown, environment: Env): Result<unknown> {
+  if (typeof value === "string") return expandVariables(value, environment);
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const item of value) {
+      const expanded = expandDeep(item, environment);
+      if (!expanded.ok) return expanded;
+      out.push(expanded.value);
+    }
+    return { ok: true, value: out };
+  }
+  if (isRecord(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const expanded = expandDeep(item, environment);
+      if (!expanded.ok) return expanded;
+      out[key] = expanded.value;
+    }
+    return { ok: true, value: out };
+  }
+  return { ok: true, value };
+}
+
+const WHITESPACE = /\s*/y;
+
+/** VS Code's mcp.json is JSONC: drop comments, then trailing commas, leaving strings untouched. */
+export function stripJsonComments(text: string): string {
+  const withoutComments = dropOutsideStrings(text, (i) => {
+    if (text.startsWith("//", i)) {
+      const end = text.indexOf("\n", i);
+      return end === -1 ? text.length : end;
+    }
+    if (text.startsWith("/*", i)) {
+      const end = text.indexOf("*/", i + 2);
+      return end === -1 ? text.length : end + 2;
+    }
+    return undefined;
+  });
+  return dropOutsideStrings(withoutComments, (i) => {
+    if (withoutComments[i] !== ",") return undefined;
+    WHITESPACE.lastIndex = i + 1;
+    WHITESPACE.exec(withoutComments);
+    const following = withoutComments[WHITESPACE.lastIndex];
+    return following === "}" || following === "]" ? i + 1 : undefined;
+  });
+}
+
+/** Copies text, dropping each stretch outside string literals that `dropUntil` names (by where it ends). */
+function dropOutsideStrings(text: string, dropUntil: (index: number) => number | undefined): string {
+  const kept: string[] = [];
+  let copyFrom = 0;
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      i++;
+      continue;
+    }
+    const end = dropUntil(i);
+    if (end === undefined) {
+      i++;
+      continue;
+    }
+    kept.push(text.slice(copyFrom, i), " ");
+    copyFrom = i = end;
+  }
+  kept.push(text.slice(copyFrom));
+  return kept.join("");
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function fail<T>(error: string): Result<T> {
+  return { ok: false, error };
+}
+
+/** A short human name for a target, for logs and the output envelope. */
+export function describeTarget(target: Target): string {
+  if (target.name) return target.name;
+  if (target.kind === "http") return target.url;
+  return [target.command, ...target.args].join(" ");
+}

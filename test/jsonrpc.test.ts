@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test";
+import { IdAllocator, IdRemapper, isNotification, isRequest, isResponse, parseMessage } from "../lib/jsonrpc.ts";
+
+describe("parseMessage", () => {
+  test.each([
+    ['{"jsonrpc":"2.0","id":0,"method":"ping"}', "request"],
+    ['{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{}}', "request"],
+    ['{"jsonrpc":"2.0","method":"notifications/initialized"}', "notification"],
+    ['{"jsonrpc":"2.0","id":0,"result":{}}', "response"],
+    ['{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}', "response"],
+  ])("%s is a %s", (text, kind) => {
+    const parsed = parseMessage(text);
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    const actual = isRequest(parsed.value) ? "request" : isNotification(parsed.value) ? "notification" : isResponse(parsed.value) ? "response" : "?";
+    expect(actual).toBe(kind);
+  });
+
+  test.each([
+    ["not json", "invalid JSON"],
+    ["[1,2]", "not a JSON object"],
+    ['{"id":1,"method":"x"}', "jsonrpc"],
+    ['{"jsonrpc":"2.0","id":{},"method":"x"}', "id"],
+    ['{"jsonrpc":"2.0","id":1,"method":5}', "method"],
+    ['{"jsonrpc":"2.0","id":1,"error":"bad"}', "error"],
+    ['{"jsonrpc":"2.0","id":null,"result":{}}', "id"],
+    ['{"jsonrpc":"2.0","id":1}', "neither"],
+  ])("%s is refused naming %s", (text, fragment) => {
+    const parsed = parseMessage(text);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toContain(fragment);
+  });
+
+  test("id 0 and string ids keep their exact JSON type", () => {
+    const zero = parseMessage('{"jsonrpc":"2.0","id":0,"result":{}}');
+    const text = parseMessage('{"jsonrpc":"2.0","id":"0","result":{}}');
+    expect(zero.ok && isResponse(zero.value) && zero.value.id).toBe(0);
+    expect(text.ok && isResponse(text.value) && text.value.id).toBe("0");
+  });
+});
+
+describe("id bookkeeping", () => {
+  test("allocated ids never collide with numeric or ordinary string ids", () => {
+    const ids = new IdAllocator("mcpkit-");
+    const first = ids.next();
+    expect(first).not.toBe(ids.next());
+    expect(ids.owns(first)).toBe(true);
+    expect(ids.owns(1)).toBe(false);
+    expect(ids.owns("1")).toBe(false);
+  });
+
+  test("remapped responses return to their owner with the original id and type", () => {
+    const remap = new IdRemapper<string>();
+    const a = remap.outbound("client-a", 0);
+    const b = remap.outbound("client-b", "0");
+    expect(a).not.toBe(b);
+    expect(remap.inbound(b)).toEqual({ owner: "client-b", originalId: "0" });
+    expect(remap.inbound(a)).toEqual({ owner: "client-a", originalId: 0 });
+    expect(remap.inbound(a)).toBeUndefined();
+    expect(remap.inbound("never-sent")).toBeUndefined();
+  });
+
+  test("dropping an owner forgets only its requests", () => {
+    const remap = new IdRemapper<string>();
+    const a1 = remap.outbound("a", 1);
+    remap.outbound("b", 1);
+    expect(remap.dropOwner("a")).toEqual([a1]);
+    expect(remap.size).toBe(1);
+  });
+});

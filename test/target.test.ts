@@ -1,0 +1,131 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expandVariables, resolveTarget, stripJsonComments } from "../lib/target.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "mcpkit-target-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function configFile(name: string, content: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+}
+
+describe("resolveTarget", () => {
+  test("a command after -- becomes a stdio target with --env and --cwd", () => {
+    const result = resolveTarget({ env: ["A=1", "B=x=y"], cwd: "/tmp" }, ["node", "server.js", "--help"]);
+    expect(result).toEqual({
+      ok: true,
+      value: { kind: "stdio", command: "node", args: ["server.js", "--help"], env: { A: "1", B: "x=y" }, cwd: "/tmp" },
+    });
+  });
+
+  test("--url with repeated --header becomes an http target", () => {
+    const result = resolveTarget({ url: "http://127.0.0.1:3000/mcp", header: ["Authorization: Bearer t:k", "X-A:b"] }, []);
+    expect(result.ok && result.value).toEqual({
+      kind: "http",
+      url: "http://127.0.0.1:3000/mcp",
+      headers: { Authorization: "Bearer t:k", "X-A": "b" },
+      transport: "auto",
+    });
+  });
+
+  test.each([
+    [{}, [], "no server given"],
+    [{ url: "http://x" }, ["node"], "only one server"],
+    [{ url: "ftp://x" }, [], "unsupported URL scheme"],
+    [{ url: "not a url" }, [], "bad URL"],
+    [{ url: "http://x", header: ["NoColon"] }, [], "bad --header"],
+    [{ env: ["NOEQUALS"] }, ["node"], "bad --env"],
+    [{ url: "http://x", transport: "carrier-pigeon" }, [], "unknown --transport"],
+    [{ server: "x" }, [], "--server needs --config"],
+    [{ header: ["A: b"] }, ["node"], "--header applies to --url"],
+  ])("bad flags %j %j are refused: %s", (flags, command, fragment) => {
+    const result = resolveTarget(flags, command as string[]);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toContain(fragment);
+  });
+});
+
+describe("config files", () => {
+  test("Claude Desktop mcpServers entry with ${VAR} and ${VAR:-default} expansion", () => {
+    const file = configFile("claude.json", {
+      mcpServers: { ref: { command: "${RUNNER}", args: ["${DIR:-/srv}/server.js"], env: { TOKEN: "${SECRET}" } } },
+    });
+    const result = resolveTarget({ config: file, server: "ref" }, [], { RUNNER: "bun", SECRET: "s3" });
+    expect(result.ok && result.value).toEqual({
+      kind: "stdio",
+      command: "bun",
+      args: ["/srv/server.js"],
+      env: { TOKEN: "s3" },
+      name: "ref",
+    });
+  });
+
+  test("Claude Code .mcp.json http entry with headers and type", () => {
+    const file = configFile(".mcp.json", {
+      mcpServers: { remote: { type: "http", url: "https://example.com/mcp", headers: { Authorization: "Bearer ${T}" } } },
+    });
+    const result = resolveTarget({ config: file, server: "remote" }, [], { T: "abc" });
+    expect(result.ok && result.value).toEqual({
+      kind: "http",
+      url: "https://example.com/mcp",
+      headers: { Authorization: "Bearer abc" },
+      transport: "streamable-http",
+      name: "remote",
+    });
+  });
+
+  test("VS Code servers in JSONC with comments, trailing commas and ${env:VAR}", () => {
+    const file = configFile(
+      "mcp.json",
+      `{
+        // VS Code style
+        "servers": {
+          "ref": { "type": "stdio", "command": "node", "args": ["--flag=//not-a-comment", "\${env:HOME_DIR}",], /* trailing */ },
+        },
+      }`,
+    );
+    const result = resolveTarget({ config: file, server: "ref" }, [], { HOME_DIR: "/home/u" });
+    expect(result.ok && result.value).toMatchObject({ command: "node", args: ["--flag=//not-a-comment", "/home/u"] });
+  });
+
+  test("a config with one server needs no --server; stateful and timeout_ms are kept", () => {
+    const file = configFile("one.json", { mcpServers: { only: { command: "x", stateful: true, timeout_ms: 5000 } } });
+    const result = resolveTarget({ config: file }, []);
+    expect(result.ok && result.value).toMatchObject({ name: "only", stateful: true, timeoutMs: 5000 });
+  });
+
+  test.each([
+    ["missing.json", undefined, "cannot read config"],
+    ["broken.json", "{ not json", "not valid JSON"],
+    ["empty.json", { other: {} }, 'no "mcpServers" or "servers"'],
+    ["two.json", { mcpServers: { a: { command: "x" }, b: { command: "y" } } }, "pick one with --server (a, b)"],
+    ["nocmd.json", { mcpServers: { a: { args: [] } } }, 'neither "command" nor "url"'],
+    ["badargs.json", { mcpServers: { a: { command: "x", args: "not-array" } } }, '"args" must be an array'],
+    ["unset.json", { mcpServers: { a: { command: "${NOPE_NOT_SET}" } } }, "${NOPE_NOT_SET} is not set"],
+  ])("%s is refused clearly", (name, content, fragment) => {
+    const file = content === undefined ? join(dir, name) : configFile(name, content);
+    const result = resolveTarget({ config: file }, [], {});
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toContain(fragment);
+  });
+
+  test("an unknown --server names the ones that exist", () => {
+    const file = configFile("named.json", { mcpServers: { alpha: { command: "x" } } });
+    const result = resolveTarget({ config: file, server: "beta" }, []);
+    expect(!result.ok && result.error).toContain('no server "beta"');
+    expect(!result.ok && result.error).toContain("alpha");
+  });
+});
+
+describe("expansion helpers", () => {
+  test("an empty variable falls back to its default", () => {
+    expect(expandVariables("${A:-dflt}", { A: "" })).toEqual({ ok: true, value: "dflt" });
+  });
+  test("comment markers inside strings survive", () => {
+    expect(JSON.parse(stripJsonComments('{"a":"http://x/*y*/"} // c'))).toEqual({ a: "http://x/*y*/" });
+  });
+});
