@@ -1,0 +1,190 @@
+// Tool arguments from the command line: `--params` as JSON, `@file` or `-` (stdin), and
+// `key=value` pairs coerced by the tool's inputSchema, then checked against that schema so a
+// bad field is named before the server ever sees the call.
+import { readFileSync } from "node:fs";
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+type Schema = Record<string, unknown>;
+type Json = Record<string, unknown>;
+
+/** Reads `--params`: inline JSON, `@path` to a JSON file, or `-` for stdin. */
+export async function readParams(spec: string, stdin: () => Promise<string> = readStdin): Promise<Result<Json>> {
+  let text = spec;
+  let source = "--params";
+  if (spec === "-") {
+    text = await stdin();
+    source = "--params - (stdin)";
+  } else if (spec.startsWith("@")) {
+    source = `--params ${spec}`;
+    try {
+      text = readFileSync(spec.slice(1), "utf8");
+    } catch (error) {
+      return { ok: false, error: `cannot read ${spec.slice(1)} (${(error as NodeJS.ErrnoException).code ?? "read error"})` };
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, error: `${source} is not valid JSON (${(error as Error).message})` };
+  }
+  if (!isObject(value)) return { ok: false, error: `${source} must be a JSON object, like '{"key": "value"}'` };
+  return { ok: true, value };
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Turns `key=value` pairs into arguments. A dotted key (`nested.x=1`) builds nested objects.
+ * Each value takes the type its schema field declares: "012" stays a string for a string
+ * field, "3" becomes 3 for an integer field, JSON is parsed for objects and arrays.
+ */
+export function pairsToArguments(pairs: string[], schema: Schema | undefined, into: Json = {}, options: { strings?: boolean } = {}): Result<Json> {
+  for (const pair of pairs) {
+    const equals = pair.indexOf("=");
+    if (equals <= 0) return { ok: false, error: `bad argument ${JSON.stringify(pair)} (write key=value)` };
+    const path = pair.slice(0, equals).split(".");
+    const raw = pair.slice(equals + 1);
+    let target = into;
+    let fieldSchema: Schema | undefined = schema;
+    for (const [index, key] of path.entries()) {
+      fieldSchema = propertySchema(fieldSchema, key);
+      if (index === path.length - 1) {
+        target[key] = options.strings ? raw : coerce(raw, fieldSchema);
+      } else {
+        if (!isObject(target[key])) target[key] = {};
+        target = target[key] as Json;
+      }
+    }
+  }
+  return { ok: true, value: into };
+}
+
+function propertySchema(schema: Schema | undefined, key: string): Schema | undefined {
+  const properties = schema?.properties;
+  if (!isObject(properties)) return undefined;
+  const field = properties[key];
+  return isObject(field) ? field : undefined;
+}
+
+function schemaTypes(schema: Schema | undefined): string[] {
+  const type = schema?.type;
+  if (typeof type === "string") return [type];
+  if (Array.isArray(type)) return type.filter((t): t is string => typeof t === "string");
+  return [];
+}
+
+function coerce(raw: string, schema: Schema | undefined): unknown {
+  const types = schemaTypes(schema);
+  if (types.length === 0) return guess(raw);
+  if (types.includes("string")) return raw;
+  if (types.includes("integer") && /^-?\d+$/.test(raw)) return Number(raw);
+  if (types.includes("number") && raw.trim() !== "" && Number.isFinite(Number(raw))) return Number(raw);
+  if (types.includes("boolean") && (raw === "true" || raw === "false")) return raw === "true";
+  if (types.includes("null") && raw === "null") return null;
+  if (types.includes("object") || types.includes("array")) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  // Not coercible: keep the text and let validation name the field.
+  return raw;
+}
+
+/** Without a schema: JSON literals are taken as JSON, anything else is a string. */
+function guess(raw: string): unknown {
+  if (/^(true|false|null|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)$/.test(raw) || /^[[{"]/.test(raw)) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+/** Checks a value against the JSON Schema subset tools use; returns the first problems, by path. */
+export function validate(value: unknown, schema: Schema | undefined, path = "arguments"): string[] {
+  if (!schema) return [];
+  const problems: string[] = [];
+  const types = schemaTypes(schema);
+  if (types.length > 0 && !types.some((type) => hasType(value, type))) {
+    return [`${path}: expected ${types.join(" or ")}, got ${describe(value)}`];
+  }
+  if (Array.isArray(schema.enum) && !schema.enum.some((option) => deepEqual(option, value))) {
+    problems.push(`${path}: must be one of ${schema.enum.map((option) => JSON.stringify(option)).join(", ")}`);
+  }
+  if ("const" in schema && !deepEqual(schema.const, value)) problems.push(`${path}: must be ${JSON.stringify(schema.const)}`);
+  for (const keyword of ["anyOf", "oneOf"] as const) {
+    const options = schema[keyword];
+    if (Array.isArray(options) && !options.some((option) => validate(value, isObject(option) ? option : undefined, path).length === 0)) {
+      problems.push(`${path}: matches none of the allowed shapes`);
+    }
+  }
+  if (typeof value === "number") {
+    if (typeof schema.minimum === "number" && value < schema.minimum) problems.push(`${path}: must be >= ${schema.minimum}`);
+    if (typeof schema.maximum === "number" && value > schema.maximum) problems.push(`${path}: must be <= ${schema.maximum}`);
+  }
+  if (typeof value === "string") {
+    if (typeof schema.minLength === "number" && value.length < schema.minLength) problems.push(`${path}: must have at least ${schema.minLength} characters`);
+    if (typeof schema.maxLength === "number" && value.length > schema.maxLength) problems.push(`${path}: must have at most ${schema.maxLength} characters`);
+  }
+  if (Array.isArray(value) && isObject(schema.items)) {
+    value.forEach((item, index) => problems.push(...validate(item, schema.items as Schema, `${path}[${index}]`)));
+  }
+  if (isObject(value)) {
+    const properties = isObject(schema.properties) ? schema.properties : {};
+    for (const key of Array.isArray(schema.required) ? schema.required : []) {
+      if (typeof key === "string" && !(key in value)) problems.push(`${path}.${key}: required, missing`);
+    }
+    for (const [key, item] of Object.entries(value)) {
+      const field = properties[key];
+      if (isObject(field)) problems.push(...validate(item, field, `${path}.${key}`));
+      else if (schema.additionalProperties === false) problems.push(`${path}.${key}: not an allowed field`);
+    }
+  }
+  return problems;
+}
+
+function hasType(value: unknown, type: string): boolean {
+  switch (type) {
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "integer":
+      return typeof value === "number" && Number.isInteger(value);
+    case "boolean":
+      return typeof value === "boolean";
+    case "null":
+      return value === null;
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return isObject(value);
+    default:
+      return true;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === "number") return Number.isInteger(value) ? `the integer ${value}` : `the number ${value}`;
+  return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

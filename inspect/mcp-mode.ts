@@ -1,0 +1,141 @@
+// `mcp-inspect mcp`: a stdio MCP server whose eight tools inspect one target server. The target
+// is reached through ONE connection kept across calls (so a stateful server keeps its state),
+// opened on first use and reopened when the target dies. Its own tools are reachable only
+// through call_tool, never re-exported. stdout carries protocol bytes only.
+import { McpServer } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import * as z from "zod";
+import { createLogger } from "../lib/log.ts";
+import { describeTarget, type Target } from "../lib/target.ts";
+import { classify } from "./output.ts";
+import { connect, type Call, type Session } from "./session.ts";
+
+export interface InspectorOptions {
+  version: string;
+  timeoutMs: number;
+  protocolVersion?: string;
+  verbose?: boolean;
+}
+
+type ToolResult = { content: { type: "text"; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
+
+/** The persistent link to the target: connected lazily, replaced after the target dies. */
+class TargetLink {
+  #session?: Promise<Session>;
+
+  constructor(
+    readonly target: Target,
+    readonly options: InspectorOptions,
+  ) {}
+
+  async run<T>(work: (call: Call) => Promise<T>): Promise<T> {
+    const session = await this.#current();
+    return session.run(work);
+  }
+
+  #current(): Promise<Session> {
+    const existing = this.#session;
+    if (existing) {
+      return existing.then(
+        (session) => (session.closed ? this.#open() : session),
+        () => this.#open(),
+      );
+    }
+    return this.#open();
+  }
+
+  #open(): Promise<Session> {
+    this.#session = connect(this.target, { ...this.options });
+    return this.#session;
+  }
+
+  async close(): Promise<void> {
+    const session = await this.#session?.catch(() => undefined);
+    await session?.close();
+  }
+}
+
+export async function serveInspector(target: Target, options: InspectorOptions): Promise<void> {
+  const log = createLogger({ level: options.verbose ? "debug" : "warn", tag: "mcp-inspect mcp" });
+  const link = new TargetLink(target, options);
+  const name = describeTarget(target);
+
+  /** Runs one inspection; failures become isError results that say what went wrong. */
+  const inspect = async (work: (call: Call) => Promise<unknown>): Promise<ToolResult> => {
+    try {
+      const data = await link.run(work);
+      return { content: [{ type: "text", text: JSON.stringify(data, null, 2) }] };
+    } catch (error) {
+      const failure = classify(error);
+      return { content: [{ type: "text", text: `error: ${failure.message}` }], isError: true };
+    }
+  };
+
+  const factory = () => {
+    const server = new McpServer(
+      { name: "mcp-inspect", version: options.version },
+      { instructions: `Inspection tools for the MCP server ${name}. Its own tools are reached through call_tool.`, capabilities: { tools: {} } },
+    );
+    const readOnly = { readOnlyHint: true, openWorldHint: false };
+    server.registerTool("list_tools", { description: `List the tools of ${name}`, annotations: readOnly }, () =>
+      inspect((call) => call.listAll("tools/list", "tools")),
+    );
+    server.registerTool(
+      "call_tool",
+      {
+        description: `Call a tool of ${name} and return its result as the server gave it`,
+        inputSchema: z.object({ name: z.string().describe("tool name"), arguments: z.record(z.string(), z.unknown()).optional().describe("tool arguments") }),
+      },
+      async ({ name: tool, arguments: args }) => {
+        try {
+          return (await link.run((call) => call.request("tools/call", { name: tool, arguments: args ?? {} }))) as ToolResult;
+        } catch (error) {
+          return { content: [{ type: "text", text: `error: ${classify(error).message}` }], isError: true };
+        }
+      },
+    );
+    server.registerTool("list_resources", { description: `List the resources of ${name}`, annotations: readOnly }, () =>
+      inspect((call) => call.listAll("resources/list", "resources")),
+    );
+    server.registerTool(
+      "read_resource",
+      { description: `Read a resource of ${name}`, inputSchema: z.object({ uri: z.string().describe("resource URI") }), annotations: readOnly },
+      ({ uri }) => inspect((call) => call.request("resources/read", { uri })),
+    );
+    server.registerTool("list_prompts", { description: `List the prompts of ${name}`, annotations: readOnly }, () =>
+      inspect((call) => call.listAll("prompts/list", "prompts")),
+    );
+    server.registerTool(
+      "get_prompt",
+      {
+        description: `Get a prompt of ${name}, filled in with string arguments`,
+        inputSchema: z.object({ name: z.string().describe("prompt name"), arguments: z.record(z.string(), z.string()).optional() }),
+        annotations: readOnly,
+      },
+      ({ name: prompt, arguments: args }) => inspect((call) => call.request("prompts/get", { name: prompt, arguments: args ?? {} })),
+    );
+    server.registerTool("get_server_info", { description: `Show the name, version, protocol revision and capabilities of ${name}`, annotations: readOnly }, () =>
+      inspect(async (call) => call.identity()),
+    );
+    server.registerTool("ping", { description: `Check that ${name} answers`, annotations: readOnly }, () =>
+      inspect(async (call) => {
+        const started = performance.now();
+        await call.request("ping", {});
+        return { roundTripMs: Math.round((performance.now() - started) * 100) / 100 };
+      }),
+    );
+    return server;
+  };
+
+  const handle = serveStdio(factory, { onerror: (error) => log.debug(error.message) });
+  // Our client leaving (stdin EOF) or a signal ends the inspector and the target with it.
+  await new Promise<void>((resolve) => {
+    process.stdin.once("end", resolve);
+    process.stdin.once("close", resolve);
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+    process.once("SIGHUP", resolve);
+  });
+  await handle.close().catch(() => {});
+  await link.close();
+}

@@ -1,0 +1,78 @@
+// Command-line plumbing every tool shares: the argv split at `--` (citty would take a server's
+// own `--help` as ours), repeatable flags (citty keeps only the last value), unknown-flag
+// checks, and the target flags declared once.
+import type { ArgsDef } from "citty";
+
+/** The argv before the first `--`, and the server command line after it. */
+export function splitAtDoubleDash(argv: string[]): { own: string[]; command: string[] } {
+  const index = argv.indexOf("--");
+  if (index === -1) return { own: argv, command: [] };
+  return { own: argv.slice(0, index), command: argv.slice(index + 1) };
+}
+
+/**
+ * Pulls every value of the repeatable flags out of argv (`--header X`, `--header=X`, `-H X`),
+ * returning the rest for citty. A flag with no value is reported, not swallowed.
+ */
+export function takeRepeatable(
+  argv: string[],
+  flags: Record<string, string[]>,
+): { rest: string[]; values: Record<string, string[]>; missing?: string } {
+  const values: Record<string, string[]> = {};
+  const rest: string[] = [];
+  const byAlias = new Map<string, string>();
+  for (const [name, aliases] of Object.entries(flags)) {
+    values[name] = [];
+    for (const alias of [name, ...aliases]) byAlias.set(alias.length === 1 ? `-${alias}` : `--${alias}`, name);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const equals = arg.indexOf("=");
+    const flag = arg.startsWith("--") && equals !== -1 ? arg.slice(0, equals) : arg;
+    const name = byAlias.get(flag);
+    if (name === undefined) {
+      rest.push(arg);
+    } else if (flag !== arg) {
+      values[name]!.push(arg.slice(equals + 1));
+    } else if (i + 1 < argv.length) {
+      values[name]!.push(argv[++i]!);
+    } else {
+      return { rest, values, missing: flag };
+    }
+  }
+  return { rest, values };
+}
+
+/** Names of flags citty parsed that no definition declares (citty accepts them silently). */
+export function unknownFlags(parsed: Record<string, unknown>, defs: ArgsDef): string[] {
+  const known = new Set<string>(["_", "help", "version", "h", "v"]);
+  for (const [name, def] of Object.entries(defs)) {
+    known.add(name);
+    known.add(camel(name));
+    const aliases = "alias" in def ? def.alias : undefined;
+    for (const alias of Array.isArray(aliases) ? aliases : aliases ? [aliases] : []) known.add(alias);
+    if (def.type === "boolean") {
+      known.add(`no-${name}`);
+      known.add(camel(`no-${name}`));
+    }
+  }
+  return Object.keys(parsed).filter((key) => !known.has(key));
+}
+
+function camel(name: string): string {
+  return name.replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/** The flags that name a server, the same on every command of every tool. */
+export const TARGET_ARGS = {
+  url: { type: "string", description: "Streamable HTTP (or legacy SSE) server URL", valueHint: "url" },
+  header: { type: "string", description: "HTTP header for --url servers, repeatable", valueHint: "'Name: value'", alias: ["H"] },
+  transport: { type: "string", description: "for --url: auto (default), http or sse", valueHint: "auto|http|sse" },
+  config: { type: "string", description: "client config file (Claude Desktop, Claude Code .mcp.json, Cursor, VS Code)", valueHint: "file" },
+  server: { type: "string", description: "server name inside --config", valueHint: "name" },
+  env: { type: "string", description: "environment variable for a stdio server, repeatable", valueHint: "KEY=value", alias: ["e"] },
+  cwd: { type: "string", description: "working directory for a stdio server", valueHint: "dir" },
+} as const satisfies ArgsDef;
+
+/** Flags that may be given more than once, with their one-letter aliases. */
+export const REPEATABLE_TARGET_FLAGS = { header: ["H"], env: ["e"] };

@@ -1,0 +1,325 @@
+// The small raw MCP client: request/response correlation over any MessageChannel, the era
+// negotiation of both protocol generations, progress, cancellation and timeouts. It carries
+// results as plain JSON (no schema library), which keeps a one-shot call cheap to start.
+import {
+  ErrorCode,
+  isFailure,
+  isNotification,
+  isRequest,
+  isResponse,
+  type JsonObject,
+  type JsonRpcErrorObject,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type MessageChannel,
+} from "./jsonrpc.ts";
+
+/** Revisions negotiated with `server/discover` and per-request `_meta`. */
+export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"];
+/** Revisions negotiated with the `initialize` handshake, newest first. */
+export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** A legacy server may stay silent on an unknown method; past this the probe counts as "legacy". */
+export const DISCOVER_PROBE_TIMEOUT_MS = 5_000;
+/** MCP 2026-07-28: "Unsupported protocol version", with data.supported. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+
+export type Era = "modern" | "legacy";
+
+export interface ServerIdentity {
+  era: Era;
+  protocolVersion: string;
+  serverInfo?: JsonObject;
+  capabilities: JsonObject;
+  instructions?: string;
+  supportedVersions?: string[];
+}
+
+/** A failure the caller can classify: the server's JSON-RPC error, a timeout, or a closed link. */
+export class McpError extends Error {
+  constructor(
+    readonly kind: "protocol" | "timeout" | "closed" | "cancelled" | "transport",
+    message: string,
+    readonly rpc?: JsonRpcErrorObject,
+    /** The HTTP status, when a transport error came from one. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface RequestOptions {
+  timeoutMs?: number;
+  /** Called for each notifications/progress about this request; it also restarts the timer. */
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  signal?: AbortSignal;
+}
+
+export interface ClientOptions {
+  clientInfo: { name: string; version: string };
+  capabilities?: JsonObject;
+  /** Pin one revision; without it the client probes for the modern era and falls back. */
+  protocolVersion?: string;
+  timeoutMs?: number;
+  onnotification?: (notification: JsonRpcNotification) => void;
+  /** Answers server->client requests; the default declines all but ping. */
+  onrequest?: (request: JsonRpcRequest) => Promise<JsonObject>;
+}
+
+interface Pending {
+  resolve: (result: JsonObject) => void;
+  reject: (error: Error) => void;
+  onprogress?: RequestOptions["onprogress"];
+  restartTimer: () => void;
+}
+
+export class RawClient {
+  readonly #channel: MessageChannel;
+  readonly #options: ClientOptions;
+  #lastId = 0;
+  readonly #pending = new Map<JsonRpcId, Pending>();
+  #identity?: ServerIdentity;
+  #closedReason?: string;
+
+  constructor(channel: MessageChannel, options: ClientOptions) {
+    this.#channel = channel;
+    this.#options = options;
+    channel.onmessage = (message) => this.#onmessage(message);
+    channel.onclose = (reason) => this.#onclose(reason ?? "the connection closed");
+  }
+
+  /** Why the connection closed, once it has. */
+  get closedReason(): string | undefined {
+    return this.#closedReason;
+  }
+
+  get identity(): ServerIdentity {
+    if (!this.#identity) throw new Error("not connected");
+    return this.#identity;
+  }
+
+  /** Starts the channel and negotiates the era and revision. */
+  async connect(): Promise<ServerIdentity> {
+    await this.#channel.start();
+    const pinned = this.#options.protocolVersion;
+    if (pinned && !MODERN_PROTOCOL_VERSIONS.includes(pinned)) return this.#initialize(pinned, true);
+    const modern = await this.#discover(pinned ?? MODERN_PROTOCOL_VERSIONS[0]!, Boolean(pinned));
+    return modern ?? this.#initialize(LEGACY_PROTOCOL_VERSIONS[0]!, false);
+  }
+
+  /** server/discover; undefined means "a legacy server", for the caller to fall back. */
+  async #discover(version: string, pinned: boolean): Promise<ServerIdentity | undefined> {
+    setChannelVersion(this.#channel, version);
+    let result: JsonObject;
+    try {
+      result = await this.#send("server/discover", this.#envelope({}, version), {
+        timeoutMs: pinned ? this.#timeout() : Math.min(DISCOVER_PROBE_TIMEOUT_MS, this.#timeout()),
+      });
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error;
+      // Streamable HTTP: a 4xx without a modern JSON-RPC error body means a legacy server.
+      const legacyHttp = error.kind === "transport" && [400, 404, 405].includes(error.status ?? 0);
+      if (legacyHttp && !pinned) return undefined;
+      if (error.kind !== "protocol" && error.kind !== "timeout") throw error;
+      const supported = error.rpc?.code === UNSUPPORTED_PROTOCOL_VERSION ? supportedVersions(error.rpc) : undefined;
+      const retry = supported?.find((v) => MODERN_PROTOCOL_VERSIONS.includes(v) && v !== version);
+      if (retry && !pinned) return this.#discover(retry, false);
+      if (pinned) throw new McpError("protocol", `the server does not offer protocol ${version} (${error.message})`, error.rpc);
+      if (supported && !supported.some((v) => LEGACY_PROTOCOL_VERSIONS.includes(v))) {
+        throw new McpError("protocol", `no protocol version in common (the server supports ${supported.join(", ")})`, error.rpc);
+      }
+      return undefined;
+    }
+    const offered = Array.isArray(result.supportedVersions) ? result.supportedVersions.map(String) : [];
+    if (!offered.includes(version)) {
+      const other = offered.find((v) => MODERN_PROTOCOL_VERSIONS.includes(v));
+      if (other && !pinned) return this.#discover(other, false);
+      if (pinned || !offered.some((v) => LEGACY_PROTOCOL_VERSIONS.includes(v))) {
+        throw new McpError("protocol", `the server does not offer protocol ${version} (it offers ${offered.join(", ") || "nothing"})`);
+      }
+      return undefined;
+    }
+    const meta = isObject(result._meta) ? result._meta : {};
+    this.#identity = {
+      era: "modern",
+      protocolVersion: version,
+      capabilities: isObject(result.capabilities) ? result.capabilities : {},
+      supportedVersions: offered,
+      ...(isObject(meta[META_SERVER_INFO]) ? { serverInfo: meta[META_SERVER_INFO] as JsonObject } : {}),
+      ...(typeof result.instructions === "string" ? { instructions: result.instructions } : {}),
+    };
+    return this.#identity;
+  }
+
+  async #initialize(version: string, pinned: boolean): Promise<ServerIdentity> {
+    setChannelVersion(this.#channel, undefined);
+    const result = await this.#send(
+      "initialize",
+      { protocolVersion: version, capabilities: this.#options.capabilities ?? {}, clientInfo: this.#options.clientInfo },
+      { timeoutMs: this.#timeout() },
+    );
+    const negotiated = typeof result.protocolVersion === "string" ? result.protocolVersion : "";
+    if (!LEGACY_PROTOCOL_VERSIONS.includes(negotiated) || (pinned && negotiated !== version)) {
+      throw new McpError("protocol", `the server answered initialize with protocol ${negotiated || "(none)"}, which this client does not speak${pinned ? ` (pinned ${version})` : ""}`);
+    }
+    setChannelVersion(this.#channel, negotiated);
+    await this.#channel.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    this.#identity = {
+      era: "legacy",
+      protocolVersion: negotiated,
+      capabilities: isObject(result.capabilities) ? result.capabilities : {},
+      ...(isObject(result.serverInfo) ? { serverInfo: result.serverInfo } : {}),
+      ...(typeof result.instructions === "string" ? { instructions: result.instructions } : {}),
+    };
+    return this.#identity;
+  }
+
+  /** Sends a request in the negotiated era; resolves with its result or rejects with McpError. */
+  request(method: string, params: JsonObject = {}, options: RequestOptions = {}): Promise<JsonObject> {
+    const identity = this.identity;
+    const withMeta = identity.era === "modern" ? this.#envelope(params, identity.protocolVersion) : params;
+    return this.#send(method, withMeta, options);
+  }
+
+  async notify(method: string, params?: JsonObject): Promise<void> {
+    await this.#channel.send(params ? { jsonrpc: "2.0", method, params } : { jsonrpc: "2.0", method });
+  }
+
+  close(): Promise<void> {
+    return this.#channel.close();
+  }
+
+  #envelope(params: JsonObject, version: string): JsonObject {
+    const meta = isObject(params._meta) ? params._meta : {};
+    return {
+      ...params,
+      _meta: {
+        ...meta,
+        [META_PROTOCOL_VERSION]: version,
+        [META_CLIENT_INFO]: this.#options.clientInfo,
+        [META_CLIENT_CAPABILITIES]: this.#options.capabilities ?? {},
+      },
+    };
+  }
+
+  #timeout(): number {
+    return this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  #send(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject> {
+    if (this.#closedReason) return Promise.reject(new McpError("closed", this.#closedReason));
+    const id = ++this.#lastId;
+    const timeoutMs = options.timeoutMs ?? this.#timeout();
+    if (options.onprogress) params = { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } };
+    return new Promise<JsonObject>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settle = () => {
+        clearTimeout(timer);
+        this.#pending.delete(id);
+        options.signal?.removeEventListener("abort", onabort);
+      };
+      const cancel = (reason: string) => {
+        this.#channel.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {});
+      };
+      const restartTimer = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          settle();
+          cancel(`timed out after ${timeoutMs} ms`);
+          reject(new McpError("timeout", `${method} timed out after ${timeoutMs} ms`));
+        }, timeoutMs);
+      };
+      const onabort = () => {
+        settle();
+        // The caller's reason (a timeout, a signal) is what the request fails with.
+        const reason: unknown = options.signal?.reason;
+        const error = reason instanceof Error ? reason : new McpError("cancelled", `${method} was cancelled`);
+        cancel(error instanceof McpError && error.kind === "timeout" ? error.message : "cancelled by the user");
+        reject(error);
+      };
+      this.#pending.set(id, {
+        resolve: (result) => (settle(), resolve(result)),
+        reject: (error) => (settle(), reject(error)),
+        onprogress: options.onprogress,
+        restartTimer,
+      });
+      if (options.signal?.aborted) return onabort();
+      options.signal?.addEventListener("abort", onabort, { once: true });
+      restartTimer();
+      this.#channel.send({ jsonrpc: "2.0", id, method, params }).catch((error: Error & { status?: number }) => {
+        this.#pending.get(id)?.reject(new McpError("transport", error.message, undefined, error.status));
+      });
+    });
+  }
+
+  #onmessage(message: JsonRpcMessage): void {
+    if (isResponse(message)) {
+      const pending = message.id === null ? undefined : this.#pending.get(message.id);
+      if (!pending) {
+        this.#channel.onerror?.(new Error(`ignored a response to unknown id ${JSON.stringify(message.id)}`));
+        return;
+      }
+      if (isFailure(message)) pending.reject(new McpError("protocol", message.error.message, message.error));
+      else pending.resolve(isObject(message.result) ? message.result : {});
+      return;
+    }
+    if (isNotification(message)) {
+      if (message.method === "notifications/progress" && message.params) {
+        const pending = this.#pending.get(message.params.progressToken as JsonRpcId);
+        if (pending) {
+          pending.restartTimer();
+          pending.onprogress?.(message.params as { progress: number; total?: number; message?: string });
+        }
+      }
+      this.#options.onnotification?.(message);
+      return;
+    }
+    if (isRequest(message)) void this.#answer(message);
+  }
+
+  async #answer(request: JsonRpcRequest): Promise<void> {
+    let reply: JsonRpcMessage;
+    try {
+      const result = await (this.#options.onrequest ?? declineAllButPing)(request);
+      reply = { jsonrpc: "2.0", id: request.id, result };
+    } catch (error) {
+      const rpc = error instanceof McpError && error.rpc ? error.rpc : { code: ErrorCode.InternalError, message: (error as Error).message };
+      reply = { jsonrpc: "2.0", id: request.id, error: rpc };
+    }
+    await this.#channel.send(reply).catch(() => {});
+  }
+
+  #onclose(reason: string): void {
+    this.#closedReason = reason;
+    for (const pending of [...this.#pending.values()]) pending.reject(new McpError("closed", reason));
+  }
+}
+
+async function declineAllButPing(request: JsonRpcRequest): Promise<JsonObject> {
+  if (request.method === "ping") return {};
+  const message = `this client does not support ${request.method}`;
+  throw new McpError("protocol", message, { code: ErrorCode.MethodNotFound, message });
+}
+
+/** Channels that carry the revision in a header (HTTP) learn it from here. */
+function setChannelVersion(channel: MessageChannel, version: string | undefined): void {
+  const versioned = channel as MessageChannel & { protocolVersion?: string };
+  if ("protocolVersion" in versioned || version !== undefined) versioned.protocolVersion = version;
+}
+
+function supportedVersions(error: JsonRpcErrorObject): string[] | undefined {
+  const data = error.data;
+  if (!isObject(data) || !Array.isArray(data.supported)) return undefined;
+  return data.supported.map(String);
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,306 @@
+// A remote MCP server as a message channel: Streamable HTTP on both eras, and the deprecated
+// HTTP+SSE transport as a fallback. Every request POSTed gets exactly one answer through
+// onmessage (the server's, or one made here when the stream ends without it), so callers never
+// wait on a reply that cannot come.
+import {
+  ErrorCode,
+  errorResponse,
+  isRequest,
+  isResponse,
+  parseMessage,
+  validateMessage,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type MessageChannel,
+} from "./jsonrpc.ts";
+import { SseParser } from "./sse.ts";
+import type { HttpTransportChoice } from "./target.ts";
+
+/** How long a DELETE of the session may take on close before we stop waiting. */
+export const SESSION_DELETE_TIMEOUT_MS = 2_000;
+/** How long to wait for the `endpoint` event of a legacy HTTP+SSE server. */
+export const SSE_ENDPOINT_TIMEOUT_MS = 10_000;
+/** JSON-RPC errors a 2026-07-28 server sends with a 4xx: they prove a modern server. */
+export const MODERN_ERROR_CODES = new Set([-32022, -32021, -32020, ErrorCode.MethodNotFound]);
+const SHOWN_BODY_CHARS = 200;
+const FIRST_MODERN_REVISION = "2026-07-28";
+
+/** A non-2xx answer that carried no JSON-RPC error for us. */
+export class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    url: string,
+  ) {
+    const shown = body.trim().slice(0, SHOWN_BODY_CHARS);
+    super(`HTTP ${status} from ${url}${shown ? `: ${shown}` : ""}`);
+  }
+}
+
+export interface HttpChannelOptions {
+  url: string;
+  headers?: Record<string, string>;
+  transport?: HttpTransportChoice;
+  fetch?: typeof fetch;
+}
+
+export class HttpChannel implements MessageChannel {
+  onmessage?: (message: JsonRpcMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: string) => void;
+  /** Set by the client once negotiated; drives the version and request-metadata headers. */
+  protocolVersion?: string;
+  sessionId?: string;
+
+  readonly #options: HttpChannelOptions;
+  readonly #fetch: typeof fetch;
+  readonly #aborter = new AbortController();
+  #mode: "streamable" | "sse";
+  #sseEndpoint?: string;
+  #closed = false;
+
+  constructor(options: HttpChannelOptions) {
+    this.#options = options;
+    this.#fetch = options.fetch ?? fetch;
+    this.#mode = options.transport === "sse" ? "sse" : "streamable";
+  }
+
+  get transport(): "streamable-http" | "sse" {
+    return this.#mode === "sse" ? "sse" : "streamable-http";
+  }
+
+  async start(): Promise<void> {
+    if (this.#mode === "sse") await this.#openLegacySse();
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed) throw new Error("the HTTP channel is closed");
+    if (this.#mode === "sse") return this.#postLegacy(message);
+    try {
+      await this.#post(message);
+    } catch (error) {
+      // A server that answers initialize with 400/404/405 and no modern error may be a
+      // 2024-11-05 HTTP+SSE server: try that transport before giving up (spec: backward compatibility).
+      const fallback =
+        this.#options.transport !== "streamable-http" &&
+        error instanceof HttpStatusError &&
+        [400, 404, 405].includes(error.status) &&
+        isRequest(message) &&
+        message.method === "initialize";
+      if (!fallback) throw error;
+      try {
+        await this.#openLegacySse();
+      } catch {
+        throw error;
+      }
+      this.#mode = "sse";
+      await this.#postLegacy(message);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#aborter.abort();
+    if (this.sessionId && this.#mode === "streamable") {
+      const timeout = AbortSignal.timeout(SESSION_DELETE_TIMEOUT_MS);
+      await this.#fetch(this.#options.url, { method: "DELETE", headers: this.#headers(), signal: timeout }).catch(() => {});
+    }
+    this.onclose?.("the HTTP channel was closed");
+  }
+
+  #headers(message?: JsonRpcMessage): Record<string, string> {
+    const headers: Record<string, string> = { ...this.#options.headers };
+    if (this.protocolVersion) headers["MCP-Protocol-Version"] = this.protocolVersion;
+    if (this.sessionId) headers["Mcp-Session-Id"] = this.sessionId;
+    // 2026-07-28 mirrors the method and name into headers for intermediaries (revisions are dates).
+    if (message && isRequest(message) && this.protocolVersion && this.protocolVersion >= FIRST_MODERN_REVISION) {
+      headers["Mcp-Method"] = message.method;
+      const name = message.params?.name ?? message.params?.uri;
+      if (typeof name === "string" && ["tools/call", "resources/read", "prompts/get"].includes(message.method)) {
+        headers["Mcp-Name"] = encodeHeaderValue(name);
+      }
+    }
+    return headers;
+  }
+
+  async #post(message: JsonRpcMessage): Promise<void> {
+    const response = await this.#fetch(this.#options.url, {
+      method: "POST",
+      headers: {
+        ...this.#headers(message),
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify(message),
+      signal: this.#aborter.signal,
+    });
+    const session = response.headers.get("mcp-session-id");
+    if (session && isRequest(message) && message.method === "initialize") this.sessionId = session;
+
+    const requestId = isRequest(message) ? message.id : undefined;
+    if (!response.ok) {
+      const body = await response.text().catch(() => "");
+      const rpc = jsonRpcErrorIn(body);
+      if (requestId !== undefined && rpc && (rpc.id === requestId || MODERN_ERROR_CODES.has(rpc.error.code))) {
+        this.onmessage?.({ ...rpc, id: requestId });
+        return;
+      }
+      if (response.status === 404 && this.sessionId) {
+        throw new HttpStatusError(404, `session ${this.sessionId} expired or unknown (${body.slice(0, SHOWN_BODY_CHARS)})`, this.#options.url);
+      }
+      throw new HttpStatusError(response.status, body, this.#options.url);
+    }
+    if (requestId === undefined || response.status === 202) {
+      await response.body?.cancel().catch(() => {});
+      if (requestId !== undefined) this.#answerMissing(requestId, "the server accepted the request but sent no response");
+      return;
+    }
+    const type = response.headers.get("content-type") ?? "";
+    if (type.includes("text/event-stream")) {
+      // Read in the background: progress and logging arrive before the response.
+      void this.#readSse(response, requestId);
+      return;
+    }
+    const body = await response.text();
+    if (!this.#deliverJson(body) && requestId !== undefined) {
+      this.#answerMissing(requestId, `the server answered with ${type || "no content type"} that holds no JSON-RPC response`);
+    }
+  }
+
+  /** Delivers a JSON body (one message or a batch); false when nothing in it was usable. */
+  #deliverJson(body: string): boolean {
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return false;
+    }
+    let delivered = false;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      const checked = validateMessage(item);
+      if (checked.ok) {
+        this.onmessage?.(checked.value);
+        delivered = true;
+      } else {
+        this.onerror?.(new Error(`skipped a message from the server that is not JSON-RPC (${checked.error})`));
+      }
+    }
+    return delivered;
+  }
+
+  async #readSse(response: Response, requestId?: JsonRpcId): Promise<void> {
+    let answered = false;
+    const parser = new SseParser(
+      (event) => {
+        if (event.event !== "message") return;
+        const parsed = parseMessage(event.data);
+        if (!parsed.ok) {
+          this.onerror?.(new Error(`skipped an SSE event that is not JSON-RPC (${parsed.error})`));
+          return;
+        }
+        if (isResponse(parsed.value) && parsed.value.id === requestId) answered = true;
+        this.onmessage?.(parsed.value);
+      },
+      { onerror: (error) => this.onerror?.(new Error(`dropped a ${error.bytes}-byte SSE event (over the size limit)`)) },
+    );
+    try {
+      const reader = response.body!.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parser.push(value);
+        if (answered) break;
+      }
+      parser.end();
+      if (answered) await reader.cancel().catch(() => {});
+    } catch (error) {
+      if (this.#closed) return;
+      this.onerror?.(new Error(`the server's SSE stream failed: ${(error as Error).message}`));
+    }
+    if (requestId !== undefined && !answered && !this.#closed) {
+      this.#answerMissing(requestId, "the server's SSE stream ended before the response arrived");
+    }
+  }
+
+  #answerMissing(id: JsonRpcId, why: string): void {
+    this.onmessage?.(errorResponse(id, ErrorCode.ConnectionClosed, why));
+  }
+
+  /** 2024-11-05 HTTP+SSE: GET opens the stream, whose first event names the POST endpoint. */
+  async #openLegacySse(): Promise<void> {
+    const response = await this.#fetch(this.#options.url, {
+      method: "GET",
+      headers: { ...this.#options.headers, Accept: "text/event-stream" },
+      signal: this.#aborter.signal,
+    });
+    if (!response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      await response.body?.cancel().catch(() => {});
+      throw new HttpStatusError(response.status, "not an HTTP+SSE endpoint", this.#options.url);
+    }
+    const endpoint = Promise.withResolvers<string>();
+    const timer = setTimeout(() => endpoint.reject(new Error("no endpoint event from the SSE server")), SSE_ENDPOINT_TIMEOUT_MS);
+    const parser = new SseParser((event) => {
+      if (event.event === "endpoint") {
+        endpoint.resolve(new URL(event.data.trim(), this.#options.url).href);
+        return;
+      }
+      if (event.event !== "message") return;
+      const parsed = parseMessage(event.data);
+      if (parsed.ok) this.onmessage?.(parsed.value);
+      else this.onerror?.(new Error(`skipped an SSE event that is not JSON-RPC (${parsed.error})`));
+    });
+    void (async () => {
+      try {
+        const reader = response.body!.getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parser.push(value);
+        }
+      } catch {
+        // Reported below as the stream's end.
+      }
+      endpoint.reject(new Error("the SSE stream ended before the endpoint event"));
+      if (!this.#closed) {
+        this.#closed = true;
+        this.onclose?.("the server closed the SSE stream");
+      }
+    })();
+    try {
+      this.#sseEndpoint = await endpoint.promise;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (new URL(this.#sseEndpoint).origin !== new URL(this.#options.url).origin) {
+      throw new Error(`the SSE server named an endpoint on another origin (${this.#sseEndpoint})`);
+    }
+  }
+
+  async #postLegacy(message: JsonRpcMessage): Promise<void> {
+    const response = await this.#fetch(this.#sseEndpoint!, {
+      method: "POST",
+      headers: { ...this.#options.headers, "Content-Type": "application/json" },
+      body: JSON.stringify(message),
+      signal: this.#aborter.signal,
+    });
+    const body = await response.text().catch(() => "");
+    if (!response.ok) throw new HttpStatusError(response.status, body, this.#sseEndpoint!);
+  }
+}
+
+function jsonRpcErrorIn(body: string): { jsonrpc: "2.0"; id: JsonRpcId | null; error: { code: number; message: string; data?: unknown } } | undefined {
+  const parsed = parseMessage(body);
+  if (!parsed.ok || !("error" in parsed.value)) return undefined;
+  return parsed.value;
+}
+
+/** MCP 2026-07-28 value encoding: non-header-safe values travel as `=?base64?…?=`. */
+export function encodeHeaderValue(value: string): string {
+  const safe = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !(value.startsWith("=?base64?") && value.endsWith("?="));
+  if (safe) return value;
+  const bytes = new TextEncoder().encode(value);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
+}
