@@ -46,7 +46,7 @@ const listTools = inspectCommand(
   "List the server's tools with their input schemas.",
   ["mcp-inspect list-tools -- node server.js", "mcp-inspect list-tools --url http://127.0.0.1:3000/mcp", "mcp-inspect list-tools --config .mcp.json --server github"],
   {},
-  (session) => session.listAll("tools/list", "tools"),
+  (call) => call.listAll("tools/list", "tools"),
 );
 
 const callTool = inspectCommand(
@@ -63,7 +63,7 @@ const callTool = inspectCommand(
     params: { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" },
     validate: { type: "boolean", description: "check arguments against the tool's inputSchema first (--no-validate skips)", default: true },
   },
-  async (session, args) => {
+  async (call, args) => {
     const name = String(args.name);
     const pairs = args._.slice(1);
     let base: Record<string, unknown> = {};
@@ -75,7 +75,7 @@ const callTool = inspectCommand(
     const needSchema = args.validate !== false || pairs.length > 0;
     let schema: Record<string, unknown> | undefined;
     if (needSchema) {
-      const { tools } = (await session.listAll("tools/list", "tools")) as { tools: { name: string; inputSchema?: Record<string, unknown> }[] };
+      const { tools } = (await call.listAll("tools/list", "tools")) as { tools: { name: string; inputSchema?: Record<string, unknown> }[] };
       const tool = tools.find((t) => t.name === name);
       if (!tool) throw new CommandError(EXIT.usage, `unknown tool "${name}" (the server has: ${tools.map((t) => t.name).join(", ") || "no tools"})`);
       schema = tool.inputSchema;
@@ -88,7 +88,7 @@ const callTool = inspectCommand(
         throw new CommandError(EXIT.usage, `invalid arguments for ${name}: ${problems.slice(0, 5).join("; ")} (or pass --no-validate)`, { problems });
       }
     }
-    return session.request("tools/call", { name, arguments: built.value });
+    return call.request("tools/call", { name, arguments: built.value });
   },
 );
 
@@ -97,7 +97,7 @@ const listResources = inspectCommand(
   "List the server's resources.",
   ["mcp-inspect list-resources -- node server.js"],
   {},
-  (session) => session.listAll("resources/list", "resources"),
+  (call) => call.listAll("resources/list", "resources"),
 );
 
 const listResourceTemplates = inspectCommand(
@@ -105,7 +105,7 @@ const listResourceTemplates = inspectCommand(
   "List the server's resource templates (URIs with {placeholders}).",
   ["mcp-inspect list-resource-templates -- node server.js"],
   {},
-  (session) => session.listAll("resources/templates/list", "resourceTemplates"),
+  (call) => call.listAll("resources/templates/list", "resourceTemplates"),
 );
 
 const readResource = inspectCommand(
@@ -113,7 +113,7 @@ const readResource = inspectCommand(
   "Read one resource by URI.",
   ["mcp-inspect read-resource file:///etc/hosts -- npx my-files-server", "mcp-inspect read-resource ref://items/3 --url http://127.0.0.1:3000/mcp"],
   { uri: { type: "positional", description: "resource URI", required: true } },
-  (session, args) => session.request("resources/read", { uri: String(args.uri) }),
+  (call, args) => call.request("resources/read", { uri: String(args.uri) }),
 );
 
 const listPrompts = inspectCommand(
@@ -121,7 +121,7 @@ const listPrompts = inspectCommand(
   "List the server's prompts and their arguments.",
   ["mcp-inspect list-prompts -- node server.js"],
   {},
-  (session) => session.listAll("prompts/list", "prompts"),
+  (call) => call.listAll("prompts/list", "prompts"),
 );
 
 const getPrompt = inspectCommand(
@@ -132,9 +132,9 @@ const getPrompt = inspectCommand(
     name: { type: "positional", description: "prompt name", required: true },
     params: { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" },
   },
-  async (session, args) => {
+  async (call, args) => {
     const values = await promptArguments(args);
-    return session.request("prompts/get", { name: String(args.name), arguments: values });
+    return call.request("prompts/get", { name: String(args.name), arguments: values });
   },
 );
 
@@ -152,7 +152,7 @@ const complete = inspectCommand(
     argument: { type: "string", description: "the argument being typed and its partial value (required)", valueHint: "name=value" },
     context: { type: "string", description: "already-resolved arguments, comma-separated", valueHint: "k=v,k2=v2" },
   },
-  async (session, args) => {
+  async (call, args) => {
     if (Boolean(args.prompt) === Boolean(args.resource)) throw new CommandError(EXIT.usage, "give exactly one of --prompt <name> or --resource <uri-template>");
     if (typeof args.argument !== "string") throw new CommandError(EXIT.usage, "--argument name=value is required");
     const argument = args.argument;
@@ -167,7 +167,7 @@ const complete = inspectCommand(
       if (!context.ok) throw new CommandError(EXIT.usage, context.error.replace("argument", "--context"));
       params.context = { arguments: context.value };
     }
-    return session.request("completion/complete", params);
+    return call.request("completion/complete", params);
   },
 );
 
@@ -176,7 +176,7 @@ const serverInfo = inspectCommand(
   "Show what the server said about itself: name, version, protocol revision, capabilities, instructions.",
   ["mcp-inspect server-info -- node server.js", "mcp-inspect server-info --protocol-version 2025-06-18 -- node server.js"],
   {},
-  async (session) => session.identity(),
+  async (call) => call.identity(),
 );
 
 const ping = inspectCommand(
@@ -184,11 +184,7 @@ const ping = inspectCommand(
   "Check that the server answers, and how fast.",
   ["mcp-inspect ping -- node server.js", "mcp-inspect ping --url http://127.0.0.1:3000/mcp --timeout 2000"],
   {},
-  async (session) => {
-    const started = performance.now();
-    await session.request("ping", {});
-    return { roundTripMs: Math.round((performance.now() - started) * 100) / 100 };
-  },
+  (call) => call.ping(),
 );
 
 const mcp = defineCommand({

@@ -118,11 +118,7 @@ export async function serveInspector(target: Target, options: InspectorOptions):
       inspect(async (call) => call.identity()),
     );
     server.registerTool("ping", { description: `Check that ${name} answers`, annotations: readOnly }, () =>
-      inspect(async (call) => {
-        const started = performance.now();
-        await call.request("ping", {});
-        return { roundTripMs: Math.round((performance.now() - started) * 100) / 100 };
-      }),
+      inspect((call) => call.ping()),
     );
     return server;
   };

@@ -60,6 +60,7 @@ export class Session {
       clientInfo: { name: "mcp-inspect", version: options.version },
       protocolVersion: options.protocolVersion,
       timeoutMs: options.timeoutMs,
+      ...(options.verbose ? { logLevel: "debug" } : {}),
       onnotification: (notification) => {
         // Progress restarts every watchdog: the server is demonstrably working.
         if (notification.method === "notifications/progress") for (const watchdog of this.#active) watchdog.reset();
@@ -119,8 +120,21 @@ export class Call {
     readonly watchdog: Watchdog,
   ) {}
 
-  request(method: string, params: JsonObject): Promise<JsonObject> {
-    return this.client.request(method, params, { signal: this.watchdog.signal, onprogress: () => this.watchdog.reset() });
+  async request(method: string, params: JsonObject): Promise<JsonObject> {
+    const result = await this.client.request(method, params, { signal: this.watchdog.signal, onprogress: () => this.watchdog.reset() });
+    if (result.resultType === "input_required") {
+      // 2026-07-28 multi round-trip: the server wants sampling, elicitation or roots from a client.
+      const wanted = Object.values((result.inputRequests ?? {}) as Record<string, { method?: string }>).map((r) => r.method ?? "input");
+      throw new CommandError(EXIT.protocol, `the server asked for input this command cannot give (${wanted.join(", ") || "input_required"}); use an interactive client such as mcp-host`, { result });
+    }
+    return result;
+  }
+
+  /** A liveness round trip in the negotiated era, timed. */
+  async ping(): Promise<{ roundTripMs: number }> {
+    const started = performance.now();
+    await this.client.ping({ signal: this.watchdog.signal });
+    return { roundTripMs: Math.round((performance.now() - started) * 100) / 100 };
   }
 
   /** Follows nextCursor through every page, returning all items under `key`. */

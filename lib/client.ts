@@ -30,6 +30,7 @@ export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 
 export type Era = "modern" | "legacy";
 
@@ -67,6 +68,8 @@ export interface ClientOptions {
   capabilities?: JsonObject;
   /** Pin one revision; without it the client probes for the modern era and falls back. */
   protocolVersion?: string;
+  /** 2026-07-28: servers log only for requests that name a level. */
+  logLevel?: string;
   timeoutMs?: number;
   onnotification?: (notification: JsonRpcNotification) => void;
   /** Answers server->client requests; the default declines all but ping. */
@@ -188,6 +191,11 @@ export class RawClient {
     return this.#send(method, withMeta, options);
   }
 
+  /** A liveness round trip: `ping` on 2025 revisions; 2026-07-28 removed ping, so `server/discover` there. */
+  ping(options: RequestOptions = {}): Promise<JsonObject> {
+    return this.request(this.identity.era === "modern" ? "server/discover" : "ping", {}, options);
+  }
+
   async notify(method: string, params?: JsonObject): Promise<void> {
     await this.#channel.send(params ? { jsonrpc: "2.0", method, params } : { jsonrpc: "2.0", method });
   }
@@ -205,6 +213,7 @@ export class RawClient {
         [META_PROTOCOL_VERSION]: version,
         [META_CLIENT_INFO]: this.#options.clientInfo,
         [META_CLIENT_CAPABILITIES]: this.#options.capabilities ?? {},
+        ...(this.#options.logLevel ? { [META_LOG_LEVEL]: this.#options.logLevel } : {}),
       },
     };
   }
@@ -266,7 +275,10 @@ export class RawClient {
         this.#channel.onerror?.(new Error(`ignored a response to unknown id ${JSON.stringify(message.id)}`));
         return;
       }
-      if (isFailure(message)) pending.reject(new McpError("protocol", message.error.message, message.error));
+      if (isFailure(message)) {
+        const fromTransport = isObject(message.error.data) && message.error.data.origin === "mcpkit-transport";
+        pending.reject(new McpError(fromTransport ? "transport" : "protocol", message.error.message, message.error));
+      }
       else pending.resolve(isObject(message.result) ? message.result : {});
       return;
     }

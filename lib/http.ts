@@ -23,6 +23,8 @@ export const SSE_ENDPOINT_TIMEOUT_MS = 10_000;
 /** JSON-RPC errors a 2026-07-28 server sends with a 4xx: they prove a modern server. */
 export const MODERN_ERROR_CODES = new Set([-32022, -32021, -32020, ErrorCode.MethodNotFound]);
 const SHOWN_BODY_CHARS = 200;
+/** Marks a JSON-RPC error that this channel made up because the transport failed. */
+export const TRANSPORT_ERROR_DATA = { origin: "mcpkit-transport" } as const;
 const FIRST_MODERN_REVISION = "2026-07-28";
 
 /** A non-2xx answer that carried no JSON-RPC error for us. */
@@ -223,8 +225,9 @@ export class HttpChannel implements MessageChannel {
     }
   }
 
+  /** The answer for a request the server left unanswered, marked as ours (not the server's). */
   #answerMissing(id: JsonRpcId, why: string): void {
-    this.onmessage?.(errorResponse(id, ErrorCode.ConnectionClosed, why));
+    this.onmessage?.(errorResponse(id, ErrorCode.ConnectionClosed, why, TRANSPORT_ERROR_DATA));
   }
 
   /** 2024-11-05 HTTP+SSE: GET opens the stream, whose first event names the POST endpoint. */
