@@ -1,7 +1,9 @@
-// One logger for every tool. consola sends info/log/success to stdout by default, and stdout is
-// the protocol stream in the proxy, the daemon and `mcp-inspect mcp`: so both streams are stderr.
+// One logger for every tool. stdout is the protocol stream in the proxy, the daemon and
+// `mcp-inspect mcp`, so every line goes to stderr. consola's core is used with our own reporter:
+// its default entry loads a fancy reporter and environment probes that cost ~8 ms of start-up in
+// a compiled binary, most of mcp-inspect's own budget.
 import { appendFileSync } from "node:fs";
-import { createConsola, type ConsolaInstance, type LogObject } from "consola";
+import { createConsola, type ConsolaInstance, type LogObject } from "consola/core";
 
 export const LOG_LEVELS = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 } as const;
 export type LogLevelName = keyof typeof LOG_LEVELS;
@@ -15,28 +17,32 @@ export interface LoggerOptions {
   /** Also append every line, with a timestamp, to this file. */
   file?: string;
   tag?: string;
+  /** Where lines go (tests pass their own); stderr by default. */
+  stream?: { write(text: string): unknown };
 }
 
 export function createLogger(options: LoggerOptions = {}): ConsolaInstance {
-  const logger = createConsola({
-    stdout: process.stderr,
-    stderr: process.stderr,
-    level: LOG_LEVELS[options.level ?? "info"],
-    formatOptions: { date: false, colors: !process.env.NO_COLOR && Boolean(process.stderr.isTTY) },
-  });
+  const stream = options.stream ?? process.stderr;
   const file = options.file;
-  if (file) {
-    logger.addReporter({
-      log(entry: LogObject) {
-        const text = entry.args.map((arg) => (typeof arg === "string" ? arg : safeJson(arg))).join(" ");
-        try {
-          appendFileSync(file, `${entry.date.toISOString()} ${entry.type} ${text}\n`);
-        } catch {
-          // A log file we cannot write must not take the tool down.
-        }
+  const logger = createConsola({
+    level: LOG_LEVELS[options.level ?? "info"],
+    reporters: [
+      {
+        log(entry: LogObject) {
+          const text = entry.args.map((arg) => (typeof arg === "string" ? arg : safeJson(arg))).join(" ");
+          const tag = entry.tag ? `[${entry.tag}] ` : "";
+          const type = entry.type === "log" || entry.type === "info" ? "" : `${entry.type}: `;
+          stream.write(`${tag}${type}${text}\n`);
+          if (!file) return;
+          try {
+            appendFileSync(file, `${entry.date.toISOString()} ${entry.type} ${tag}${text}\n`);
+          } catch {
+            // A log file we cannot write must not take the tool down.
+          }
+        },
       },
-    });
-  }
+    ],
+  });
   return options.tag ? logger.withTag(options.tag) : logger;
 }
 

@@ -1,0 +1,88 @@
+// What the bench scripts share: compiling entry scripts the way releases are compiled, timing
+// whole processes, reading a process's peak RSS, and printing one table.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { COMPILE_FLAGS } from "../build.ts";
+
+export const ROOT = join(import.meta.dir, "..");
+export const BUN = process.execPath;
+
+export function scratchDir(): string {
+  return mkdtempSync(join(tmpdir(), "mcpkit-bench-"));
+}
+
+/** Compiles an entry script into a standalone binary with the release flags. */
+export async function compile(entry: string, outfile: string): Promise<string> {
+  const child = Bun.spawn([BUN, "build", "--compile", ...COMPILE_FLAGS, join(ROOT, entry), "--outfile", outfile], {
+    stdout: "ignore",
+    stderr: "pipe",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  if ((await child.exited) !== 0) throw new Error(`compiling ${entry} failed: ${await new Response(child.stderr).text()}`);
+  return outfile;
+}
+
+export interface Run {
+  ms: number;
+  peakRssKb?: number;
+  stdout: string;
+  code: number;
+}
+
+/**
+ * Runs a command to its exit and times it. With `watchRss`, polls /proc for the process's own
+ * high-water RSS (VmHWM), which, unlike wait4's maxrss, leaves its children out.
+ */
+export async function timeRun(command: string[], options: { stdinFile?: string; watchRss?: boolean } = {}): Promise<Run> {
+  const started = performance.now();
+  const child = Bun.spawn(command, {
+    stdin: options.stdinFile ? Bun.file(options.stdinFile) : "ignore",
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  let peak = 0;
+  const sample = () => {
+    const hwm = readHwm(child.pid);
+    if (hwm > peak) peak = hwm;
+  };
+  const poller = options.watchRss ? setInterval(sample, 1) : undefined;
+  const stdout = new Response(child.stdout).text().then((text) => {
+    // The result is out: the process is now only closing down, its peak already reached.
+    if (options.watchRss) sample();
+    return text;
+  });
+  const code = await child.exited;
+  const ms = performance.now() - started;
+  clearInterval(poller);
+  return { ms, code, stdout: await stdout, ...(options.watchRss ? { peakRssKb: peak } : {}) };
+}
+
+function readHwm(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const match = status.match(/VmHWM:\s+(\d+) kB/);
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function printTable(title: string, header: string[], rows: (string | number)[][]): void {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
+  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
+  console.log(`\n${title}\n${line(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
+  for (const row of cells.slice(1)) console.log(line(row));
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bun
+// How much does mcp-inspect add on top of the server it inspects? Everything below is measured in
+// this one run, interleaved, on compiled binaries:
+//   - the compiled reference fixture's own start-to-exit: idle (stdin closed at once), and fed
+//     the very requests mcp-inspect sends (server/discover + tools/list) from a file;
+//   - `mcp-inspect list-tools -- <fixture>`: wall time, and its own peak RSS (children excluded);
+//   - `mcp-inspect --version` and a trivial compiled script: the bare start-up floor.
+// Usage: bun bench/inspect.ts [--runs N]
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { compile, median, percentile, printTable, scratchDir, timeRun } from "./common.ts";
+
+const RUNS_DEFAULT = 30;
+const GOAL_OVERHEAD_RATIO = 0.5;
+const GOAL_PEAK_RSS_MB = 60;
+
+const runsFlag = process.argv.indexOf("--runs");
+const runs = runsFlag === -1 ? RUNS_DEFAULT : Number(process.argv[runsFlag + 1]);
+if (!Number.isInteger(runs) || runs < 3) {
+  process.stderr.write("error: --runs takes a whole number of at least 3\n");
+  process.exit(1);
+}
+
+const dir = scratchDir();
+try {
+  process.stderr.write("compiling the fixture, mcp-inspect and a trivial script...\n");
+  const fixture = await compile("test/fixtures/reference-server.ts", join(dir, "reference-server"));
+  const inspect = await compile("mcp-inspect.ts", join(dir, "mcp-inspect"));
+  writeFileSync(join(dir, "trivial.ts"), 'console.log("ok");\n');
+  const trivial = join(dir, "trivial");
+  const trivialBuild = Bun.spawn([process.execPath, "build", "--compile", "--bytecode", "--minify", join(dir, "trivial.ts"), "--outfile", trivial], { stdout: "ignore", stderr: "ignore" });
+  await trivialBuild.exited;
+
+  // Exactly what mcp-inspect sends, so the fixture does the same work without any client.
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} };
+  const requests = join(dir, "requests.jsonl");
+  writeFileSync(requests, [
+    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } }),
+    JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } }),
+  ].join("\n") + "\n");
+  const idle = join(dir, "empty");
+  writeFileSync(idle, "");
+
+  const samples: Record<string, number[]> = { idle: [], fed: [], inspect: [], version: [], trivial: [], rss: [] };
+  const once = async () => {
+    const fed = await timeRun([fixture], { stdinFile: requests });
+    if (fed.stdout.trim().split("\n").length !== 2) throw new Error("the fixture did not answer both requests");
+    const listed = await timeRun([inspect, "list-tools", "--", fixture], { watchRss: true });
+    if (listed.code !== 0 || !JSON.parse(listed.stdout).success) throw new Error(`mcp-inspect failed: ${listed.stdout.slice(0, 300)}`);
+    return { idle: (await timeRun([fixture], { stdinFile: idle })).ms, fed: fed.ms, inspect: listed.ms, rss: listed.peakRssKb! / 1024, version: (await timeRun([inspect, "--version"])).ms, trivial: (await timeRun([trivial])).ms };
+  };
+  await once(); // warm the page cache
+  for (let i = 0; i < runs; i++) {
+    const sample = await once();
+    for (const [key, value] of Object.entries(sample)) samples[key]!.push(value);
+  }
+
+  const row = (name: string, key: string, unit = "ms") => [name, median(samples[key]!).toFixed(1), percentile(samples[key]!, 90).toFixed(1), unit];
+  printTable(`mcp-inspect list-tools vs the compiled reference fixture, ${runs} interleaved runs`, ["what", "median", "p90", "unit"], [
+    row("fixture start-to-exit, idle", "idle"),
+    row("fixture start-to-exit, fed discover+tools/list", "fed"),
+    row("mcp-inspect list-tools -- fixture", "inspect"),
+    row("mcp-inspect --version", "version"),
+    row("trivial compiled bun script", "trivial"),
+    row("mcp-inspect peak RSS (own, VmHWM)", "rss", "MB"),
+  ]);
+  const overheadFed = median(samples.inspect!) - median(samples.fed!);
+  const overheadIdle = median(samples.inspect!) - median(samples.idle!);
+  const peak = Math.max(...samples.rss!);
+  console.log(`\nclient-side overhead = inspect - fixture fed the same requests = ${overheadFed.toFixed(1)} ms = ${(overheadFed / median(samples.fed!)).toFixed(2)}x the fixture's start-to-exit (goal <= ${GOAL_OVERHEAD_RATIO}x)`);
+  console.log(`stricter: inspect - idle fixture = ${overheadIdle.toFixed(1)} ms = ${(overheadIdle / median(samples.idle!)).toFixed(2)}x (this also counts the fixture's own request handling)`);
+  console.log(`bare start-up: mcp-inspect --version is ${(median(samples.version!) / median(samples.trivial!)).toFixed(2)}x a trivial compiled script`);
+  console.log(`peak RSS of mcp-inspect: max ${peak.toFixed(1)} MB over ${runs} runs (goal < ${GOAL_PEAK_RSS_MB} MB)`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

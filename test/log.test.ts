@@ -1,0 +1,29 @@
+import { expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stripControl } from "../lib/log.ts";
+import { BUN, ROOT } from "./helpers.ts";
+
+test("every level goes to stderr in order, stdout stays empty, the level filters, and the file gets every line", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "mcpkit-log-"));
+  const file = join(dir, "out.log");
+  const script = `
+    import { createLogger } from ${JSON.stringify(join(ROOT, "lib/log.ts"))};
+    const log = createLogger({ level: "info", file: ${JSON.stringify(file)}, tag: "t" });
+    log.error("first"); log.warn("second"); log.info("third"); log.debug("hidden");
+  `;
+  const child = Bun.spawn([BUN, "-e", script], { stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const [stdout, stderr] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  expect(stdout).toBe("");
+  const order = ["first", "second", "third"].map((word) => stderr.indexOf(word));
+  expect(order.every((index) => index >= 0)).toBe(true);
+  expect([...order].sort((a, b) => a - b)).toEqual(order);
+  expect(stderr).not.toContain("hidden");
+  expect(readFileSync(file, "utf8").trim().split("\n").length).toBe(3);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("stripControl removes ANSI colour, cursor and OSC sequences and control bytes, and keeps newlines and tabs", () => {
+  expect(stripControl("\u001b[31mred\u001b[0m \u001b]0;title\u0007ok\u001b[2J\r\u0000\tx\ny")).toBe("red ok\tx\ny");
+});
