@@ -11,6 +11,16 @@ export function splitAtDoubleDash(argv: string[]): { own: string[]; command: str
 }
 
 /**
+ * For tools whose only positional input is the server command: `bun tool.ts -- cmd args` reaches
+ * us without its `--` (bun takes a `--` right after the script as its own), so a first word that
+ * is not an option starts the command too.
+ */
+export function splitServerCommand(argv: string[]): { own: string[]; command: string[] } {
+  if (!argv.includes("--") && argv.length > 0 && !argv[0]!.startsWith("-")) return { own: [], command: argv };
+  return splitAtDoubleDash(argv);
+}
+
+/**
  * Pulls every value of the repeatable flags out of argv (`--header X`, `--header=X`, `-H X`),
  * returning the rest for citty. A flag with no value is reported, not swallowed.
  */

@@ -33,6 +33,8 @@ export class HttpStatusError extends Error {
     readonly status: number,
     readonly body: string,
     url: string,
+    /** A 2025-era session the server no longer knows: re-initializing fixes it. */
+    readonly sessionExpired = false,
   ) {
     const shown = body.trim().slice(0, SHOWN_BODY_CHARS);
     super(`HTTP ${status} from ${url}${shown ? `: ${shown}` : ""}`);
@@ -43,11 +45,13 @@ export interface HttpChannelOptions {
   url: string;
   headers?: Record<string, string>;
   transport?: HttpTransportChoice;
+  /** 2025 era: open the session's GET stream after `notifications/initialized`, for server-initiated messages. */
+  listen?: boolean;
   fetch?: typeof fetch;
 }
 
 export class HttpChannel implements MessageChannel {
-  onmessage?: (message: JsonRpcMessage) => void;
+  onmessage?: (message: JsonRpcMessage, raw?: string) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
   /** Set by the client once negotiated; drives the version and request-metadata headers. */
@@ -75,11 +79,15 @@ export class HttpChannel implements MessageChannel {
     if (this.#mode === "sse") await this.#openLegacySse();
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
+  async send(message: JsonRpcMessage, raw?: string): Promise<void> {
     if (this.#closed) throw new Error("the HTTP channel is closed");
-    if (this.#mode === "sse") return this.#postLegacy(message);
+    const body = raw ?? JSON.stringify(message);
+    if (this.#mode === "sse") return this.#postLegacy(body);
     try {
-      await this.#post(message);
+      await this.#post(message, body);
+      if (this.#options.listen && this.sessionId && "method" in message && message.method === "notifications/initialized") {
+        void this.#listen(this.sessionId);
+      }
     } catch (error) {
       // A server that answers initialize with 400/404/405 and no modern error may be a
       // 2024-11-05 HTTP+SSE server: try that transport before giving up (spec: backward compatibility).
@@ -96,7 +104,7 @@ export class HttpChannel implements MessageChannel {
         throw error;
       }
       this.#mode = "sse";
-      await this.#postLegacy(message);
+      await this.#postLegacy(body);
     }
   }
 
@@ -126,7 +134,7 @@ export class HttpChannel implements MessageChannel {
     return headers;
   }
 
-  async #post(message: JsonRpcMessage): Promise<void> {
+  async #post(message: JsonRpcMessage, body: string): Promise<void> {
     const response = await this.#fetch(this.#options.url, {
       method: "POST",
       headers: {
@@ -134,7 +142,7 @@ export class HttpChannel implements MessageChannel {
         "Content-Type": "application/json",
         Accept: "application/json, text/event-stream",
       },
-      body: JSON.stringify(message),
+      body,
       signal: this.#aborter.signal,
     });
     const session = response.headers.get("mcp-session-id");
@@ -142,16 +150,18 @@ export class HttpChannel implements MessageChannel {
 
     const requestId = isRequest(message) ? message.id : undefined;
     if (!response.ok) {
-      const body = await response.text().catch(() => "");
-      const rpc = jsonRpcErrorIn(body);
+      const reply = await response.text().catch(() => "");
+      const rpc = jsonRpcErrorIn(reply);
       if (requestId !== undefined && rpc && (rpc.id === requestId || MODERN_ERROR_CODES.has(rpc.error.code))) {
         this.onmessage?.({ ...rpc, id: requestId });
         return;
       }
       if (response.status === 404 && this.sessionId) {
-        throw new HttpStatusError(404, `session ${this.sessionId} expired or unknown (${body.slice(0, SHOWN_BODY_CHARS)})`, this.#options.url);
+        const expired = this.sessionId;
+        this.sessionId = undefined;
+        throw new HttpStatusError(404, `session ${expired} expired or unknown (${reply.slice(0, SHOWN_BODY_CHARS)})`, this.#options.url, true);
       }
-      throw new HttpStatusError(response.status, body, this.#options.url);
+      throw new HttpStatusError(response.status, reply, this.#options.url);
     }
     if (requestId === undefined || response.status === 202) {
       await response.body?.cancel().catch(() => {});
@@ -164,8 +174,8 @@ export class HttpChannel implements MessageChannel {
       void this.#readSse(response, requestId);
       return;
     }
-    const body = await response.text();
-    if (!this.#deliverJson(body) && requestId !== undefined) {
+    const reply = await response.text();
+    if (!this.#deliverJson(reply) && requestId !== undefined) {
       this.#answerMissing(requestId, `the server answered with ${type || "no content type"} that holds no JSON-RPC response`);
     }
   }
@@ -179,10 +189,11 @@ export class HttpChannel implements MessageChannel {
       return false;
     }
     let delivered = false;
-    for (const item of Array.isArray(value) ? value : [value]) {
+    const single = !Array.isArray(value);
+    for (const item of single ? [value] : (value as unknown[])) {
       const checked = validateMessage(item);
       if (checked.ok) {
-        this.onmessage?.(checked.value);
+        this.onmessage?.(checked.value, single ? body : undefined);
         delivered = true;
       } else {
         this.onerror?.(new Error(`skipped a message from the server that is not JSON-RPC (${checked.error})`));
@@ -202,7 +213,7 @@ export class HttpChannel implements MessageChannel {
           return;
         }
         if (isResponse(parsed.value) && parsed.value.id === requestId) answered = true;
-        this.onmessage?.(parsed.value);
+        this.onmessage?.(parsed.value, event.data);
       },
       { onerror: (error) => this.onerror?.(new Error(`dropped a ${error.bytes}-byte SSE event (over the size limit)`)) },
     );
@@ -223,6 +234,28 @@ export class HttpChannel implements MessageChannel {
     if (requestId !== undefined && !answered && !this.#closed) {
       this.#answerMissing(requestId, "the server's SSE stream ended before the response arrived");
     }
+  }
+
+  /** The 2025-era standalone GET stream: server requests and notifications outside any POST. */
+  async #listen(session: string): Promise<void> {
+    let response: Response;
+    try {
+      response = await this.#fetch(this.#options.url, {
+        method: "GET",
+        headers: { ...this.#headers(), Accept: "text/event-stream" },
+        signal: this.#aborter.signal,
+      });
+    } catch (error) {
+      if (!this.#closed) this.onerror?.(new Error(`could not open the server's event stream: ${(error as Error).message}`));
+      return;
+    }
+    // 405: the server offers no standalone stream, which the spec allows.
+    if (!response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      await response.body?.cancel().catch(() => {});
+      return;
+    }
+    await this.#readSse(response);
+    if (!this.#closed && this.sessionId === session) this.onerror?.(new Error("the server closed its event stream"));
   }
 
   /** The answer for a request the server left unanswered, marked as ours (not the server's). */
@@ -250,7 +283,7 @@ export class HttpChannel implements MessageChannel {
       }
       if (event.event !== "message") return;
       const parsed = parseMessage(event.data);
-      if (parsed.ok) this.onmessage?.(parsed.value);
+      if (parsed.ok) this.onmessage?.(parsed.value, event.data);
       else this.onerror?.(new Error(`skipped an SSE event that is not JSON-RPC (${parsed.error})`));
     });
     void (async () => {
@@ -280,15 +313,15 @@ export class HttpChannel implements MessageChannel {
     }
   }
 
-  async #postLegacy(message: JsonRpcMessage): Promise<void> {
+  async #postLegacy(body: string): Promise<void> {
     const response = await this.#fetch(this.#sseEndpoint!, {
       method: "POST",
       headers: { ...this.#options.headers, "Content-Type": "application/json" },
-      body: JSON.stringify(message),
+      body,
       signal: this.#aborter.signal,
     });
-    const body = await response.text().catch(() => "");
-    if (!response.ok) throw new HttpStatusError(response.status, body, this.#sseEndpoint!);
+    const reply = await response.text().catch(() => "");
+    if (!response.ok) throw new HttpStatusError(response.status, reply, this.#sseEndpoint!);
   }
 }
 

@@ -178,10 +178,12 @@ export class IdRemapper<Owner> {
  * Errors about single bad messages go to onerror and the channel lives on; onclose fires once.
  */
 export interface MessageChannel {
-  onmessage?: (message: JsonRpcMessage) => void;
+  /** `raw` is the message's exact text as it arrived, for forwarders that pass bytes through. */
+  onmessage?: (message: JsonRpcMessage, raw?: string) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
   start(): Promise<void>;
-  send(message: JsonRpcMessage): Promise<void>;
+  /** With `raw`, those exact bytes are sent (forwarding); otherwise the message is serialized. */
+  send(message: JsonRpcMessage, raw?: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import { parseMessage, serializeMessage, type JsonRpcMessage, type MessageChannel } from "./jsonrpc.ts";
-import { LineSplitter, MAX_LINE_BYTES } from "./lines.ts";
+import { LineSplitter, MAX_LINE_BYTES, type LineError } from "./lines.ts";
 
 /** Variables a server inherits from us; API keys and the rest stay behind unless configured. */
 export const INHERITED_ENV_POSIX = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
@@ -48,7 +48,7 @@ export function serverEnvironment(
 }
 
 export class StdioChannel implements MessageChannel {
-  onmessage?: (message: JsonRpcMessage) => void;
+  onmessage?: (message: JsonRpcMessage, raw?: string) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
 
@@ -129,21 +129,10 @@ export class StdioChannel implements MessageChannel {
     });
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
+  send(message: JsonRpcMessage, raw?: string): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin || this.#closed || stdin.destroyed || !stdin.writable) throw new Error("the server's stdin is closed");
-    const ok = stdin.write(`${serializeMessage(message)}\n`);
-    if (!ok) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          stdin.off("drain", done);
-          stdin.off("close", done);
-          resolve();
-        };
-        stdin.on("drain", done);
-        stdin.on("close", done);
-      });
-    }
+    if (!stdin || this.#closed || stdin.destroyed || !stdin.writable) return Promise.reject(new Error("the server's stdin is closed"));
+    return writeLine(stdin, raw ?? serializeMessage(message));
   }
 
   /** Idempotent: closes stdin, waits, then signals the whole process group. */
@@ -183,7 +172,7 @@ export class StdioChannel implements MessageChannel {
     if (line.trim() === "") return;
     const parsed = parseMessage(line);
     if (parsed.ok) {
-      this.onmessage?.(parsed.value);
+      this.onmessage?.(parsed.value, line);
       return;
     }
     const shown = line.length > SHOWN_JUNK_CHARS ? `${line.slice(0, SHOWN_JUNK_CHARS)}…` : line;
@@ -205,6 +194,48 @@ export class StdioChannel implements MessageChannel {
       : "the server closed its output";
     this.onclose?.(reason);
   }
+}
+
+interface LineSink {
+  write(chunk: string): boolean;
+  once(event: "drain" | "close", listener: () => void): unknown;
+  off(event: "drain" | "close", listener: () => void): unknown;
+}
+
+/**
+ * Writes one newline-terminated line. Order is kept by the stream itself; the promise settles
+ * when the stream has room again, so a caller that awaits it respects backpressure.
+ */
+export function writeLine(sink: LineSink, line: string): Promise<void> {
+  if (sink.write(`${line}\n`)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      sink.off("drain", done);
+      sink.off("close", done);
+      resolve();
+    };
+    sink.once("drain", done);
+    sink.once("close", done);
+  });
+}
+
+/** Feeds a readable byte stream (our stdin, a socket) through the capped line splitter. */
+export function readLines(
+  source: { on(event: "data", listener: (chunk: Uint8Array) => void): unknown; once(event: "end" | "close", listener: () => void): unknown },
+  online: (line: string) => void,
+  options: { onerror?: (error: LineError) => void; onend?: () => void; maxLineBytes?: number } = {},
+): void {
+  const splitter = new LineSplitter(online, { maxLineBytes: options.maxLineBytes, onerror: options.onerror });
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    splitter.end();
+    options.onend?.();
+  };
+  source.on("data", (chunk) => splitter.push(chunk));
+  source.once("end", end);
+  source.once("close", end);
 }
 
 function spawnErrorMessage(command: string, error: NodeJS.ErrnoException): string {

@@ -90,3 +90,102 @@ export function closedPort(): number {
   server.stop(true);
   return port;
 }
+
+/** A process spoken to in raw JSON lines over its stdin/stdout, as a client would. */
+export class LinePeer {
+  readonly child: ReturnType<typeof spawn>;
+  readonly messages: any[] = [];
+  readonly rawLines: string[] = [];
+  stderr = "";
+  #waiters: { predicate: () => boolean; resolve: () => void }[] = [];
+
+  constructor(command: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
+    this.child = spawn(command, {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, NO_COLOR: "1", ...options.env },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    void this.#read(this.child.stdout as ReadableStream<Uint8Array>, (line) => {
+      this.rawLines.push(line);
+      this.messages.push(JSON.parse(line));
+    });
+    void this.#read(this.child.stderr as ReadableStream<Uint8Array>, (line) => {
+      this.stderr += `${line}\n`;
+    });
+  }
+
+  async #read(stream: ReadableStream<Uint8Array>, online: (line: string) => void): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of stream) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim()) online(line);
+      }
+      this.#check();
+    }
+    this.#check();
+  }
+
+  #check(): void {
+    this.#waiters = this.#waiters.filter((waiter) => {
+      if (!waiter.predicate()) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  send(message: unknown): void {
+    const stdin = this.child.stdin as import("bun").FileSink;
+    stdin.write(typeof message === "string" ? `${message}\n` : `${JSON.stringify(message)}\n`);
+    stdin.flush();
+  }
+
+  /** Resolves once the predicate holds over what has arrived; rejects after timeoutMs. */
+  waitFor(predicate: () => boolean, timeoutMs = 20_000, what = "the expected messages"): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; stderr:\n${this.stderr}`)), timeoutMs);
+      this.#waiters.push({ predicate, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  responseTo(id: unknown): any {
+    return this.messages.find((message) => "id" in message && message.id === id && !("method" in message));
+  }
+
+  async request(id: string | number, method: string, params: unknown = {}): Promise<any> {
+    this.send({ jsonrpc: "2.0", id, method, params });
+    await this.waitFor(() => this.responseTo(id) !== undefined, 20_000, `the answer to ${method} #${id}`);
+    return this.responseTo(id);
+  }
+
+  async close(): Promise<number> {
+    (this.child.stdin as import("bun").FileSink).end();
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
+    const code = await this.child.exited;
+    clearTimeout(timer);
+    return code;
+  }
+}
+
+export const INITIALIZE = (version = "2025-11-25") => ({
+  protocolVersion: version,
+  capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
+  clientInfo: { name: "mcpkit-test", version: "0" },
+});
+
+/** Whether a process with this pid is still alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

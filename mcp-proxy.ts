@@ -1,0 +1,222 @@
+#!/usr/bin/env bun
+// mcp-proxy: sits between an MCP client and your server, forwards every message untouched, and
+// restarts the server (on the restart_server tool, a watched file, or a crash) without the client
+// ever noticing more than a list_changed notification. stdout carries protocol bytes only.
+import { defineCommand, runMain } from "citty";
+import { REPEATABLE_TARGET_FLAGS, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlags } from "./lib/cli.ts";
+import type { ArgsDef } from "citty";
+import { HttpChannel } from "./lib/http.ts";
+import type { MessageChannel } from "./lib/jsonrpc.ts";
+import { LineSplitter } from "./lib/lines.ts";
+import { createLogger, isLogLevelName, stripControl, type LogLevelName } from "./lib/log.ts";
+import { readLines, StdioChannel, writeLine } from "./lib/stdio.ts";
+import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
+import { McpProxy } from "./proxy/core.ts";
+import { runBuild, startWatching } from "./proxy/watch.ts";
+import pkg from "./package.json" with { type: "json" };
+
+const DEFAULTS = { logLevel: "info", maxRestarts: 3, restartDelayMs: 1_000, restartTimeoutMs: 30_000, debounceMs: 300 } as const;
+
+const { own, command: argvCommand } = splitServerCommand(process.argv.slice(2));
+const repeated = takeRepeatable(own, { ...REPEATABLE_TARGET_FLAGS, watch: ["w"] });
+
+const ARGS = {
+  ...TARGET_ARGS,
+  watch: { type: "string", description: "restart when a file under this path or glob changes; repeatable", valueHint: "path|glob", alias: ["w"] },
+  debounce: { type: "string", description: `wait this long after the last change (default ${DEFAULTS.debounceMs})`, valueHint: "ms" },
+  build: { type: "string", description: "run this shell command before each watched restart; a failed build keeps the old server", valueHint: "cmd" },
+  "log-level": { type: "string", description: "error, warn, info (default), debug, trace or silent [MCPDEV_PROXY_LOG_LEVEL]", valueHint: "level" },
+  "log-file": { type: "string", description: "also append log lines to this file [MCPDEV_PROXY_LOG_FILE]", valueHint: "file" },
+  "max-restarts": { type: "string", description: `crash restarts allowed within 60 s before giving up (default ${DEFAULTS.maxRestarts}) [MCPDEV_PROXY_RESTART_LIMIT]`, valueHint: "n" },
+  "restart-delay": { type: "string", description: `first crash-restart delay, doubled each time (default ${DEFAULTS.restartDelayMs}) [MCPDEV_PROXY_RESTART_DELAY]`, valueHint: "ms" },
+  "restart-timeout": { type: "string", description: `how long a new server may take to answer its handshake (default ${DEFAULTS.restartTimeoutMs}) [MCPDEV_PROXY_TIMEOUT]`, valueHint: "ms" },
+  "auto-restart": { type: "boolean", description: "restart a crashed server (--no-auto-restart to stop) [MCPDEV_PROXY_AUTO_RESTART]" },
+} as const satisfies ArgsDef;
+
+const main = defineCommand({
+  meta: {
+    name: "mcp-proxy",
+    version: pkg.version,
+    description: [
+      "A transparent, hot-reloading proxy between an MCP client and your server.",
+      "",
+      "Examples:",
+      "  mcp-proxy -- node server.js",
+      "  mcp-proxy --watch src --build 'npm run build' -- node dist/server.js",
+      "  mcp-proxy --watch 'src/**/*.py' -- uv run server.py",
+      "  mcp-proxy --url https://example.com/mcp -H 'Authorization: Bearer $TOKEN'",
+      "",
+      "In a client config: { \"command\": \"mcp-proxy\", \"args\": [\"--watch\", \"src\", \"--\", \"node\", \"server.js\"] }",
+      "The server gets a restart_server tool; the client's session survives every restart.",
+    ].join("\n"),
+  },
+  args: ARGS,
+  async run({ args }) {
+    const settings = readSettings(args as Record<string, unknown>);
+    if (!settings.ok) {
+      process.stderr.write(`error: ${settings.error}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    process.exitCode = await serve(settings.value);
+  },
+});
+
+interface Settings {
+  target: Target;
+  logLevel: LogLevelName;
+  logFile?: string;
+  maxRestarts: number;
+  restartDelayMs: number;
+  restartTimeoutMs: number;
+  autoRestart: boolean;
+  watch: string[];
+  debounceMs: number;
+  build?: string;
+}
+
+/** Flags win over the environment variables reloaderoo users already set, which win over defaults. */
+function readSettings(args: Record<string, unknown>): { ok: true; value: Settings } | { ok: false; error: string } {
+  const env = process.env;
+  if (repeated.missing) return { ok: false, error: `${repeated.missing} needs a value` };
+  const unknown = unknownFlags(args, ARGS);
+  if (unknown.length > 0) return { ok: false, error: `unknown option ${unknown.map((f) => (f.length === 1 ? `-${f}` : `--${f}`)).join(", ")} (see --help)` };
+  const stray = (args._ as string[] | undefined) ?? [];
+  if (stray.length > 0) return { ok: false, error: `unexpected ${JSON.stringify(stray[0])} (put the server command after --, e.g. mcp-proxy --watch src -- node server.js)` };
+
+  let command = argvCommand;
+  if (command.length === 0 && env.MCPDEV_PROXY_CHILD_CMD && !args.url && !args.config) {
+    command = [env.MCPDEV_PROXY_CHILD_CMD, ...splitArgs(env.MCPDEV_PROXY_CHILD_ARGS ?? "")];
+  }
+  const target = resolveTarget(
+    {
+      url: args.url as string | undefined,
+      header: repeated.values.header,
+      config: args.config as string | undefined,
+      server: args.server as string | undefined,
+      env: repeated.values.env,
+      cwd: (args.cwd as string | undefined) ?? (command.length > 0 ? env.MCPDEV_PROXY_CWD : undefined),
+      transport: args.transport as string | undefined,
+    },
+    command,
+  );
+  if (!target.ok) return target;
+
+  const logLevel = String(args["log-level"] ?? env.MCPDEV_PROXY_LOG_LEVEL ?? DEFAULTS.logLevel);
+  if (!isLogLevelName(logLevel)) return { ok: false, error: `unknown log level ${JSON.stringify(logLevel)} (use error, warn, info, debug, trace or silent)` };
+  const numbers: Record<string, number> = {};
+  const numeric: [string, string | undefined, number][] = [
+    ["max-restarts", env.MCPDEV_PROXY_RESTART_LIMIT, DEFAULTS.maxRestarts],
+    ["restart-delay", env.MCPDEV_PROXY_RESTART_DELAY, DEFAULTS.restartDelayMs],
+    ["restart-timeout", env.MCPDEV_PROXY_TIMEOUT, DEFAULTS.restartTimeoutMs],
+    ["debounce", undefined, DEFAULTS.debounceMs],
+  ];
+  for (const [flag, fromEnv, fallback] of numeric) {
+    const text = (args[flag] as string | undefined) ?? fromEnv;
+    if (text === undefined) {
+      numbers[flag] = fallback;
+      continue;
+    }
+    if (!/^\d+$/.test(text)) return { ok: false, error: `--${flag} takes a whole number, not ${JSON.stringify(text)}` };
+    numbers[flag] = Number(text);
+  }
+  if (numbers["restart-timeout"]! <= 0) return { ok: false, error: "--restart-timeout must be above 0" };
+  const autoRestartEnv = env.MCPDEV_PROXY_AUTO_RESTART;
+  const autoRestart = typeof args["auto-restart"] === "boolean" ? args["auto-restart"] : autoRestartEnv === undefined ? true : !/^(false|0|no|off)$/i.test(autoRestartEnv);
+  const logFile = (args["log-file"] as string | undefined) ?? env.MCPDEV_PROXY_LOG_FILE;
+  const build = args.build as string | undefined;
+  return {
+    ok: true,
+    value: {
+      target: target.value,
+      logLevel,
+      ...(logFile ? { logFile } : {}),
+      maxRestarts: numbers["max-restarts"]!,
+      restartDelayMs: numbers["restart-delay"]!,
+      restartTimeoutMs: numbers["restart-timeout"]!,
+      autoRestart,
+      watch: repeated.values.watch ?? [],
+      debounceMs: numbers.debounce!,
+      ...(build ? { build } : {}),
+    },
+  };
+}
+
+/** MCPDEV_PROXY_CHILD_ARGS: a JSON array, or words separated by spaces. */
+function splitArgs(text: string): string[] {
+  const trimmed = text.trim();
+  if (trimmed.startsWith("[")) {
+    try {
+      const parsed = JSON.parse(trimmed);
+      if (Array.isArray(parsed)) return parsed.map(String);
+    } catch {
+      // Fall through to words.
+    }
+  }
+  return trimmed === "" ? [] : trimmed.split(/\s+/);
+}
+
+/** Runs the proxy until the client goes away; resolves with the exit code. */
+async function serve(settings: Settings): Promise<number> {
+  const log = createLogger({ level: settings.logLevel, file: settings.logFile, tag: "mcp-proxy" });
+  const target = settings.target;
+  const stderrPrefix = new LineSplitter((line) => process.stderr.write(`[server] ${stripControl(line)}\n`));
+
+  const proxy = new McpProxy({
+    connect: (): MessageChannel =>
+      target.kind === "stdio"
+        ? new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: (chunk) => stderrPrefix.push(chunk) })
+        : new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: true }),
+    write: (line) => writeLine(process.stdout, line),
+    log,
+    restartTimeoutMs: settings.restartTimeoutMs,
+    autoRestart: settings.autoRestart,
+    maxRestarts: settings.maxRestarts,
+    restartDelayMs: settings.restartDelayMs,
+  });
+  log.info(`proxying ${describeTarget(target)}`);
+
+  const stopWatching =
+    settings.watch.length > 0
+      ? startWatching({
+          patterns: settings.watch,
+          cwd: process.cwd(),
+          debounceMs: settings.debounceMs,
+          onerror: (message) => log.warn(message),
+          onchange: (paths) => void onFilesChanged(paths),
+        })
+      : () => {};
+
+  async function onFilesChanged(paths: string[]): Promise<void> {
+    const shown = paths.slice(0, 3).join(", ") + (paths.length > 3 ? ` and ${paths.length - 3} more` : "");
+    if (settings.build) {
+      log.info(`building: ${settings.build}`);
+      const build = await runBuild(settings.build, target.kind === "stdio" ? (target.cwd ?? process.cwd()) : process.cwd());
+      if (!build.ok) {
+        const text = `build failed (exit ${build.code}); the server keeps running the previous build:\n${build.output}`;
+        log.error(text);
+        await proxy.notifyClient("error", text);
+        return;
+      }
+    }
+    await proxy.restart(`changed: ${shown}`, { again: true });
+  }
+
+  const finished = Promise.withResolvers<number>();
+  readLines(process.stdin, (line) => proxy.fromClient(line), {
+    onerror: (error) => log.warn(`dropped a ${error.bytes}-byte line from the client (${error.kind})`),
+    onend: () => finished.resolve(0),
+  });
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    process.once(signal, () => finished.resolve(code));
+  }
+
+  await proxy.start();
+  const code = await finished.promise;
+  stopWatching();
+  await proxy.close();
+  process.stdin.pause();
+  return code;
+}
+
+runMain(main, { rawArgs: repeated.rest });

@@ -1,0 +1,501 @@
+// The proxy's heart: raw JSON-RPC between one client and one (re)startable server. Messages pass
+// as the exact bytes that arrived, except the three things the proxy owns: the initialize (or
+// server/discover) result gains tools.listChanged, the last page of tools/list gains
+// restart_server, and calls to restart_server are answered here. A restart never loses a
+// request: each one in flight is re-sent (if repeating it is harmless), or answered with an error.
+import {
+  ErrorCode,
+  IdAllocator,
+  errorResponse,
+  isNotification,
+  isRequest,
+  isResponse,
+  parseMessage,
+  serializeMessage,
+  type JsonObject,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type MessageChannel,
+} from "../lib/jsonrpc.ts";
+import type { ConsolaInstance } from "consola/core";
+
+export const RESTART_TOOL = "restart_server";
+/** Messages held while the server restarts; past this, requests are refused, not buffered without end. */
+export const MAX_QUEUED_MESSAGES = 10_000;
+/** Crashes counted for the circuit breaker are those within this window. */
+export const CRASH_WINDOW_MS = 60_000;
+export const MAX_BACKOFF_MS = 30_000;
+/** A hung server must not hold a restart up for long just to compute the tool diff. */
+export const TOOL_DIFF_TIMEOUT_MS = 2_000;
+/** JSON-RPC error code for requests cut off by a restart (implementation-defined range). */
+export const SERVER_RESTARTED = -32002;
+export const SERVER_UNAVAILABLE = -32003;
+/** Requests that may be sent again to the new server without doing anything twice. */
+export const IDEMPOTENT_METHODS = new Set([
+  "ping", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list",
+  "resources/read", "prompts/get", "completion/complete", "subscriptions/listen",
+]);
+const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+
+export const RESTART_TOOL_DEFINITION = {
+  name: RESTART_TOOL,
+  description:
+    "Restart the MCP server behind mcp-proxy (after you changed its code). The connection stays up; the result says how long the restart took and which tools were added, removed or changed.",
+  inputSchema: { type: "object", properties: {} },
+  annotations: { title: "Restart the server", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+};
+
+export interface ProxyOptions {
+  /** A fresh, unstarted link to a new server process (or HTTP session) each time. */
+  connect: () => MessageChannel;
+  /** Writes one line to the client. */
+  write: (line: string) => Promise<void>;
+  log: ConsolaInstance;
+  restartTimeoutMs: number;
+  autoRestart: boolean;
+  maxRestarts: number;
+  restartDelayMs: number;
+  maxQueued?: number;
+}
+
+export interface RestartReport {
+  ok: boolean;
+  reason: string;
+  durationMs: number;
+  error?: string;
+  tools?: { added: string[]; removed: string[]; changed: string[] };
+}
+
+interface InFlight {
+  id: JsonRpcId;
+  method: string;
+  message: JsonRpcRequest;
+  raw: string;
+}
+
+type Pending = { resolve: (result: JsonObject) => void; reject: (error: Error) => void };
+
+/** Map key that keeps the number 1 and the string "1" apart, as JSON-RPC does. */
+const keyOf = (id: JsonRpcId) => (typeof id === "number" ? `n${id}` : `s${id}`);
+
+export class McpProxy {
+  readonly #options: ProxyOptions;
+  readonly #log: ConsolaInstance;
+  #child?: MessageChannel;
+  #generation = 0;
+  #state: "idle" | "running" | "restarting" | "broken" | "closed" = "idle";
+  #brokenReason = "";
+  readonly #inFlight = new Map<string, InFlight>();
+  /** Server->client requests of the current process still waiting for the client's answer. */
+  readonly #serverRequests = new Set<string>();
+  #queue: { message: JsonRpcMessage; raw: string }[] = [];
+  readonly #ownIds = new IdAllocator("mcp-proxy-");
+  readonly #own = new Map<JsonRpcId, Pending>();
+  /** What the client told the server, replayed to every new process. */
+  #initializeParams?: JsonObject;
+  #clientInitialized = false;
+  #modernMeta?: JsonObject;
+  #logLevel?: string;
+  readonly #subscriptions = new Set<string>();
+  #childCapabilities: JsonObject = {};
+  #restarting?: Promise<RestartReport>;
+  #restartAgain?: string;
+  #reinitializing?: Promise<void>;
+  #crashes: number[] = [];
+
+  constructor(options: ProxyOptions) {
+    this.#options = options;
+    this.#log = options.log;
+  }
+
+  get state(): string {
+    return this.#state;
+  }
+
+  /** Starts the first server process. A failure leaves the proxy up, answering with the reason. */
+  async start(): Promise<void> {
+    try {
+      await this.#startChild();
+      this.#state = "running";
+    } catch (error) {
+      this.#log.error(`the server did not start: ${(error as Error).message}`);
+      this.#onCrash((error as Error).message);
+    }
+  }
+
+  /** One line from the client. */
+  fromClient(raw: string): void {
+    if (this.#state === "closed" || raw.trim() === "") return;
+    const parsed = parseMessage(raw);
+    if (!parsed.ok) {
+      this.#log.warn(`answered a client line that is not JSON-RPC with a parse error (${parsed.error})`);
+      void this.#send(errorResponse(null, ErrorCode.ParseError, `mcp-proxy: ${parsed.error}`));
+      return;
+    }
+    const message = parsed.value;
+    if (isRequest(message) && message.method === "tools/call" && message.params?.name === RESTART_TOOL) {
+      void this.#answerRestartTool(message);
+      return;
+    }
+    if (this.#state === "restarting" || this.#state === "idle") {
+      if (this.#queue.length >= (this.#options.maxQueued ?? MAX_QUEUED_MESSAGES)) {
+        if (isRequest(message)) void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, "mcp-proxy: too many messages queued while the server restarts; try again"));
+        else this.#log.warn(`dropped a ${isNotification(message) ? message.method : "response"} (the restart queue is full)`);
+        return;
+      }
+      this.#queue.push({ message, raw });
+      return;
+    }
+    this.#dispatch(message, raw);
+  }
+
+  #dispatch(message: JsonRpcMessage, raw: string): void {
+    if (isRequest(message)) {
+      this.#remember(message);
+      if (this.#state === "broken") {
+        void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: the server is down (${this.#brokenReason}); call ${RESTART_TOOL} or change a watched file`));
+        return;
+      }
+      this.#inFlight.set(keyOf(message.id), { id: message.id, method: message.method, message, raw });
+      this.#toChild(message, raw);
+    } else if (isNotification(message)) {
+      if (message.method === "notifications/initialized") this.#clientInitialized = true;
+      if (message.method === "notifications/cancelled" && message.params) {
+        const id = message.params.requestId;
+        if (typeof id === "string" || typeof id === "number") this.#inFlight.delete(keyOf(id));
+      }
+      if (this.#state === "running") this.#toChild(message, raw);
+    } else if (this.#serverRequests.delete(keyOf(message.id as JsonRpcId))) {
+      this.#toChild(message, raw);
+    } else {
+      this.#log.debug(`dropped the client's answer to ${JSON.stringify(message.id)}: it was asked by a server process that has since restarted`);
+    }
+  }
+
+  /** Keeps what a new server process must be told again. */
+  #remember(request: JsonRpcRequest): void {
+    const params = request.params ?? {};
+    const meta = params._meta as JsonObject | undefined;
+    if (meta && META_PROTOCOL_VERSION in meta) {
+      const { progressToken: _token, ...envelope } = meta;
+      this.#modernMeta = envelope;
+    }
+    switch (request.method) {
+      case "initialize":
+        this.#initializeParams = params;
+        break;
+      case "logging/setLevel":
+        if (typeof params.level === "string") this.#logLevel = params.level;
+        break;
+      case "resources/subscribe":
+        if (typeof params.uri === "string") this.#subscriptions.add(params.uri);
+        break;
+      case "resources/unsubscribe":
+        if (typeof params.uri === "string") this.#subscriptions.delete(params.uri);
+        break;
+    }
+  }
+
+  #toChild(message: JsonRpcMessage, raw?: string): void {
+    const child = this.#child;
+    const generation = this.#generation;
+    if (!child) return;
+    child.send(message, raw).catch((error: Error & { sessionExpired?: boolean }) => {
+      if (generation !== this.#generation) return;
+      if (error.sessionExpired && this.#initializeParams) {
+        // An HTTP server forgot our 2025-era session: open a new one and send this again.
+        this.#reinitializing ??= this.#handshake().finally(() => (this.#reinitializing = undefined));
+        this.#reinitializing.then(
+          () => this.#toChild(message, raw),
+          () => this.#onCrash(`the HTTP session expired and could not be renewed: ${error.message}`),
+        );
+        return;
+      }
+      if (isRequest(message) && this.#inFlight.delete(keyOf(message.id))) {
+        void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: could not reach the server: ${error.message}`));
+      } else {
+        this.#log.warn(`could not forward a message to the server: ${error.message}`);
+      }
+    });
+  }
+
+  /** One message from the server process of `generation`. */
+  #fromChild(generation: number, message: JsonRpcMessage, raw: string | undefined): void {
+    if (generation !== this.#generation) return;
+    if (isResponse(message)) {
+      if (this.#ownIds.owns(message.id)) {
+        const pending = this.#own.get(message.id as JsonRpcId);
+        this.#own.delete(message.id as JsonRpcId);
+        if ("error" in message) pending?.reject(new Error(message.error.message));
+        else pending?.resolve(message.result);
+        return;
+      }
+      const entry = message.id === null ? undefined : this.#inFlight.get(keyOf(message.id));
+      if (!entry) {
+        if (message.id === null) void this.#send(message, raw);
+        else this.#log.debug(`dropped a server response to unknown id ${JSON.stringify(message.id)}`);
+        return;
+      }
+      this.#inFlight.delete(keyOf(entry.id));
+      if ("result" in message && (entry.method === "initialize" || entry.method === "server/discover")) {
+        this.#childCapabilities = (message.result.capabilities as JsonObject) ?? {};
+        void this.#send({ ...message, result: withListChanged(message.result) });
+      } else if ("result" in message && entry.method === "tools/list" && !message.result.nextCursor) {
+        const tools = Array.isArray(message.result.tools) ? message.result.tools : [];
+        void this.#send({ ...message, result: { ...message.result, tools: [...tools, RESTART_TOOL_DEFINITION] } });
+      } else {
+        void this.#send(message, raw);
+      }
+      return;
+    }
+    if (isRequest(message)) this.#serverRequests.add(keyOf(message.id));
+    void this.#send(message, raw);
+  }
+
+  #send(message: JsonRpcMessage, raw?: string): Promise<void> {
+    return this.#options.write(raw ?? serializeMessage(message));
+  }
+
+  /** The proxy's own request to the current process; its answer never reaches the client. */
+  #ownRequest(method: string, params: JsonObject, timeoutMs = this.#options.restartTimeoutMs): Promise<JsonObject> {
+    const child = this.#child;
+    if (!child) return Promise.reject(new Error("no server process"));
+    const id = this.#ownIds.next();
+    return new Promise<JsonObject>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#own.delete(id);
+        reject(new Error(`${method} got no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const settle = <T>(fn: (value: T) => void) => (value: T) => {
+        clearTimeout(timer);
+        fn(value);
+      };
+      this.#own.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      child.send({ jsonrpc: "2.0", id, method, params }).catch(settle(reject));
+    });
+  }
+
+  async #startChild(): Promise<void> {
+    const child = this.#options.connect();
+    const generation = ++this.#generation;
+    this.#child = child;
+    child.onmessage = (message, raw) => this.#fromChild(generation, message, raw);
+    child.onerror = (error) => this.#log.warn(error.message);
+    child.onclose = (reason) => {
+      if (generation !== this.#generation || this.#state === "closed") return;
+      // Our own requests (a handshake under way) learn at once, not at their timeout.
+      for (const pending of this.#own.values()) pending.reject(new Error(reason ?? "the server went away"));
+      this.#own.clear();
+      this.#log.error(`${reason ?? "the server went away"}`);
+      this.#onCrash(reason ?? "the server went away");
+    };
+    await child.start();
+    // The client may have left while the process started: it must not outlive us.
+    if (this.#state === "closed") {
+      await child.close().catch(() => {});
+      throw new Error("the proxy is closing");
+    }
+  }
+
+  /** Tells a new process what the old one had been told: the handshake, then session state. */
+  async #handshake(): Promise<void> {
+    if (this.#initializeParams) {
+      const result = await this.#ownRequest("initialize", this.#initializeParams);
+      this.#childCapabilities = (result.capabilities as JsonObject) ?? {};
+      if (this.#clientInitialized) this.#child?.send({ jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => {});
+      if (this.#logLevel) await this.#ownRequest("logging/setLevel", { level: this.#logLevel }).catch(() => {});
+      for (const uri of this.#subscriptions) await this.#ownRequest("resources/subscribe", { uri }).catch(() => {});
+    } else if (this.#modernMeta) {
+      // 2026-07-28 has no handshake; a discover round trip is the readiness signal.
+      const result = await this.#ownRequest("server/discover", { _meta: this.#modernMeta });
+      this.#childCapabilities = (result.capabilities as JsonObject) ?? {};
+    }
+  }
+
+  /** Restarts the server. Overlapping triggers share one restart; `again` queues one more after it. */
+  restart(reason: string, options: { again?: boolean; delayMs?: number } = {}): Promise<RestartReport> {
+    if (this.#state === "closed") return Promise.resolve({ ok: false, reason, durationMs: 0, error: "the proxy is closing" });
+    if (this.#restarting) {
+      if (options.again) this.#restartAgain = reason;
+      return this.#restarting;
+    }
+    this.#restarting = this.#restartOnce(reason, options.delayMs ?? 0).finally(() => {
+      this.#restarting = undefined;
+      const again = this.#restartAgain;
+      this.#restartAgain = undefined;
+      if (again) void this.restart(again);
+    });
+    return this.#restarting;
+  }
+
+  async #restartOnce(reason: string, delayMs: number): Promise<RestartReport> {
+    const started = performance.now();
+    const wasRunning = this.#state === "running";
+    this.#state = "restarting";
+    this.#log.info(`restarting the server (${reason})`);
+    const toolsBefore = wasRunning ? await this.#listTools(TOOL_DIFF_TIMEOUT_MS).catch(() => undefined) : undefined;
+
+    const resend: InFlight[] = [];
+    for (const entry of this.#inFlight.values()) {
+      if (IDEMPOTENT_METHODS.has(entry.method)) resend.push(entry);
+      else void this.#send(errorResponse(entry.id, SERVER_RESTARTED, `mcp-proxy: the server restarted (${reason}) while ${entry.method} was running; it was not repeated, since that could do its work twice`));
+    }
+    this.#inFlight.clear();
+    this.#serverRequests.clear();
+    for (const pending of this.#own.values()) pending.reject(new Error("the server restarted"));
+    this.#own.clear();
+
+    await this.#stopChild();
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    // The client may have left while we waited (TypeScript cannot see that state changes across await).
+    if ((this.#state as string) === "closed") return { ok: false, reason, durationMs: 0, error: "the proxy is closing" };
+
+    try {
+      await this.#startChild();
+      await this.#handshake();
+      if ((this.#state as string) === "closed") throw new Error("the proxy is closing");
+    } catch (error) {
+      const message = (error as Error).message;
+      this.#log.error(`the server did not come back: ${message}`);
+      await this.#stopChild();
+      this.#fail(`the server did not come back after a restart: ${message}`, resend);
+      return { ok: false, reason, durationMs: Math.round(performance.now() - started), error: message };
+    }
+
+    this.#state = "running";
+    for (const entry of resend) {
+      this.#inFlight.set(keyOf(entry.id), entry);
+      this.#toChild(entry.message, entry.raw);
+    }
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const { message, raw } of queued) this.#dispatch(message, raw);
+    await this.#announceListChanges(resend);
+
+    const durationMs = Math.round(performance.now() - started);
+    const report: RestartReport = { ok: true, reason, durationMs };
+    if (toolsBefore) {
+      const toolsAfter = await this.#listTools(TOOL_DIFF_TIMEOUT_MS).catch(() => undefined);
+      if (toolsAfter) report.tools = diffTools(toolsBefore, toolsAfter);
+    }
+    this.#log.info(`the server is back after ${durationMs} ms`);
+    return report;
+  }
+
+  /** Tells the client the lists may have changed, in the form its protocol era expects. */
+  async #announceListChanges(resent: InFlight[]): Promise<void> {
+    const kinds = ["tools"];
+    for (const kind of ["prompts", "resources"]) {
+      if ((this.#childCapabilities[kind] as JsonObject | undefined)?.listChanged) kinds.push(kind);
+    }
+    const listens = resent.filter((entry) => entry.method === "subscriptions/listen");
+    for (const kind of kinds) {
+      const method = `notifications/${kind}/list_changed`;
+      if (!this.#modernMeta || this.#initializeParams) {
+        await this.#send({ jsonrpc: "2.0", method });
+        continue;
+      }
+      // 2026-07-28: change notifications travel only on subscriptions/listen streams that opted in.
+      for (const listen of listens) {
+        const wanted = (listen.message.params?.notifications as JsonObject | undefined)?.[`${kind}ListChanged`];
+        if (wanted) await this.#send({ jsonrpc: "2.0", method, params: { _meta: { [META_SUBSCRIPTION_ID]: listen.id } } });
+      }
+    }
+  }
+
+  /** All tools of the current process, through the proxy's own requests. */
+  async #listTools(timeoutMs: number): Promise<Map<string, string>> {
+    const tools = new Map<string, string>();
+    let cursor: string | undefined;
+    do {
+      const params: JsonObject = cursor ? { cursor } : {};
+      if (this.#modernMeta && !this.#initializeParams) params._meta = this.#modernMeta;
+      const result = await this.#ownRequest("tools/list", params, timeoutMs);
+      for (const tool of (result.tools as JsonObject[] | undefined) ?? []) tools.set(String(tool.name), JSON.stringify(tool));
+      cursor = typeof result.nextCursor === "string" && result.nextCursor ? result.nextCursor : undefined;
+    } while (cursor);
+    return tools;
+  }
+
+  async #answerRestartTool(request: JsonRpcRequest): Promise<void> {
+    const report = await this.restart(`${RESTART_TOOL} tool`);
+    const lines = report.ok
+      ? [`Restarted the server in ${report.durationMs} ms.`]
+      : [`The restart failed after ${report.durationMs} ms: ${report.error}`];
+    if (report.tools) {
+      const { added, removed, changed } = report.tools;
+      lines.push(added.length + removed.length + changed.length === 0 ? "Tools: no change." : `Tools added: ${added.join(", ") || "none"}; removed: ${removed.join(", ") || "none"}; changed: ${changed.join(", ") || "none"}.`);
+    }
+    const result: JsonObject = {
+      content: [{ type: "text", text: lines.join("\n") }],
+      structuredContent: report as unknown as JsonObject,
+      isError: !report.ok,
+    };
+    if (this.#modernMeta && !this.#initializeParams) result.resultType = "complete";
+    await this.#send({ jsonrpc: "2.0", id: request.id, result });
+  }
+
+  #onCrash(reason: string): void {
+    if (this.#state === "closed" || this.#restarting) return;
+    const now = Date.now();
+    this.#crashes = this.#crashes.filter((at) => now - at < CRASH_WINDOW_MS);
+    this.#crashes.push(now);
+    if (!this.#options.autoRestart) {
+      this.#fail(`${reason}; automatic restart is off`);
+      return;
+    }
+    if (this.#crashes.length > this.#options.maxRestarts) {
+      this.#log.error(`the server crashed ${this.#crashes.length} times within ${CRASH_WINDOW_MS / 1000} s; not restarting it until ${RESTART_TOOL} is called or a watched file changes`);
+      this.#fail(`it crashed ${this.#crashes.length} times within ${CRASH_WINDOW_MS / 1000} s (last: ${reason})`);
+      return;
+    }
+    const delay = Math.min(this.#options.restartDelayMs * 2 ** (this.#crashes.length - 1), MAX_BACKOFF_MS);
+    void this.restart(`the server crashed: ${reason}`, { delayMs: delay });
+  }
+
+  /** The server is down and stays down: everything waiting gets an answer that says why. */
+  #fail(reason: string, also: InFlight[] = []): void {
+    this.#state = "broken";
+    this.#brokenReason = reason;
+    const waiting = [...also, ...this.#inFlight.values()];
+    this.#inFlight.clear();
+    for (const entry of waiting) void this.#send(errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const { message, raw } of queued) this.#dispatch(message, raw);
+  }
+
+  async #stopChild(): Promise<void> {
+    const child = this.#child;
+    this.#child = undefined;
+    this.#generation++;
+    await child?.close().catch(() => {});
+  }
+
+  /** Our client is gone: stop the server and answer nothing more. */
+  async close(): Promise<void> {
+    if (this.#state === "closed") return;
+    this.#state = "closed";
+    await this.#stopChild();
+  }
+
+  /** Sends a log message to the client (e.g. a failed build), as a logging notification. */
+  notifyClient(level: "info" | "warning" | "error", text: string): Promise<void> {
+    return this.#send({ jsonrpc: "2.0", method: "notifications/message", params: { level, logger: "mcp-proxy", data: text } });
+  }
+}
+
+function withListChanged(result: JsonObject): JsonObject {
+  const capabilities = (result.capabilities as JsonObject | undefined) ?? {};
+  const tools = (capabilities.tools as JsonObject | undefined) ?? {};
+  return { ...result, capabilities: { ...capabilities, tools: { ...tools, listChanged: true } } };
+}
+
+export function diffTools(before: Map<string, string>, after: Map<string, string>): { added: string[]; removed: string[]; changed: string[] } {
+  const added = [...after.keys()].filter((name) => !before.has(name));
+  const removed = [...before.keys()].filter((name) => !after.has(name));
+  const changed = [...after.keys()].filter((name) => before.has(name) && before.get(name) !== after.get(name));
+  return { added, removed, changed };
+}

@@ -1,0 +1,117 @@
+// `--watch` for mcp-proxy: files or globs, changes debounced into one trigger, an optional
+// build command first. A failed build keeps the running server and says why.
+import { spawn } from "node:child_process";
+import { watch, type FSWatcher } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { relative, resolve, sep } from "node:path";
+
+/** Changes under these never count (a build writing into them would loop forever). */
+export const IGNORED_SEGMENTS = ["node_modules", ".git"];
+/** How much of a failed build's output is reported. */
+export const BUILD_OUTPUT_TAIL_CHARS = 2_000;
+
+export interface WatchPattern {
+  /** The directory or file fs.watch looks at. */
+  root: string;
+  /** For globs: the path (relative to cwd, with /) must match. */
+  matcher?: RegExp;
+}
+
+const GLOB_CHARS = /[*?[{]/;
+
+/** Splits a path or glob into the directory to watch and, for globs, what must match. */
+export function parsePattern(pattern: string, cwd: string): WatchPattern {
+  if (!GLOB_CHARS.test(pattern)) return { root: resolve(cwd, pattern) };
+  const parts = pattern.split(/[\\/]/);
+  const firstGlob = parts.findIndex((part) => GLOB_CHARS.test(part));
+  const base = parts.slice(0, firstGlob).join("/") || ".";
+  return { root: resolve(cwd, base), matcher: globToRegExp(relative(cwd, resolve(cwd, pattern)).split(sep).join("/")) };
+}
+
+/** `**` spans directories, `*` and `?` stay inside one, `{a,b}` is either, `[...]` a class. */
+export function globToRegExp(glob: string): RegExp {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i]!;
+    if (char === "*" && glob[i + 1] === "*") {
+      out += glob[i + 2] === "/" ? "(?:.*/)?" : ".*";
+      i += glob[i + 2] === "/" ? 2 : 1;
+    } else if (char === "*") out += "[^/]*";
+    else if (char === "?") out += "[^/]";
+    else if (char === "{") out += "(?:";
+    else if (char === "}") out += ")";
+    else if (char === "," && out.lastIndexOf("(?:") > out.lastIndexOf(")")) out += "|";
+    else if (char === "[") {
+      const end = glob.indexOf("]", i);
+      if (end === -1) out += "\\[";
+      else {
+        out += `[${glob.slice(i + 1, end).replace(/^!/, "^")}]`;
+        i = end;
+      }
+    } else out += char.replace(/[.+^$()|\\]/g, "\\$&");
+  }
+  return new RegExp(`^${out}$`);
+}
+
+export interface WatcherOptions {
+  patterns: string[];
+  cwd: string;
+  debounceMs: number;
+  onchange: (paths: string[]) => void;
+  onerror: (message: string) => void;
+}
+
+/** Watches every pattern; returns a function that stops watching. */
+export function startWatching(options: WatcherOptions): () => void {
+  const watchers: FSWatcher[] = [];
+  let pending = new Set<string>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const fire = () => {
+    const paths = [...pending];
+    pending = new Set();
+    options.onchange(paths);
+  };
+  for (const text of options.patterns) {
+    const pattern = parsePattern(text, options.cwd);
+    if (!existsSync(pattern.root)) {
+      options.onerror(`--watch ${text}: ${pattern.root} does not exist (watching nothing there)`);
+      continue;
+    }
+    const isDirectory = statSync(pattern.root).isDirectory();
+    try {
+      const watcher = watch(pattern.root, { recursive: isDirectory }, (_event, filename) => {
+        const full = isDirectory && filename ? resolve(pattern.root, filename.toString()) : pattern.root;
+        const shown = relative(options.cwd, full).split(sep).join("/");
+        if (shown.split("/").some((segment) => IGNORED_SEGMENTS.includes(segment))) return;
+        if (pattern.matcher && !pattern.matcher.test(shown)) return;
+        pending.add(shown);
+        clearTimeout(timer);
+        timer = setTimeout(fire, options.debounceMs);
+      });
+      watcher.on("error", (error) => options.onerror(`--watch ${text}: ${error.message}`));
+      watchers.push(watcher);
+    } catch (error) {
+      options.onerror(`--watch ${text}: ${(error as Error).message}`);
+    }
+  }
+  return () => {
+    clearTimeout(timer);
+    for (const watcher of watchers) watcher.close();
+  };
+}
+
+/** Runs the build command through the shell (it is the user's own command line). */
+export function runBuild(command: string, cwd: string): Promise<{ ok: boolean; output: string; code: number | null }> {
+  return new Promise((done) => {
+    const shell = process.platform === "win32" ? ["cmd.exe", ["/d", "/s", "/c", command]] as const : ["/bin/sh", ["-c", command]] as const;
+    const child = spawn(shell[0], [...shell[1]], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString("utf8")).slice(-BUILD_OUTPUT_TAIL_CHARS);
+    };
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
+    child.once("error", (error) => done({ ok: false, output: error.message, code: null }));
+    child.once("close", (code) => done({ ok: code === 0, output: output.trim(), code }));
+  });
+}
