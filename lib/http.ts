@@ -26,6 +26,7 @@ const SHOWN_BODY_CHARS = 200;
 /** Marks a JSON-RPC error that this channel made up because the transport failed. */
 export const TRANSPORT_ERROR_DATA = { origin: "mcpkit-transport" } as const;
 const FIRST_MODERN_REVISION = "2026-07-28";
+const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 
 /** A non-2xx answer that carried no JSON-RPC error for us. */
 export class HttpStatusError extends Error {
@@ -64,6 +65,7 @@ export class HttpChannel implements MessageChannel {
   #mode: "streamable" | "sse";
   #sseEndpoint?: string;
   #closed = false;
+  readonly #initializeIds = new Set<JsonRpcId | null>();
 
   constructor(options: HttpChannelOptions) {
     this.#options = options;
@@ -82,6 +84,7 @@ export class HttpChannel implements MessageChannel {
   async send(message: JsonRpcMessage, raw?: string): Promise<void> {
     if (this.#closed) throw new Error("the HTTP channel is closed");
     const body = raw ?? JSON.stringify(message);
+    if (isRequest(message) && message.method === "initialize") this.#initializeIds.add(message.id);
     if (this.#mode === "sse") return this.#postLegacy(body);
     try {
       await this.#post(message, body);
@@ -119,12 +122,24 @@ export class HttpChannel implements MessageChannel {
     this.onclose?.("the HTTP channel was closed");
   }
 
+  /** Hands a message on, noting the revision an initialize answer negotiated (for the headers). */
+  #deliver(message: JsonRpcMessage, raw?: string): void {
+    if ("result" in message && this.#initializeIds.delete(message.id)) {
+      const version = message.result.protocolVersion;
+      if (typeof version === "string") this.protocolVersion = version;
+    }
+    this.onmessage?.(message, raw);
+  }
+
   #headers(message?: JsonRpcMessage): Record<string, string> {
     const headers: Record<string, string> = { ...this.#options.headers };
-    if (this.protocolVersion) headers["MCP-Protocol-Version"] = this.protocolVersion;
+    // A 2026-07-28 request names its own revision; a forwarded one must carry it in the header too.
+    const meta = message && "params" in message ? (message.params?._meta as Record<string, unknown> | undefined) : undefined;
+    const version = typeof meta?.[META_PROTOCOL_VERSION] === "string" ? (meta[META_PROTOCOL_VERSION] as string) : this.protocolVersion;
+    if (version) headers["MCP-Protocol-Version"] = version;
     if (this.sessionId) headers["Mcp-Session-Id"] = this.sessionId;
     // 2026-07-28 mirrors the method and name into headers for intermediaries (revisions are dates).
-    if (message && isRequest(message) && this.protocolVersion && this.protocolVersion >= FIRST_MODERN_REVISION) {
+    if (message && isRequest(message) && version && version >= FIRST_MODERN_REVISION) {
       headers["Mcp-Method"] = message.method;
       const name = message.params?.name ?? message.params?.uri;
       if (typeof name === "string" && ["tools/call", "resources/read", "prompts/get"].includes(message.method)) {
@@ -153,7 +168,7 @@ export class HttpChannel implements MessageChannel {
       const reply = await response.text().catch(() => "");
       const rpc = jsonRpcErrorIn(reply);
       if (requestId !== undefined && rpc && (rpc.id === requestId || MODERN_ERROR_CODES.has(rpc.error.code))) {
-        this.onmessage?.({ ...rpc, id: requestId });
+        this.#deliver({ ...rpc, id: requestId });
         return;
       }
       if (response.status === 404 && this.sessionId) {
@@ -193,7 +208,7 @@ export class HttpChannel implements MessageChannel {
     for (const item of single ? [value] : (value as unknown[])) {
       const checked = validateMessage(item);
       if (checked.ok) {
-        this.onmessage?.(checked.value, single ? body : undefined);
+        this.#deliver(checked.value, single ? body : undefined);
         delivered = true;
       } else {
         this.onerror?.(new Error(`skipped a message from the server that is not JSON-RPC (${checked.error})`));
@@ -213,7 +228,7 @@ export class HttpChannel implements MessageChannel {
           return;
         }
         if (isResponse(parsed.value) && parsed.value.id === requestId) answered = true;
-        this.onmessage?.(parsed.value, event.data);
+        this.#deliver(parsed.value, event.data);
       },
       { onerror: (error) => this.onerror?.(new Error(`dropped a ${error.bytes}-byte SSE event (over the size limit)`)) },
     );
@@ -260,7 +275,7 @@ export class HttpChannel implements MessageChannel {
 
   /** The answer for a request the server left unanswered, marked as ours (not the server's). */
   #answerMissing(id: JsonRpcId, why: string): void {
-    this.onmessage?.(errorResponse(id, ErrorCode.ConnectionClosed, why, TRANSPORT_ERROR_DATA));
+    this.#deliver(errorResponse(id, ErrorCode.ConnectionClosed, why, TRANSPORT_ERROR_DATA));
   }
 
   /** 2024-11-05 HTTP+SSE: GET opens the stream, whose first event names the POST endpoint. */
@@ -283,7 +298,7 @@ export class HttpChannel implements MessageChannel {
       }
       if (event.event !== "message") return;
       const parsed = parseMessage(event.data);
-      if (parsed.ok) this.onmessage?.(parsed.value, event.data);
+      if (parsed.ok) this.#deliver(parsed.value, event.data);
       else this.onerror?.(new Error(`skipped an SSE event that is not JSON-RPC (${parsed.error})`));
     });
     void (async () => {
