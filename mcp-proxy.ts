@@ -9,7 +9,7 @@ import { HttpChannel } from "./lib/http.ts";
 import type { MessageChannel } from "./lib/jsonrpc.ts";
 import { LineSplitter } from "./lib/lines.ts";
 import { createLogger, isLogLevelName, stripControl, type LogLevelName } from "./lib/log.ts";
-import { readLines, StdioChannel, writeLine } from "./lib/stdio.ts";
+import { LineWriter, readLines, StdioChannel } from "./lib/stdio.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
 import { McpProxy } from "./proxy/core.ts";
 import { runBuild, startWatching } from "./proxy/watch.ts";
@@ -160,14 +160,15 @@ function splitArgs(text: string): string[] {
 async function serve(settings: Settings): Promise<number> {
   const log = createLogger({ level: settings.logLevel, file: settings.logFile, tag: "mcp-proxy" });
   const target = settings.target;
+  const toClient = new LineWriter(process.stdout);
   const stderrPrefix = new LineSplitter((line) => process.stderr.write(`[server] ${stripControl(line)}\n`));
 
   const proxy = new McpProxy({
     connect: (): MessageChannel =>
       target.kind === "stdio"
-        ? new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: (chunk) => stderrPrefix.push(chunk) })
+        ? new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: (chunk) => stderrPrefix.push(chunk), peekLargeMessages: true })
         : new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: true }),
-    write: (line) => writeLine(process.stdout, line),
+    write: (line) => toClient.write(line),
     log,
     restartTimeoutMs: settings.restartTimeoutMs,
     autoRestart: settings.autoRestart,

@@ -13,8 +13,8 @@ export function scratchDir(): string {
 }
 
 /** Compiles an entry script into a standalone binary with the release flags. */
-export async function compile(entry: string, outfile: string): Promise<string> {
-  const child = Bun.spawn([BUN, "build", "--compile", ...COMPILE_FLAGS, join(ROOT, entry), "--outfile", outfile], {
+export async function compile(entry: string, outfile: string, extraFlags: string[] = []): Promise<string> {
+  const child = Bun.spawn([BUN, "build", "--compile", ...COMPILE_FLAGS, ...extraFlags, join(ROOT, entry), "--outfile", outfile], {
     stdout: "ignore",
     stderr: "pipe",
     env: { ...process.env, NO_COLOR: "1" },

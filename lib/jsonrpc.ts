@@ -187,3 +187,120 @@ export interface MessageChannel {
   send(message: JsonRpcMessage, raw?: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Messages longer than this are routed on their top-level fields only, never fully parsed. */
+export const PEEK_ABOVE_CHARS = 64 * 1024;
+const PARTIAL = Symbol("partial");
+
+/** Whether a message came from peekMessage and carries its routing fields only. */
+export function isPartial(message: JsonRpcMessage): boolean {
+  return (message as { [PARTIAL]?: boolean })[PARTIAL] === true;
+}
+
+/**
+ * For forwarders: parses small messages fully, and reads only jsonrpc/id/method and which of
+ * params/result/error are present from large ones, jumping over their big values with indexOf.
+ * A 20 MB tool result costs a few native scans instead of a full parse. Anything the scanner
+ * cannot read falls back to the full parser, so validation is never weaker.
+ */
+export function parseForRouting(text: string): ParseResult {
+  if (text.length <= PEEK_ABOVE_CHARS) return parseMessage(text);
+  const peeked = peekMessage(text);
+  return peeked ? { ok: true, value: peeked } : parseMessage(text);
+}
+
+/** The whole message: parses the raw text again if only its routing fields were read. */
+export function completeMessage(message: JsonRpcMessage, raw: string): JsonRpcMessage {
+  if (!isPartial(message)) return message;
+  const parsed = parseMessage(raw);
+  return parsed.ok ? parsed.value : message;
+}
+
+function peekMessage(text: string): JsonRpcMessage | undefined {
+  const fields: Record<string, unknown> = {};
+  let i = skipSpace(text, 0);
+  if (text[i] !== "{") return undefined;
+  i = skipSpace(text, i + 1);
+  while (text[i] !== "}") {
+    if (text[i] !== '"') return undefined;
+    const keyEnd = stringEnd(text, i);
+    if (keyEnd < 0) return undefined;
+    const key = JSON.parse(text.slice(i, keyEnd + 1)) as string;
+    i = skipSpace(text, keyEnd + 1);
+    if (text[i] !== ":") return undefined;
+    const start = skipSpace(text, i + 1);
+    const end = valueEnd(text, start);
+    if (end < 0) return undefined;
+    if (key === "jsonrpc" || key === "id" || key === "method") {
+      try {
+        fields[key] = JSON.parse(text.slice(start, end));
+      } catch {
+        return undefined;
+      }
+    } else if (key === "params" || key === "result" || key === "error") {
+      fields[key] = true;
+    }
+    i = skipSpace(text, end);
+    if (text[i] === ",") i = skipSpace(text, i + 1);
+    else if (text[i] !== "}") return undefined;
+  }
+  if (skipSpace(text, i + 1) !== text.length) return undefined;
+  const shape: Record<string, unknown> = { jsonrpc: fields.jsonrpc };
+  if ("method" in fields) shape.method = fields.method;
+  if ("id" in fields) shape.id = fields.id;
+  if (fields.result) shape.result = {};
+  if (fields.error) shape.error = { code: 0, message: "" };
+  const checked = validateMessage(shape);
+  if (!checked.ok) return undefined;
+  Object.defineProperty(checked.value, PARTIAL, { value: true });
+  return checked.value;
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code !== 32 && code !== 10 && code !== 13 && code !== 9) break;
+    i++;
+  }
+  return i;
+}
+
+/** Index of the quote closing the string that opens at `start`, or -1. */
+function stringEnd(text: string, start: number): number {
+  let i = start + 1;
+  for (;;) {
+    const quote = text.indexOf('"', i);
+    if (quote < 0) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    i = quote + 1;
+  }
+}
+
+/** Index just past the JSON value that starts at `start`, or -1. */
+function valueEnd(text: string, start: number): number {
+  const first = text[start];
+  if (first === '"') {
+    const end = stringEnd(text, start);
+    return end < 0 ? -1 : end + 1;
+  }
+  if (first !== "{" && first !== "[") {
+    let i = start;
+    while (i < text.length && !",}] \n\r\t".includes(text[i]!)) i++;
+    return i === start ? -1 : i;
+  }
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 34) {
+      i = stringEnd(text, i);
+      if (i < 0) return -1;
+    } else if (code === 123 || code === 91) depth++;
+    else if (code === 125 || code === 93) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}

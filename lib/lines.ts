@@ -40,10 +40,17 @@ export class LineSplitter {
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(LF, start);
-      const end = newline === -1 ? chunk.length : newline;
-      this.#append(chunk.subarray(start, end));
-      if (newline === -1) return;
-      this.#finishLine();
+      if (newline === -1) {
+        this.#append(chunk.subarray(start));
+        return;
+      }
+      if (this.#pendingBytes === 0 && !this.#discarding && newline - start <= this.#maxLineBytes) {
+        // The whole line is inside this chunk: decode it in place, no copy.
+        this.#emit(chunk.subarray(start, newline), newline - start);
+      } else {
+        this.#append(chunk.subarray(start, newline));
+        this.#finishLine();
+      }
       start = newline + 1;
     }
   }
@@ -81,13 +88,17 @@ export class LineSplitter {
       this.#onerror({ kind: "oversize", bytes });
       return;
     }
-    let line = parts.length === 1 ? parts[0]! : concat(parts, bytes);
+    this.#emit(parts.length === 1 ? parts[0]! : concat(parts, bytes), bytes);
+  }
+
+  #emit(bytes: Uint8Array, size: number): void {
+    let line = bytes;
     if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
     let text: string;
     try {
       text = this.#decoder.decode(line);
     } catch {
-      this.#onerror({ kind: "invalid-utf8", bytes });
+      this.#onerror({ kind: "invalid-utf8", bytes: size });
       return;
     }
     this.online(text);

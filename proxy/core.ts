@@ -6,11 +6,13 @@
 import {
   ErrorCode,
   IdAllocator,
+  completeMessage,
   errorResponse,
   isNotification,
+  isPartial,
   isRequest,
   isResponse,
-  parseMessage,
+  parseForRouting,
   serializeMessage,
   type JsonObject,
   type JsonRpcId,
@@ -36,6 +38,12 @@ export const IDEMPOTENT_METHODS = new Set([
   "ping", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list",
   "resources/read", "prompts/get", "completion/complete", "subscriptions/listen",
 ]);
+/** Client messages whose contents the proxy reads (the rest it routes by id and method alone). */
+const READ_IN_FULL = new Set([
+  "initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "subscriptions/listen", "notifications/cancelled",
+]);
+/** Answers the proxy rewrites before passing them on. */
+const PATCHED_RESULTS = new Set(["initialize", "server/discover", "tools/list"]);
 const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
@@ -128,13 +136,16 @@ export class McpProxy {
   /** One line from the client. */
   fromClient(raw: string): void {
     if (this.#state === "closed" || raw.trim() === "") return;
-    const parsed = parseMessage(raw);
+    const parsed = parseForRouting(raw);
     if (!parsed.ok) {
       this.#log.warn(`answered a client line that is not JSON-RPC with a parse error (${parsed.error})`);
       void this.#send(errorResponse(null, ErrorCode.ParseError, `mcp-proxy: ${parsed.error}`));
       return;
     }
-    const message = parsed.value;
+    let message = parsed.value;
+    if (isPartial(message) && "method" in message && (READ_IN_FULL.has(message.method) || raw.includes(RESTART_TOOL))) {
+      message = completeMessage(message, raw);
+    }
     if (isRequest(message) && message.method === "tools/call" && message.params?.name === RESTART_TOOL) {
       void this.#answerRestartTool(message);
       return;
@@ -226,10 +237,11 @@ export class McpProxy {
     if (generation !== this.#generation) return;
     if (isResponse(message)) {
       if (this.#ownIds.owns(message.id)) {
+        const full = raw === undefined ? message : completeMessage(message, raw);
         const pending = this.#own.get(message.id as JsonRpcId);
         this.#own.delete(message.id as JsonRpcId);
-        if ("error" in message) pending?.reject(new Error(message.error.message));
-        else pending?.resolve(message.result);
+        if ("error" in full) pending?.reject(new Error(full.error.message));
+        else if ("result" in full) pending?.resolve(full.result);
         return;
       }
       const entry = message.id === null ? undefined : this.#inFlight.get(keyOf(message.id));
@@ -239,6 +251,10 @@ export class McpProxy {
         return;
       }
       this.#inFlight.delete(keyOf(entry.id));
+      if (PATCHED_RESULTS.has(entry.method) && raw !== undefined && isPartial(message)) {
+        const full = completeMessage(message, raw);
+        if (isResponse(full)) message = full;
+      }
       if ("result" in message && (entry.method === "initialize" || entry.method === "server/discover")) {
         this.#childCapabilities = (message.result.capabilities as JsonObject) ?? {};
         void this.#send({ ...message, result: withListChanged(message.result) });

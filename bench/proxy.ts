@@ -1,0 +1,169 @@
+#!/usr/bin/env bun
+// What does mcp-proxy cost? One run, side by side, on compiled binaries:
+//   - tools/call echo with 1 KB and 1 MB payloads, direct to the fixture vs through mcp-proxy,
+//     at concurrency 1 and 64: round trips per second, p50 and p99 latency;
+//   - the restart blackout (restart_server sent -> first tools/call answered by the new process)
+//     vs the fixture's own start-up (spawn -> first answer);
+//   - the proxy's own RSS.
+// Usage: bun bench/proxy.ts [--seconds S]   (time spent per measured cell, default 2)
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { compile, median, percentile, printTable, scratchDir } from "./common.ts";
+
+const CELL_SECONDS_DEFAULT = 2;
+const BLACKOUT_RUNS = 10;
+const GOALS = { throughputRatio: 0.8, addedP50Ms1Kb: 0.2, blackoutExtraMs: 50, rssMb: 60 };
+const INIT = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "0" } };
+
+const secondsFlag = process.argv.indexOf("--seconds");
+const cellSeconds = secondsFlag === -1 ? CELL_SECONDS_DEFAULT : Number(process.argv[secondsFlag + 1]);
+if (!(cellSeconds > 0)) {
+  process.stderr.write("error: --seconds takes a positive number\n");
+  process.exit(1);
+}
+
+/** A raw JSON-lines MCP client over a child's stdio, with per-id answer callbacks. */
+const spawnPiped = (command: string[]) => Bun.spawn(command, { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+
+class Peer {
+  readonly child: ReturnType<typeof spawnPiped>;
+  readonly #waiting = new Map<number | string, (message: any) => void>();
+  #nextId = 0;
+  #buffer = "";
+
+  constructor(command: string[]) {
+    const child = spawnPiped(command);
+    this.child = child;
+    void (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of child.stdout) {
+        this.#buffer += decoder.decode(chunk, { stream: true });
+        let newline: number;
+        while ((newline = this.#buffer.indexOf("\n")) !== -1) {
+          const line = this.#buffer.slice(0, newline);
+          this.#buffer = this.#buffer.slice(newline + 1);
+          const message = JSON.parse(line);
+          if (message.id !== undefined && !("method" in message)) {
+            this.#waiting.get(message.id)?.(message);
+            this.#waiting.delete(message.id);
+          }
+        }
+      }
+    })();
+  }
+
+  request(method: string, params: unknown): Promise<any> {
+    const id = ++this.#nextId;
+    return new Promise((resolve) => {
+      this.#waiting.set(id, resolve);
+      this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      this.child.stdin.flush();
+    });
+  }
+
+  notify(method: string): void {
+    this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method })}\n`);
+    this.child.stdin.flush();
+  }
+
+  async initialize(): Promise<void> {
+    await this.request("initialize", INIT);
+    this.notify("notifications/initialized");
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin.end();
+    await this.child.exited;
+  }
+}
+
+/** Keeps `concurrency` calls in flight for the cell's duration; returns per-call latencies. */
+async function load(peer: Peer, payload: string, concurrency: number): Promise<{ rps: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  const deadline = performance.now() + cellSeconds * 1000;
+  const started = performance.now();
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const sent = performance.now();
+      const answer = await peer.request("tools/call", { name: "echo", arguments: { message: payload } });
+      if (answer.result?.content?.[0]?.text?.length !== payload.length) throw new Error("wrong echo");
+      latencies.push(performance.now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { rps: latencies.length / ((performance.now() - started) / 1000), latencies };
+}
+
+function hwmMb(pid: number): number {
+  const match = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
+  return match ? Number(match[1]) / 1024 : 0;
+}
+
+const dir = scratchDir();
+try {
+  process.stderr.write("compiling the fixture and mcp-proxy...\n");
+  const fixture = await compile("test/fixtures/reference-server.ts", join(dir, "reference-server"));
+  const proxy = await compile("mcp-proxy.ts", join(dir, "mcp-proxy"), process.env.SMOL ? ["--compile-exec-argv=--smol"] : []);
+
+  const rows: (string | number)[][] = [];
+  const ratios: string[] = [];
+  const rss: Record<string, number> = {};
+  const fixtureRss: Record<string, number> = {};
+  for (const [label, bytes] of [["1 KB", 1024], ["1 MB", 1024 * 1024]] as const) {
+    const payload = "p".repeat(bytes);
+    for (const concurrency of [1, 64]) {
+      const results: Record<string, { rps: number; latencies: number[] }> = {};
+      for (const via of ["direct", "proxy"] as const) {
+        const peer = new Peer(via === "direct" ? [fixture] : [proxy, "--log-level", "error", "--", fixture]);
+        await peer.initialize();
+        await load(peer, payload, concurrency); // warm-up pass, same length
+        results[via] = await load(peer, payload, concurrency);
+        if (via === "proxy") rss[`${label} c=${concurrency}`] = hwmMb(peer.child.pid);
+        else fixtureRss[`${label} c=${concurrency}`] = hwmMb(peer.child.pid);
+        await peer.close();
+        const r = results[via]!;
+        rows.push([`${label} c=${concurrency} ${via}`, r.rps.toFixed(0), median(r.latencies).toFixed(3), percentile(r.latencies, 99).toFixed(3)]);
+      }
+      const throughput = results.proxy!.rps / results.direct!.rps;
+      const addedP50 = median(results.proxy!.latencies) - median(results.direct!.latencies);
+      ratios.push(`${label} c=${concurrency}: throughput ${throughput.toFixed(2)}x direct (goal >= ${GOALS.throughputRatio}), p50 added ${addedP50.toFixed(3)} ms${label === "1 KB" ? ` (goal < ${GOALS.addedP50Ms1Kb})` : ""}`);
+    }
+  }
+  printTable(`tools/call echo, ${cellSeconds} s per cell after an equal warm-up`, ["case", "calls/s", "p50 ms", "p99 ms"], rows);
+  console.log("");
+  for (const line of ratios) console.log(line);
+
+  // Start-up of the fixture alone: spawn -> first answer (initialize).
+  const startups: number[] = [];
+  for (let i = 0; i < BLACKOUT_RUNS; i++) {
+    const started = performance.now();
+    const peer = new Peer([fixture]);
+    await peer.request("initialize", INIT);
+    startups.push(performance.now() - started);
+    await peer.close();
+  }
+  // Blackout: restart_server sent -> first tools/call (queued behind it) answered by the new process.
+  const blackouts: number[] = [];
+  const peer = new Peer([proxy, "--log-level", "error", "--", fixture]);
+  await peer.initialize();
+  for (let i = 0; i < BLACKOUT_RUNS; i++) {
+    const started = performance.now();
+    const restart = peer.request("tools/call", { name: "restart_server", arguments: {} });
+    const answered = await peer.request("tools/call", { name: "echo", arguments: { message: "back" } });
+    if (answered.result?.content?.[0]?.text !== "back") throw new Error(`no echo after restart: ${JSON.stringify(answered)}`);
+    blackouts.push(performance.now() - started);
+    await restart;
+  }
+  rss.idle = hwmMb(peer.child.pid);
+  await peer.close();
+  printTable(`restart blackout, ${BLACKOUT_RUNS} runs`, ["what", "median ms", "p90 ms"], [
+    ["fixture start-up (spawn -> first answer)", median(startups).toFixed(1), percentile(startups, 90).toFixed(1)],
+    ["blackout (restart_server -> echo answered)", median(blackouts).toFixed(1), percentile(blackouts, 90).toFixed(1)],
+  ]);
+  const extra = median(blackouts) - median(startups);
+  console.log(`\nblackout - start-up = ${extra.toFixed(1)} ms (goal <= ${GOALS.blackoutExtraMs} ms)`);
+  console.log(`proxy peak RSS: ${Object.entries(rss).map(([k, v]) => `${k} ${v.toFixed(1)} MB`).join(", ")} (goal < ${GOALS.rssMb} MB)`);
+  console.log(`for scale, the fixture's own peak RSS under the same direct load: ${Object.entries(fixtureRss).map(([k, v]) => `${k} ${v.toFixed(1)} MB`).join(", ")}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
