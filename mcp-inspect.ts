@@ -5,47 +5,59 @@
 import { defineCommand, runMain, type ArgsDef, type CommandDef } from "citty";
 import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, takeRepeatable, TARGET_ARGS, unknownFlags } from "./lib/cli.ts";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "./lib/client.ts";
+import { stripControl } from "./lib/log.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
 import { pairsToArguments, readParams, validate } from "./inspect/arguments.ts";
-import { connect, type Call, type Session } from "./inspect/session.ts";
+import { MAX_TIMEOUT_MS, Session, Watchdog, type Call } from "./inspect/session.ts";
 import { CommandError, EXIT, classify, errorEnvelope, renderText, successEnvelope, type Metadata } from "./inspect/output.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const { own, command: serverCommand } = splitAtDoubleDash(process.argv.slice(2));
 const repeated = takeRepeatable(own, REPEATABLE_TARGET_FLAGS);
+// A reader that hangs up early (`| head`) is not an error worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+});
 
 const COMMON_ARGS = {
   ...TARGET_ARGS,
-  timeout: { type: "string", description: "give up after this many ms (progress resets the timer)", valueHint: "ms", default: "60000" },
+  timeout: { type: "string", description: "give up after this many ms in all (progress resets the timer)", valueHint: "ms", default: "60000" },
   "protocol-version": { type: "string", description: `pin a revision (${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")})`, valueHint: "v" },
   json: { type: "boolean", description: "print the JSON envelope (default when stdout is not a terminal)" },
   text: { type: "boolean", description: "print readable text (default on a terminal)" },
   verbose: { type: "boolean", description: "show the server's stderr, skipped lines and notifications", alias: ["v"] },
 } as const satisfies ArgsDef;
 
-type CommonArgs = { [K in keyof typeof COMMON_ARGS]?: (typeof COMMON_ARGS)[K]["type"] extends "boolean" ? boolean : string };
+type Args = Record<string, unknown> & { _: string[] } & { [K in keyof typeof COMMON_ARGS]?: (typeof COMMON_ARGS)[K]["type"] extends "boolean" ? boolean : string };
 
-/** One inspection command: its flags, its examples, and what it asks the server. */
-function inspectCommand<A extends ArgsDef>(
+/**
+ * One inspection command. `prepare` checks and reads everything local (arguments, files, stdin)
+ * before any server is started; `act` then asks the server.
+ */
+function inspectCommand<A extends ArgsDef, P>(
   name: string,
   description: string,
   examples: string[],
   args: A,
-  action: (call: Call, args: Record<string, unknown> & { _: string[] }) => Promise<unknown>,
+  prepare: (args: Args) => Promise<P> | P,
+  act: (call: Call, prepared: P, target: Target) => Promise<unknown>,
 ): CommandDef<A & typeof COMMON_ARGS> {
   const allArgs = { ...args, ...COMMON_ARGS } as A & typeof COMMON_ARGS;
   return defineCommand({
     meta: { name, description: `${description}\n\nExamples:\n${examples.map((e) => `  ${e}`).join("\n")}` },
     args: allArgs,
-    run: ({ args: parsed }) => runOneShot(name, parsed as Record<string, unknown> & CommonArgs & { _: string[] }, allArgs, action),
+    run: ({ args: parsed }) => runOneShot(name, parsed as Args, allArgs, prepare, act),
   });
 }
+
+const noPreparation = () => undefined;
 
 const listTools = inspectCommand(
   "list-tools",
   "List the server's tools with their input schemas.",
   ["mcp-inspect list-tools -- node server.js", "mcp-inspect list-tools --url http://127.0.0.1:3000/mcp", "mcp-inspect list-tools --config .mcp.json --server github"],
   {},
+  noPreparation,
   (call) => call.listAll("tools/list", "tools"),
 );
 
@@ -59,30 +71,30 @@ const callTool = inspectCommand(
     `echo '{"n": 1}' | mcp-inspect call-tool step --params - -- node server.js`,
   ],
   {
-    name: { type: "positional", description: "tool name", required: true },
+    name: { type: "positional", description: "tool name", required: false },
     params: { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" },
     validate: { type: "boolean", description: "check arguments against the tool's inputSchema first (--no-validate skips)", default: true },
   },
-  async (call, args) => {
-    const name = String(args.name);
+  async (args) => {
+    const name = requirePositional(args, "tool name", "call-tool echo message=hi -- node server.js");
     const pairs = args._.slice(1);
-    let base: Record<string, unknown> = {};
-    if (typeof args.params === "string") {
-      const read = await readParams(args.params);
-      if (!read.ok) throw new CommandError(EXIT.usage, read.error);
-      base = read.value;
-    }
-    const needSchema = args.validate !== false || pairs.length > 0;
+    // The pairs' form is checked now; their types need the schema, so they are built later.
+    const form = pairsToArguments(pairs, undefined);
+    if (!form.ok) throw new CommandError(EXIT.usage, form.error);
+    return { name, base: await paramsOf(args), pairs, validate: args.validate !== false };
+  },
+  async (call, { name, base, pairs, validate: check }, target) => {
+    // Over HTTP the schema is needed anyway: it says which arguments travel as Mcp-Param headers.
     let schema: Record<string, unknown> | undefined;
-    if (needSchema) {
-      const { tools } = (await call.listAll("tools/list", "tools")) as { tools: { name: string; inputSchema?: Record<string, unknown> }[] };
+    if (check || pairs.length > 0 || target.kind === "http") {
+      const { tools } = (await call.listAll("tools/list", "tools")) as { tools: { name?: unknown; inputSchema?: Record<string, unknown> }[] };
       const tool = tools.find((t) => t.name === name);
-      if (!tool) throw new CommandError(EXIT.usage, `unknown tool "${name}" (the server has: ${tools.map((t) => t.name).join(", ") || "no tools"})`);
+      if (!tool) throw new CommandError(EXIT.usage, `unknown tool "${name}" (the server has: ${tools.map((t) => String(t.name)).join(", ") || "no tools"})`);
       schema = tool.inputSchema;
     }
     const built = pairsToArguments(pairs, schema, base);
     if (!built.ok) throw new CommandError(EXIT.usage, built.error);
-    if (args.validate !== false) {
+    if (check) {
       const problems = validate(built.value, schema);
       if (problems.length > 0) {
         throw new CommandError(EXIT.usage, `invalid arguments for ${name}: ${problems.slice(0, 5).join("; ")} (or pass --no-validate)`, { problems });
@@ -97,6 +109,7 @@ const listResources = inspectCommand(
   "List the server's resources.",
   ["mcp-inspect list-resources -- node server.js"],
   {},
+  noPreparation,
   (call) => call.listAll("resources/list", "resources"),
 );
 
@@ -105,6 +118,7 @@ const listResourceTemplates = inspectCommand(
   "List the server's resource templates (URIs with {placeholders}).",
   ["mcp-inspect list-resource-templates -- node server.js"],
   {},
+  noPreparation,
   (call) => call.listAll("resources/templates/list", "resourceTemplates"),
 );
 
@@ -112,8 +126,9 @@ const readResource = inspectCommand(
   "read-resource",
   "Read one resource by URI.",
   ["mcp-inspect read-resource file:///etc/hosts -- npx my-files-server", "mcp-inspect read-resource ref://items/3 --url http://127.0.0.1:3000/mcp"],
-  { uri: { type: "positional", description: "resource URI", required: true } },
-  (call, args) => call.request("resources/read", { uri: String(args.uri) }),
+  { uri: { type: "positional", description: "resource URI", required: false } },
+  (args) => requirePositional(args, "resource URI", "read-resource ref://hello -- node server.js"),
+  (call, uri) => call.request("resources/read", { uri }),
 );
 
 const listPrompts = inspectCommand(
@@ -121,6 +136,7 @@ const listPrompts = inspectCommand(
   "List the server's prompts and their arguments.",
   ["mcp-inspect list-prompts -- node server.js"],
   {},
+  noPreparation,
   (call) => call.listAll("prompts/list", "prompts"),
 );
 
@@ -129,13 +145,17 @@ const getPrompt = inspectCommand(
   "Get one prompt, filled in with key=value arguments (or --params JSON).",
   ["mcp-inspect get-prompt greet name=alice -- node server.js", `mcp-inspect get-prompt review --params '{"code":"x = 1"}' -- node server.js`],
   {
-    name: { type: "positional", description: "prompt name", required: true },
+    name: { type: "positional", description: "prompt name", required: false },
     params: { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" },
   },
-  async (call, args) => {
-    const values = await promptArguments(args);
-    return call.request("prompts/get", { name: String(args.name), arguments: values });
+  async (args) => {
+    const name = requirePositional(args, "prompt name", "get-prompt greet name=alice -- node server.js");
+    // Prompt arguments are strings by the spec: no coercion.
+    const built = pairsToArguments(args._.slice(1), undefined, await paramsOf(args), { strings: true });
+    if (!built.ok) throw new CommandError(EXIT.usage, built.error);
+    return { name, values: Object.fromEntries(Object.entries(built.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])) };
   },
+  (call, { name, values }) => call.request("prompts/get", { name, arguments: values }),
 );
 
 const complete = inspectCommand(
@@ -152,23 +172,23 @@ const complete = inspectCommand(
     argument: { type: "string", description: "the argument being typed and its partial value (required)", valueHint: "name=value" },
     context: { type: "string", description: "already-resolved arguments, comma-separated", valueHint: "k=v,k2=v2" },
   },
-  async (call, args) => {
+  (args) => {
     if (Boolean(args.prompt) === Boolean(args.resource)) throw new CommandError(EXIT.usage, "give exactly one of --prompt <name> or --resource <uri-template>");
     if (typeof args.argument !== "string") throw new CommandError(EXIT.usage, "--argument name=value is required");
-    const argument = args.argument;
-    const equals = argument.indexOf("=");
-    if (equals <= 0) throw new CommandError(EXIT.usage, `bad --argument ${JSON.stringify(argument)} (write name=value)`);
+    const equals = args.argument.indexOf("=");
+    if (equals <= 0) throw new CommandError(EXIT.usage, `bad --argument ${JSON.stringify(args.argument)} (write name=value)`);
     const params: Record<string, unknown> = {
       ref: args.prompt ? { type: "ref/prompt", name: String(args.prompt) } : { type: "ref/resource", uri: String(args.resource) },
-      argument: { name: argument.slice(0, equals), value: argument.slice(equals + 1) },
+      argument: { name: args.argument.slice(0, equals), value: args.argument.slice(equals + 1) },
     };
     if (typeof args.context === "string") {
       const context = pairsToArguments(args.context.split(",").filter(Boolean), undefined, {}, { strings: true });
       if (!context.ok) throw new CommandError(EXIT.usage, context.error.replace("argument", "--context"));
       params.context = { arguments: context.value };
     }
-    return call.request("completion/complete", params);
+    return params;
   },
+  (call, params) => call.request("completion/complete", params),
 );
 
 const serverInfo = inspectCommand(
@@ -176,6 +196,7 @@ const serverInfo = inspectCommand(
   "Show what the server said about itself: name, version, protocol revision, capabilities, instructions.",
   ["mcp-inspect server-info -- node server.js", "mcp-inspect server-info --protocol-version 2025-06-18 -- node server.js"],
   {},
+  noPreparation,
   async (call) => call.identity(),
 );
 
@@ -184,8 +205,11 @@ const ping = inspectCommand(
   "Check that the server answers, and how fast.",
   ["mcp-inspect ping -- node server.js", "mcp-inspect ping --url http://127.0.0.1:3000/mcp --timeout 2000"],
   {},
+  noPreparation,
   (call) => call.ping(),
 );
+
+const MCP_ARGS = { ...TARGET_ARGS, timeout: COMMON_ARGS.timeout, "protocol-version": COMMON_ARGS["protocol-version"], verbose: COMMON_ARGS.verbose } as const satisfies ArgsDef;
 
 const mcp = defineCommand({
   meta: {
@@ -193,102 +217,129 @@ const mcp = defineCommand({
     description:
       "Run as a stdio MCP server whose tools inspect the target: list_tools, call_tool, list_resources, read_resource, list_prompts, get_prompt, get_server_info, ping. One connection to the target is kept across calls.\n\nExamples:\n  mcp-inspect mcp -- node server.js\n  mcp-inspect mcp --url http://127.0.0.1:3000/mcp",
   },
-  args: { ...TARGET_ARGS, timeout: COMMON_ARGS.timeout, "protocol-version": COMMON_ARGS["protocol-version"], verbose: COMMON_ARGS.verbose },
+  args: MCP_ARGS,
   async run({ args }) {
-    const target = checkTarget(args as CommonArgs);
-    if (!target.ok) {
-      process.stderr.write(`error: ${target.error}\n`);
+    const parsed = args as Args;
+    const target = checkTarget(parsed);
+    const problem = usageProblem(parsed, MCP_ARGS) ?? (target.ok ? undefined : target.error);
+    if (problem || !target.ok) {
+      process.stderr.write(`error: ${problem}\n`);
       process.exitCode = EXIT.usage;
       return;
     }
     const { serveInspector } = await import("./inspect/mcp-mode.ts");
-    await serveInspector(target.value, { version: pkg.version, timeoutMs: Number(args.timeout), protocolVersion: args["protocol-version"], verbose: Boolean(args.verbose) });
+    process.exitCode = await serveInspector(target.value, { version: pkg.version, timeoutMs: Number(parsed.timeout), protocolVersion: parsed["protocol-version"], verbose: Boolean(parsed.verbose) });
   },
 });
+
+const SUBCOMMANDS = {
+  "list-tools": listTools,
+  "call-tool": callTool,
+  "list-resources": listResources,
+  "list-resource-templates": listResourceTemplates,
+  "read-resource": readResource,
+  "list-prompts": listPrompts,
+  "get-prompt": getPrompt,
+  complete,
+  "server-info": serverInfo,
+  ping,
+  mcp,
+};
 
 const main = defineCommand({
   meta: { name: "mcp-inspect", version: pkg.version, description: "Inspect any MCP server from the command line: list and call tools, read resources, get prompts." },
-  subCommands: {
-    "list-tools": listTools,
-    "call-tool": callTool,
-    "list-resources": listResources,
-    "list-resource-templates": listResourceTemplates,
-    "read-resource": readResource,
-    "list-prompts": listPrompts,
-    "get-prompt": getPrompt,
-    complete,
-    "server-info": serverInfo,
-    ping,
-    mcp,
-  },
+  subCommands: SUBCOMMANDS,
 });
 
-// The one-shot flow every command shares: resolve, connect, act, print, exit with a stable code.
-async function runOneShot(
+// The one-shot flow every command shares: check, connect, act, print, then close and exit.
+async function runOneShot<P>(
   name: string,
-  args: Record<string, unknown> & CommonArgs & { _: string[] },
+  args: Args,
   defs: ArgsDef,
-  action: (call: Call, args: Record<string, unknown> & { _: string[] }) => Promise<unknown>,
+  prepare: (args: Args) => Promise<P> | P,
+  act: (call: Call, prepared: P, target: Target) => Promise<unknown>,
 ): Promise<void> {
   const started = performance.now();
-  const json = args.json || (!args.text && !process.stdout.isTTY);
-  const metadata = (protocolVersion?: string): Metadata => ({
+  const json = wantsJson(args);
+  const target = checkTarget(args);
+  let protocolVersion: string | undefined;
+  const metadata = (): Metadata => ({
     command: name,
     target: target.ok ? describeTarget(target.value) : "",
     ...(protocolVersion ? { protocolVersion } : {}),
     timestamp: new Date().toISOString(),
     durationMs: Math.round(performance.now() - started),
   });
-  const fail = (error: CommandError, data?: unknown, protocolVersion?: string) => {
-    if (json) process.stdout.write(`${errorEnvelope(error, metadata(protocolVersion), data)}\n`);
+  const report = (error: CommandError, data?: unknown) => {
+    if (json) process.stdout.write(`${errorEnvelope(error, metadata(), data)}\n`);
     else {
       if (data !== undefined) process.stdout.write(`${renderText(name, data)}\n`);
-      process.stderr.write(`error: ${error.message}\n`);
+      process.stderr.write(`error: ${stripControl(error.message)}\n`);
     }
     process.exitCode = error.exitCode;
   };
 
-  const target = checkTarget(args);
-  const usage = usageProblem(args, defs);
-  if (usage || !target.ok) return fail(new CommandError(EXIT.usage, usage ?? (target.ok ? "" : target.error)));
-  const timeoutMs = Number(args.timeout);
-
-  let session: Session | undefined;
+  const usage = usageProblem(args, defs) ?? (target.ok ? undefined : target.error);
+  if (usage || !target.ok) return report(new CommandError(EXIT.usage, usage ?? ""));
+  let prepared: P;
   try {
-    session = await connect(target.value, {
-      version: pkg.version,
-      timeoutMs,
-      protocolVersion: args["protocol-version"],
-      verbose: Boolean(args.verbose),
-      handleSignals: true,
-    });
-    const data = await session.run((call) => action(call, args));
-    const version = session.protocolVersion;
+    prepared = await prepare(args);
+  } catch (error) {
+    return report(classify(error));
+  }
+
+  const session = new Session(target.value, { version: pkg.version, timeoutMs: Number(args.timeout), protocolVersion: args["protocol-version"], verbose: Boolean(args.verbose) });
+  const watchdog = new Watchdog(Number(args.timeout));
+  // Every signal that ends us cancels the work under way and is answered with an envelope.
+  const signals = [["SIGINT", EXIT.interrupted, "Ctrl-C"], ["SIGTERM", 143, "SIGTERM"], ["SIGHUP", 129, "SIGHUP"]] as const;
+  for (const [signal, code, label] of signals) {
+    process.on(signal, () => watchdog.abort(new CommandError(code, `interrupted by ${label}; the server was told to cancel`)));
+  }
+  try {
+    await session.connect(watchdog);
+    protocolVersion = session.protocolVersion;
+    const data = await session.run((call) => act(call, prepared, target.value), watchdog);
     if (name === "call-tool" && (data as { isError?: boolean }).isError === true) {
       const text = ((data as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === "text")?.text;
-      return fail(new CommandError(EXIT.toolError, `the tool reported an error${text ? `: ${text.slice(0, 200)}` : ""}`), data, version);
-    }
-    if (json) process.stdout.write(`${successEnvelope(data, metadata(version))}\n`);
+      report(new CommandError(EXIT.toolError, `the tool reported an error${text ? `: ${text.slice(0, 200)}` : ""}`), data);
+    } else if (json) process.stdout.write(`${successEnvelope(data, metadata())}\n`);
     else process.stdout.write(`${renderText(name, data)}\n`);
   } catch (error) {
-    fail(classify(error, session?.stderrTail ?? (error as { stderrTail?: string }).stderrTail), undefined, session?.protocolVersion);
+    protocolVersion = session.protocolVersion;
+    report(classify(error, session.stderrTail));
   } finally {
-    await session?.close();
+    watchdog.stop();
+    // The answer is out; only now wait for the server to go away.
+    await session.close();
   }
 }
 
-function checkTarget(args: CommonArgs) {
-  return resolveTarget(
-    { url: args.url, config: args.config, server: args.server, cwd: args.cwd, transport: args.transport, header: repeated.values.header, env: repeated.values.env },
-    serverCommand,
-  ) as { ok: true; value: Target } | { ok: false; error: string };
+function wantsJson(args: Args): boolean {
+  return Boolean(args.json) || (!args.text && !process.stdout.isTTY);
 }
 
-function usageProblem(args: Record<string, unknown> & CommonArgs, defs: ArgsDef): string | undefined {
+function checkTarget(args: Args): { ok: true; value: Target } | { ok: false; error: string } {
+  return resolveTarget(
+    {
+      url: args.url,
+      config: args.config,
+      server: args.server,
+      cwd: args.cwd,
+      transport: args.transport,
+      header: repeated.values.header,
+      env: repeated.values.env,
+    },
+    serverCommand,
+  );
+}
+
+function usageProblem(args: Args, defs: ArgsDef): string | undefined {
   if (repeated.missing) return `${repeated.missing} needs a value`;
   const unknown = unknownFlags(args, defs);
   if (unknown.length > 0) return `unknown option ${unknown.map((f) => (f.length === 1 ? `-${f}` : `--${f}`)).join(", ")} (see --help)`;
-  if (!/^\d+$/.test(String(args.timeout)) || Number(args.timeout) <= 0) return `--timeout must be a positive number of milliseconds, not ${JSON.stringify(args.timeout)}`;
+  const timeout = String(args.timeout);
+  if (!/^\d+$/.test(timeout) || Number(timeout) <= 0) return `--timeout must be a positive number of milliseconds, not ${JSON.stringify(args.timeout)}`;
+  if (Number(timeout) > MAX_TIMEOUT_MS) return `--timeout can be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`;
   const pinned = args["protocol-version"];
   const known = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
   if (pinned !== undefined && !known.includes(pinned)) return `unknown --protocol-version ${pinned} (known: ${known.join(", ")})`;
@@ -296,17 +347,35 @@ function usageProblem(args: Record<string, unknown> & CommonArgs, defs: ArgsDef)
   return undefined;
 }
 
-async function promptArguments(args: Record<string, unknown> & { _: string[] }): Promise<Record<string, string>> {
-  let values: Record<string, unknown> = {};
-  if (typeof args.params === "string") {
-    const read = await readParams(args.params);
-    if (!read.ok) throw new CommandError(EXIT.usage, read.error);
-    values = read.value;
-  }
-  // Prompt arguments are strings by the spec: no coercion.
-  const built = pairsToArguments(args._.slice(1), undefined, values, { strings: true });
-  if (!built.ok) throw new CommandError(EXIT.usage, built.error);
-  return Object.fromEntries(Object.entries(built.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+function requirePositional(args: Args, what: string, example: string): string {
+  const value = args._[0];
+  if (value === undefined || value === "") throw new CommandError(EXIT.usage, `missing ${what} (e.g. mcp-inspect ${example})`);
+  return value;
 }
 
-runMain(main, { rawArgs: repeated.rest });
+async function paramsOf(args: Args): Promise<Record<string, unknown>> {
+  if (typeof args.params !== "string") return {};
+  const read = await readParams(args.params);
+  if (!read.ok) throw new CommandError(EXIT.usage, read.error);
+  return read.value;
+}
+
+/**
+ * citty prints its own help on stdout for an unknown command, which would break the JSON
+ * contract: such mistakes are caught here and reported like every other usage error.
+ */
+function unknownCommand(argv: string[]): string | undefined {
+  const first = argv[0];
+  if (first === undefined || first.startsWith("-") || Object.hasOwn(SUBCOMMANDS, first)) return undefined;
+  return `unknown command "${first}" (commands: ${Object.keys(SUBCOMMANDS).join(", ")}; see mcp-inspect --help)`;
+}
+
+const badCommand = unknownCommand(repeated.rest);
+if (badCommand) {
+  const error = new CommandError(EXIT.usage, badCommand);
+  if (!process.stdout.isTTY) process.stdout.write(`${errorEnvelope(error, { command: repeated.rest[0]!, target: "", timestamp: new Date().toISOString(), durationMs: 0 })}\n`);
+  else process.stderr.write(`error: ${badCommand}\n`);
+  process.exitCode = EXIT.usage;
+} else {
+  runMain(main, { rawArgs: repeated.rest });
+}

@@ -5,6 +5,10 @@ import { readFileSync } from "node:fs";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 type Schema = Record<string, unknown>;
+/** Keys that would reach Object.prototype through a dotted path. */
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+/** Decimal numbers only: "0x10" or "1e3x" stay strings for validation to name. */
+const DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 type Json = Record<string, unknown>;
 
 /** Reads `--params`: inline JSON, `@path` to a JSON file, or `-` for stdin. */
@@ -49,6 +53,8 @@ export function pairsToArguments(pairs: string[], schema: Schema | undefined, in
     if (equals <= 0) return { ok: false, error: `bad argument ${JSON.stringify(pair)} (write key=value)` };
     const path = pair.slice(0, equals).split(".");
     const raw = pair.slice(equals + 1);
+    const forbidden = path.find((key) => FORBIDDEN_KEYS.has(key) || key === "");
+    if (forbidden !== undefined) return { ok: false, error: `bad argument name ${JSON.stringify(pair.slice(0, equals))} (${forbidden ? `"${forbidden}" is not allowed` : "empty part"})` };
     let target = into;
     let fieldSchema: Schema | undefined = schema;
     for (const [index, key] of path.entries()) {
@@ -83,7 +89,7 @@ function coerce(raw: string, schema: Schema | undefined): unknown {
   if (types.length === 0) return guess(raw);
   if (types.includes("string")) return raw;
   if (types.includes("integer") && /^-?\d+$/.test(raw)) return Number(raw);
-  if (types.includes("number") && raw.trim() !== "" && Number.isFinite(Number(raw))) return Number(raw);
+  if (types.includes("number") && DECIMAL.test(raw)) return Number(raw);
   if (types.includes("boolean") && (raw === "true" || raw === "false")) return raw === "true";
   if (types.includes("null") && raw === "null") return null;
   if (types.includes("object") || types.includes("array")) {
@@ -99,7 +105,7 @@ function coerce(raw: string, schema: Schema | undefined): unknown {
 
 /** Without a schema: JSON literals are taken as JSON, anything else is a string. */
 function guess(raw: string): unknown {
-  if (/^(true|false|null|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)$/.test(raw) || /^[[{"]/.test(raw)) {
+  if (raw === "true" || raw === "false" || raw === "null" || DECIMAL.test(raw) || /^[[{"]/.test(raw)) {
     try {
       return JSON.parse(raw);
     } catch {

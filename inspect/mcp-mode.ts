@@ -8,7 +8,8 @@ import * as z from "zod";
 import { createLogger } from "../lib/log.ts";
 import { describeTarget, type Target } from "../lib/target.ts";
 import { classify } from "./output.ts";
-import { connect, type Call, type Session } from "./session.ts";
+import { McpError } from "../lib/client.ts";
+import { Session, type Call } from "./session.ts";
 
 export interface InspectorOptions {
   version: string;
@@ -30,23 +31,51 @@ class TargetLink {
 
   async run<T>(work: (call: Call) => Promise<T>): Promise<T> {
     const session = await this.#current();
-    return session.run(work);
-  }
-
-  #current(): Promise<Session> {
-    const existing = this.#session;
-    if (existing) {
-      return existing.then(
-        (session) => (session.closed ? this.#open() : session),
-        () => this.#open(),
-      );
+    try {
+      return await session.run(work);
+    } catch (error) {
+      if (!(error instanceof McpError) || (error.kind !== "transport" && error.kind !== "closed")) throw error;
+      // The connection itself failed: the next call starts a fresh one. A session the HTTP
+      // server forgot (404) was never acted on, so this call may safely go again at once.
+      this.#drop(session);
+      if (error.status !== 404) throw error;
+      return (await this.#current()).run(work);
     }
-    return this.#open();
   }
 
-  #open(): Promise<Session> {
-    this.#session = connect(this.target, { ...this.options });
-    return this.#session;
+  /** Concurrent callers share one connection attempt; a failed or dead one is replaced once. */
+  #current(): Promise<Session> {
+    this.#session ??= this.#open();
+    const attempt = this.#session;
+    return attempt.then(
+      (session) => {
+        if (!session.closed) return session;
+        this.#drop(session);
+        return this.#current();
+      },
+      (error) => {
+        if (this.#session === attempt) this.#session = undefined;
+        throw error;
+      },
+    );
+  }
+
+  async #open(): Promise<Session> {
+    const session = new Session(this.target, this.options);
+    try {
+      await session.connect();
+    } catch (error) {
+      void session.close();
+      throw error;
+    }
+    return session;
+  }
+
+  #drop(session: Session): void {
+    void this.#session?.then((current) => {
+      if (current === session) this.#session = undefined;
+    }, () => {});
+    void session.close();
   }
 
   async close(): Promise<void> {
@@ -55,7 +84,8 @@ class TargetLink {
   }
 }
 
-export async function serveInspector(target: Target, options: InspectorOptions): Promise<void> {
+/** Serves until our client leaves; resolves with the exit code. */
+export async function serveInspector(target: Target, options: InspectorOptions): Promise<number> {
   const log = createLogger({ level: options.verbose ? "debug" : "warn", tag: "mcp-inspect mcp" });
   const link = new TargetLink(target, options);
   const name = describeTarget(target);
@@ -125,13 +155,14 @@ export async function serveInspector(target: Target, options: InspectorOptions):
 
   const handle = serveStdio(factory, { onerror: (error) => log.debug(error.message) });
   // Our client leaving (stdin EOF) or a signal ends the inspector and the target with it.
-  await new Promise<void>((resolve) => {
-    process.stdin.once("end", resolve);
-    process.stdin.once("close", resolve);
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-    process.once("SIGHUP", resolve);
+  const code = await new Promise<number>((resolve) => {
+    process.stdin.once("end", () => resolve(0));
+    process.stdin.once("close", () => resolve(0));
+    process.once("SIGINT", () => resolve(130));
+    process.once("SIGTERM", () => resolve(143));
+    process.once("SIGHUP", () => resolve(129));
   });
   await handle.close().catch(() => {});
   await link.close();
+  return code;
 }

@@ -22,6 +22,8 @@ export const ERROR_NAMES: Record<number, string> = {
   [EXIT.protocol]: "PROTOCOL_ERROR",
   [EXIT.toolError]: "TOOL_ERROR",
   [EXIT.interrupted]: "CANCELLED",
+  129: "CANCELLED",
+  143: "CANCELLED",
 };
 
 export interface Metadata {
@@ -69,6 +71,8 @@ export function classify(error: unknown, stderrTail?: string): CommandError {
   if (/ECONNREFUSED|Unable to connect|ConnectionRefused|fetch failed|ENOTFOUND|certificate/i.test(message)) {
     return new CommandError(EXIT.connection, `cannot reach the server: ${message}`);
   }
+  // Our code tripping over a value the server sent is the server's malformed answer.
+  if (error instanceof TypeError) return new CommandError(EXIT.protocol, `the server sent a malformed answer (${message})`);
   return new CommandError(EXIT.connection, message, withStderr({}));
 }
 

@@ -1,11 +1,12 @@
-// One connection to one server for the length of a command: the channel for the target's kind,
-// the raw client on top, a watchdog for --timeout (progress resets it), and Ctrl-C turned into
-// notifications/cancelled.
+// One connection to one server: the channel for the target's kind, the raw client on top, and
+// watchdogs for --timeout (progress resets them). A one-shot command runs its whole life under
+// one watchdog; `mcp` mode gives each tool call its own.
 import { McpError, RawClient, type ServerIdentity } from "../lib/client.ts";
 import { HttpChannel } from "../lib/http.ts";
 import type { JsonObject, MessageChannel } from "../lib/jsonrpc.ts";
+import { LineSplitter } from "../lib/lines.ts";
 import { createLogger, stripControl } from "../lib/log.ts";
-import { StdioChannel } from "../lib/stdio.ts";
+import { DroppedLineError, StdioChannel } from "../lib/stdio.ts";
 import type { Target } from "../lib/target.ts";
 import { CommandError, EXIT } from "./output.ts";
 
@@ -13,38 +14,28 @@ import { CommandError, EXIT } from "./output.ts";
 export const MAX_LIST_PAGES = 1_000;
 /** How long closing the connection may hold up the exit. */
 export const CLOSE_WAIT_MS = 3_000;
+/** setTimeout's own limit; a longer --timeout would fire at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 export interface SessionOptions {
   version: string;
   timeoutMs: number;
   protocolVersion?: string;
   verbose?: boolean;
-  /** Turn Ctrl-C and SIGTERM into cancellation of the work under way (one-shot commands). */
-  handleSignals?: boolean;
 }
 
-export async function connect(target: Target, options: SessionOptions): Promise<Session> {
-  const session = new Session(target, options);
-  try {
-    await session.run(() => session.client.connect());
-  } catch (error) {
-    await session.close();
-    throw Object.assign(error as Error, { stderrTail: session.stderrTail });
-  }
-  return session;
-}
-
-/** A connected server; each `run` is one unit of work under its own --timeout watchdog. */
+/** A server connection, not yet connected: `connect` negotiates under the given watchdog. */
 export class Session {
   readonly client: RawClient;
   readonly #channel: MessageChannel;
   readonly #timeoutMs: number;
   readonly #active = new Set<Watchdog>();
-  readonly #removeSignalHandlers: () => void;
 
   constructor(target: Target, options: SessionOptions) {
     const log = createLogger({ level: options.verbose ? "debug" : "warn", tag: "mcp-inspect" });
     this.#timeoutMs = options.timeoutMs;
+    // The server's stderr may hold escape sequences: it reaches the terminal line by line, cleaned.
+    const stderrLines = new LineSplitter((line) => process.stderr.write(`${stripControl(line)}\n`));
     this.#channel =
       target.kind === "stdio"
         ? new StdioChannel({
@@ -52,10 +43,14 @@ export class Session {
             args: target.args,
             env: target.env,
             cwd: target.cwd,
-            onstderr: options.verbose ? (chunk) => process.stderr.write(chunk) : undefined,
+            onstderr: options.verbose ? (chunk) => stderrLines.push(chunk) : undefined,
           })
         : new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport });
-    this.#channel.onerror = (error) => log.debug(error.message);
+    this.#channel.onerror = (error) => {
+      // A message too big to take would otherwise look like a silent server until the timeout.
+      if (error instanceof DroppedLineError && error.kind === "oversize") this.abortAll(new CommandError(EXIT.protocol, error.message));
+      else log.debug(stripControl(error.message));
+    };
     this.client = new RawClient(this.#channel, {
       clientInfo: { name: "mcp-inspect", version: options.version },
       protocolVersion: options.protocolVersion,
@@ -67,11 +62,11 @@ export class Session {
         if (options.verbose) log.info(`${notification.method} ${stripControl(JSON.stringify(notification.params ?? {}))}`);
       },
     });
-    this.#removeSignalHandlers = options.handleSignals
-      ? onSignals((signal, code) => {
-          for (const watchdog of this.#active) watchdog.abort(new CommandError(code, `interrupted by ${signal}; the server was told to cancel`));
-        })
-      : () => {};
+  }
+
+  /** Starts the server and negotiates. */
+  connect(watchdog?: Watchdog): Promise<ServerIdentity> {
+    return this.run(() => this.client.connect(), watchdog);
   }
 
   get protocolVersion(): string | undefined {
@@ -90,20 +85,24 @@ export class Session {
     return this.client.closedReason !== undefined;
   }
 
-  /** Runs work under a fresh watchdog: it fails with a timeout or an interrupt, whichever comes first. */
-  async run<T>(work: (call: Call) => Promise<T>): Promise<T> {
-    const watchdog = new Watchdog(this.#timeoutMs);
+  /** Runs work under a watchdog (the caller's, or a fresh one): a timeout or an interrupt ends it. */
+  async run<T>(work: (call: Call) => Promise<T>, shared?: Watchdog): Promise<T> {
+    const watchdog = shared ?? new Watchdog(this.#timeoutMs);
     this.#active.add(watchdog);
     try {
       return await Promise.race([work(new Call(this.client, watchdog)), watchdog.fired]);
     } finally {
-      watchdog.stop();
       this.#active.delete(watchdog);
+      if (!shared) watchdog.stop();
     }
   }
 
+  /** Ends every unit of work under way with this error (Ctrl-C, an unusable message). */
+  abortAll(error: Error): void {
+    for (const watchdog of this.#active) watchdog.abort(error);
+  }
+
   async close(): Promise<void> {
-    this.#removeSignalHandlers();
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       this.client.close().catch(() => {}),
@@ -143,7 +142,11 @@ export class Call {
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const result = await this.request(method, cursor ? { cursor } : {});
-      if (Array.isArray(result[key])) items.push(...(result[key] as unknown[]));
+      const pageItems = result[key];
+      if (pageItems !== undefined && (!Array.isArray(pageItems) || pageItems.some((item) => typeof item !== "object" || item === null || Array.isArray(item)))) {
+        throw new McpError("protocol", `the server's ${method} result is malformed: "${key}" must be a list of objects`);
+      }
+      items.push(...((pageItems as unknown[] | undefined) ?? []));
       cursor = typeof result.nextCursor === "string" && result.nextCursor !== "" ? result.nextCursor : undefined;
       if (!cursor) return { [key]: items };
     }
@@ -155,7 +158,7 @@ export class Call {
   }
 }
 
-/** --timeout for the whole command; progress from the server restarts it. */
+/** --timeout: fires once, unless progress from the server restarts it first. */
 export class Watchdog {
   readonly #controller = new AbortController();
   readonly fired: Promise<never>;
@@ -187,15 +190,4 @@ export class Watchdog {
   stop(): void {
     clearTimeout(this.#timer);
   }
-}
-
-function onSignals(handler: (signal: string, exitCode: number) => void): () => void {
-  const onInt = () => handler("Ctrl-C", EXIT.interrupted);
-  const onTerm = () => handler("SIGTERM", 143);
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
-  return () => {
-    process.off("SIGINT", onInt);
-    process.off("SIGTERM", onTerm);
-  };
 }

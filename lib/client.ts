@@ -235,6 +235,7 @@ export class RawClient {
         options.signal?.removeEventListener("abort", onabort);
       };
       const cancel = (reason: string) => {
+        if (this.#channel.cancel?.(id)) return;
         this.#channel.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {});
       };
       const restartTimer = () => {

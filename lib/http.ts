@@ -13,6 +13,7 @@ import {
   type JsonRpcMessage,
   type MessageChannel,
 } from "./jsonrpc.ts";
+import { paramHeaderSpecs, paramHeaders, type ParamHeader } from "./param-headers.ts";
 import { SseParser } from "./sse.ts";
 import type { HttpTransportChoice } from "./target.ts";
 
@@ -66,6 +67,14 @@ export class HttpChannel implements MessageChannel {
   #sseEndpoint?: string;
   #closed = false;
   readonly #initializeIds = new Set<JsonRpcId | null>();
+  /** tools/list requests of 2026-07-28 or later in flight (x-mcp-header exists from that revision on). */
+  readonly #toolListIds = new Set<JsonRpcId | null>();
+  /** x-mcp-header annotations of each tool seen in a tools/list answer. */
+  readonly #toolHeaders = new Map<string, ParamHeader[]>();
+  /** One abort switch per request in flight: on 2026-07-28 HTTP, closing the stream is the cancellation. */
+  readonly #requestAborters = new Map<JsonRpcId, AbortController>();
+  readonly #cancelled = new Set<JsonRpcId>();
+  readonly #streaming = new Set<JsonRpcId>();
 
   constructor(options: HttpChannelOptions) {
     this.#options = options;
@@ -85,6 +94,7 @@ export class HttpChannel implements MessageChannel {
     if (this.#closed) throw new Error("the HTTP channel is closed");
     const body = raw ?? JSON.stringify(message);
     if (isRequest(message) && message.method === "initialize") this.#initializeIds.add(message.id);
+    if (isRequest(message) && message.method === "tools/list" && (this.#versionOf(message) ?? "") >= FIRST_MODERN_REVISION) this.#toolListIds.add(message.id);
     if (this.#mode === "sse") return this.#postLegacy(body);
     try {
       await this.#post(message, body);
@@ -111,6 +121,15 @@ export class HttpChannel implements MessageChannel {
     }
   }
 
+  cancel(id: JsonRpcId): boolean {
+    const version = this.protocolVersion;
+    const aborter = this.#requestAborters.get(id);
+    if (!aborter || !version || version < FIRST_MODERN_REVISION) return false;
+    this.#cancelled.add(id);
+    aborter.abort();
+    return true;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -128,14 +147,40 @@ export class HttpChannel implements MessageChannel {
       const version = message.result.protocolVersion;
       if (typeof version === "string") this.protocolVersion = version;
     }
+    if ("result" in message && this.#toolListIds.delete(message.id) && Array.isArray(message.result.tools)) {
+      const kept = this.#learnToolHeaders(message.result.tools);
+      if (kept.length !== message.result.tools.length) {
+        message = { ...message, result: { ...message.result, tools: kept } };
+        raw = undefined;
+      }
+    }
     this.onmessage?.(message, raw);
+  }
+
+  /** Records each tool's x-mcp-header parameters; tools with broken annotations are dropped (spec MUST). */
+  #learnToolHeaders(tools: unknown[]): unknown[] {
+    return tools.filter((tool) => {
+      const { name, inputSchema } = (tool ?? {}) as { name?: unknown; inputSchema?: unknown };
+      if (typeof name !== "string") return true;
+      const specs = paramHeaderSpecs(inputSchema);
+      if (specs.ok) {
+        this.#toolHeaders.set(name, specs.value);
+        return true;
+      }
+      this.onerror?.(new Error(`left out tool ${name}: ${specs.error}`));
+      return false;
+    });
+  }
+
+  /** A 2026-07-28 request names its own revision (a forwarded one must carry it in the header too). */
+  #versionOf(message?: JsonRpcMessage): string | undefined {
+    const meta = message && "params" in message ? (message.params?._meta as Record<string, unknown> | undefined) : undefined;
+    return typeof meta?.[META_PROTOCOL_VERSION] === "string" ? (meta[META_PROTOCOL_VERSION] as string) : this.protocolVersion;
   }
 
   #headers(message?: JsonRpcMessage): Record<string, string> {
     const headers: Record<string, string> = { ...this.#options.headers };
-    // A 2026-07-28 request names its own revision; a forwarded one must carry it in the header too.
-    const meta = message && "params" in message ? (message.params?._meta as Record<string, unknown> | undefined) : undefined;
-    const version = typeof meta?.[META_PROTOCOL_VERSION] === "string" ? (meta[META_PROTOCOL_VERSION] as string) : this.protocolVersion;
+    const version = this.#versionOf(message);
     if (version) headers["MCP-Protocol-Version"] = version;
     if (this.sessionId) headers["Mcp-Session-Id"] = this.sessionId;
     // 2026-07-28 mirrors the method and name into headers for intermediaries (revisions are dates).
@@ -145,11 +190,37 @@ export class HttpChannel implements MessageChannel {
       if (typeof name === "string" && ["tools/call", "resources/read", "prompts/get"].includes(message.method)) {
         headers["Mcp-Name"] = encodeHeaderValue(name);
       }
+      const specs = message.method === "tools/call" && typeof name === "string" ? this.#toolHeaders.get(name) : undefined;
+      if (specs) Object.assign(headers, paramHeaders(specs, message.params?.arguments, encodeHeaderValue));
     }
     return headers;
   }
 
   async #post(message: JsonRpcMessage, body: string): Promise<void> {
+    const requestId = isRequest(message) ? message.id : undefined;
+    let signal = this.#aborter.signal;
+    if (requestId !== undefined) {
+      const aborter = new AbortController();
+      this.#requestAborters.set(requestId, aborter);
+      signal = AbortSignal.any([signal, aborter.signal]);
+    }
+    try {
+      await this.#exchange(message, body, requestId, signal);
+    } catch (error) {
+      if (requestId !== undefined && this.#cancelled.has(requestId)) return;
+      throw error;
+    } finally {
+      if (requestId !== undefined && !this.#streaming.has(requestId)) this.#forget(requestId);
+    }
+  }
+
+  #forget(id: JsonRpcId): void {
+    this.#requestAborters.delete(id);
+    this.#cancelled.delete(id);
+    this.#streaming.delete(id);
+  }
+
+  async #exchange(message: JsonRpcMessage, body: string, requestId: JsonRpcId | undefined, signal: AbortSignal): Promise<void> {
     const response = await this.#fetch(this.#options.url, {
       method: "POST",
       headers: {
@@ -158,12 +229,11 @@ export class HttpChannel implements MessageChannel {
         Accept: "application/json, text/event-stream",
       },
       body,
-      signal: this.#aborter.signal,
+      signal,
     });
     const session = response.headers.get("mcp-session-id");
     if (session && isRequest(message) && message.method === "initialize") this.sessionId = session;
 
-    const requestId = isRequest(message) ? message.id : undefined;
     if (!response.ok) {
       const reply = await response.text().catch(() => "");
       const rpc = jsonRpcErrorIn(reply);
@@ -186,7 +256,8 @@ export class HttpChannel implements MessageChannel {
     const type = response.headers.get("content-type") ?? "";
     if (type.includes("text/event-stream")) {
       // Read in the background: progress and logging arrive before the response.
-      void this.#readSse(response, requestId);
+      if (requestId !== undefined) this.#streaming.add(requestId);
+      void this.#readSse(response, requestId).finally(() => requestId !== undefined && this.#forget(requestId));
       return;
     }
     const reply = await response.text();
@@ -243,10 +314,10 @@ export class HttpChannel implements MessageChannel {
       parser.end();
       if (answered) await reader.cancel().catch(() => {});
     } catch (error) {
-      if (this.#closed) return;
+      if (this.#closed || (requestId !== undefined && this.#cancelled.has(requestId))) return;
       this.onerror?.(new Error(`the server's SSE stream failed: ${(error as Error).message}`));
     }
-    if (requestId !== undefined && !answered && !this.#closed) {
+    if (requestId !== undefined && !answered && !this.#closed && !this.#cancelled.has(requestId)) {
       this.#answerMissing(requestId, "the server's SSE stream ended before the response arrived");
     }
   }

@@ -185,6 +185,8 @@ export interface MessageChannel {
   start(): Promise<void>;
   /** With `raw`, those exact bytes are sent (forwarding); otherwise the message is serialized. */
   send(message: JsonRpcMessage, raw?: string): Promise<void>;
+  /** Cancels a request the transport's own way, if it has one; false means "send notifications/cancelled". */
+  cancel?(id: JsonRpcId): boolean;
   close(): Promise<void>;
 }
 

@@ -21,6 +21,16 @@ export const CLOSE_AFTER_EXIT_MS = 200;
 export const STDERR_TAIL_BYTES = 4 * 1024;
 const SHOWN_JUNK_CHARS = 80;
 
+/** A line from the server that could not be delivered; the channel lives on. */
+export class DroppedLineError extends Error {
+  constructor(
+    readonly kind: "oversize" | "invalid-utf8" | "not-json-rpc",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface StdioServerOptions {
   command: string;
   args?: string[];
@@ -95,15 +105,20 @@ export class StdioChannel implements MessageChannel {
       windowsHide: true,
     });
     this.#child = child;
-    this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    // A process that never started has no exit event (bun emits only "error"): settle on both.
+    this.#exited = new Promise((resolve) => {
+      child.once("exit", () => resolve());
+      child.once("error", () => resolve());
+    });
 
     const splitter = new LineSplitter((line) => this.#online(line), {
       maxLineBytes: this.options.maxLineBytes ?? MAX_LINE_BYTES,
       onerror: (error) =>
         this.onerror?.(
-          new Error(
+          new DroppedLineError(
+            error.kind,
             error.kind === "oversize"
-              ? `dropped a ${error.bytes}-byte line from the server (over the ${this.options.maxLineBytes ?? MAX_LINE_BYTES}-byte limit)`
+              ? `dropped a ${error.bytes}-byte message from the server (over the ${this.options.maxLineBytes ?? MAX_LINE_BYTES}-byte limit)`
               : "dropped a line from the server that is not valid UTF-8",
           ),
         ),
@@ -180,7 +195,7 @@ export class StdioChannel implements MessageChannel {
       return;
     }
     const shown = line.length > SHOWN_JUNK_CHARS ? `${line.slice(0, SHOWN_JUNK_CHARS)}…` : line;
-    this.onerror?.(new Error(`skipped a line from the server that is not JSON-RPC (${parsed.error}): ${JSON.stringify(shown)}`));
+    this.onerror?.(new DroppedLineError("not-json-rpc", `skipped a line from the server that is not JSON-RPC (${parsed.error}): ${JSON.stringify(shown)}`));
   }
 
   #keepStderr(chunk: Uint8Array): void {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { join } from "node:path";
-import { BUN, REFERENCE, ROOT } from "./helpers.ts";
+import { BUN, REFERENCE, ROOT, closedPort, startHttpServer } from "./helpers.ts";
 
 const LONG = 60_000;
 const INSPECTOR_TOOLS = ["call_tool", "get_prompt", "get_server_info", "list_prompts", "list_resources", "list_tools", "ping", "read_resource"];
@@ -68,11 +68,34 @@ describe("mcp-inspect mcp", () => {
     expect((await client.listTools()).tools.length).toBe(8);
   }, LONG);
 
-  test("bad target flags are refused with one line on stderr and exit 1, nothing on stdout", async () => {
-    const child = Bun.spawn([BUN, join(ROOT, "mcp-inspect.ts"), "mcp", "--url", "ftp://nope"], { stdout: "pipe", stderr: "pipe", stdin: "pipe" });
+  test.each([
+    [["--url", "ftp://nope"], "error: unsupported URL scheme ftp: (use http:// or https://)"],
+    [["--timeout", "abc", "--", "x"], 'error: --timeout must be a positive number of milliseconds, not "abc"'],
+    [["--bogus", "--", "x"], "error: unknown option --bogus (see --help)"],
+    [["--protocol-version", "1999-01-01", "--", "x"], "error: unknown --protocol-version 1999-01-01"],
+  ])("bad flags %j are refused with one line on stderr and exit 1, nothing on stdout", async (args, message) => {
+    const child = Bun.spawn([BUN, join(ROOT, "mcp-inspect.ts"), "mcp", ...args], { stdout: "pipe", stderr: "pipe", stdin: "pipe" });
     const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     expect(code).toBe(1);
     expect(stdout).toBe("");
-    expect(stderr.trim()).toBe("error: unsupported URL scheme ftp: (use http:// or https://)");
+    expect(stderr.trim()).toStartWith(message);
+  }, LONG);
+
+  test("a 2025-era HTTP target that restarts (and forgets its sessions) is reconnected within the same call", async () => {
+    const port = closedPort();
+    const start = () => startHttpServer([BUN, REFERENCE, "--http", String(port)]);
+    let server = await start();
+    try {
+      const client = await inspector(["--protocol-version", "2025-11-25", "--url", `http://127.0.0.1:${port}/mcp`]);
+      const echo = () => client.callTool({ name: "call_tool", arguments: { name: "echo", arguments: { message: "up" } } });
+      expect(textOf(await echo())).toBe("up");
+      await server.stop();
+      server = await start();
+      const again = await echo();
+      expect(again.isError).toBeFalsy();
+      expect(textOf(again)).toBe("up");
+    } finally {
+      await server.stop();
+    }
   }, LONG);
 });

@@ -1,9 +1,9 @@
 // mcp-inspect end to end: the real entry script against real server processes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, FAULTY, REFERENCE, REFERENCE_CMD, inspect, startReferenceHttp, type HttpFixture } from "./helpers.ts";
+import { BUN, EVERYTHING, FAULTY, REFERENCE, REFERENCE_CMD, inspect, startReferenceHttp, type HttpFixture } from "./helpers.ts";
 
 const LONG = 60_000;
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-inspect-"));
@@ -146,6 +146,13 @@ describe("stdio, 2026-07-28 by default", () => {
     expect(json.data.content[0].text.length).toBe(20_000_000);
   }, LONG);
 
+  test("server text in error lines on stderr is stripped of escape sequences too", async () => {
+    const { code, stderr } = await inspect(["call-tool", "\u001b[2Jwipe", "--text", "--", ...REFERENCE_CMD]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('unknown tool "wipe"');
+    expect(stderr).not.toContain("\u001b");
+  }, LONG);
+
   test("--text prints readable output, with server text stripped of escape sequences", async () => {
     const { code, stdout } = await inspect(["list-tools", "--text", "--", ...REFERENCE_CMD]);
     expect(code).toBe(0);
@@ -219,8 +226,58 @@ describe("stdio servers that misbehave", () => {
     child.kill("SIGINT");
     const code = await child.exited;
     const stdout = await new Response(child.stdout).text();
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      seen += new TextDecoder().decode(value);
+    }
     expect(code).toBe(130);
     expect(JSON.parse(stdout).error.code).toBe("CANCELLED");
+    // The server's own stderr (shown with --verbose) says the cancellation reached it.
+    expect(seen).toContain("slow: cancelled after");
+  }, LONG);
+
+  test("SIGHUP and a second Ctrl-C still end with an envelope, and no server is left behind", async () => {
+    const token = `--hup-${process.pid}-${Date.now()}`;
+    const child = Bun.spawn([BUN, "mcp-inspect.ts", "list-tools", "--", BUN, FAULTY, "stubborn", token], { stdout: "pipe", stderr: "pipe" });
+    await Bun.sleep(400);
+    child.kill("SIGHUP");
+    await Bun.sleep(100);
+    child.kill("SIGINT");
+    const code = await child.exited;
+    expect(code).toBe(129);
+    expect(JSON.parse(await new Response(child.stdout).text()).error.code).toBe("CANCELLED");
+    expect(Bun.spawnSync(["pgrep", "-f", token]).stdout.toString().trim()).toBe("");
+  }, LONG);
+
+  test("the result is printed before the server is shut down", async () => {
+    // The stubborn server needs SIGKILL after two grace periods; the envelope must not wait for that.
+    const { json } = await inspect(["list-tools", "--timeout", "800", "--", BUN, FAULTY, "stubborn"]);
+    expect(json.error.code).toBe("TIMEOUT");
+    expect(json.metadata.durationMs).toBeLessThan(2_500);
+  }, LONG);
+
+  test("a message over the size cap fails at once instead of looking like a timeout", async () => {
+    const { code, json } = await inspect(["call-tool", "big", "bytes=40000000", "--", ...REFERENCE_CMD]);
+    expect(code).toBe(5);
+    expect(json.error.message).toContain("over the");
+    expect(json.metadata.durationMs).toBeLessThan(30_000);
+  }, LONG);
+
+  test("a malformed list from the server is a protocol error", async () => {
+    const { code, json } = await inspect(["list-tools", "--", BUN, FAULTY, "malformed"]);
+    expect(code).toBe(5);
+    expect(json.error.message).toContain("malformed");
+  }, LONG);
+
+  test("the default negotiation spawns a stdio server once, for a 2026 and for a 2025 server", async () => {
+    const counter = join(dir, "spawns");
+    for (const server of [REFERENCE_CMD.join(" "), `${BUN} ${EVERYTHING}`]) {
+      writeFileSync(counter, "");
+      const { code } = await inspect(["list-tools", "--", "/bin/sh", "-c", `echo spawn >> ${counter}; exec ${server}`]);
+      expect(code).toBe(0);
+      expect(readFileSync(counter, "utf8").trim().split("\n")).toEqual(["spawn"]);
+    }
   }, LONG);
 });
 
@@ -244,6 +301,11 @@ describe("usage", () => {
     [["list-tools", "--url", "ftp://x"], "unsupported URL scheme"],
     [["list-tools", "--header"], "--header needs a value"],
     [["list-tools", "--config", "/nonexistent/mcp.json"], "cannot read config"],
+    [["list-tools", "--timeout", "3000000000", "--", "x"], "--timeout can be at most"],
+    [["lsit-tools", "--", "x"], 'unknown command "lsit-tools"'],
+    [["call-tool", "--", "x"], "missing tool name"],
+    [["read-resource", "--", "x"], "missing resource URI"],
+    [["call-tool", "t", "__proto__.isError=true", "--", "x"], '"__proto__" is not allowed'],
   ])("%j is refused: %s", async (args, fragment) => {
     const { code, json } = await inspect(args);
     expect(code).toBe(1);
@@ -280,6 +342,13 @@ describe("Streamable HTTP", () => {
     expect((await inspect(["complete", "--prompt", "greet", "--argument", "name=b", ...url])).json.data.completion.values).toEqual(["bob"]);
     expect((await inspect(["ping", ...url])).code).toBe(0);
     expect((await inspect(["call-tool", "fail", ...url])).code).toBe(6);
+  }, LONG);
+
+  test("a tool parameter marked x-mcp-header travels as an Mcp-Param header (the server checks it)", async () => {
+    const checked = await inspect(["call-tool", "region_query", "region=us-west1", "query=q", "--url", server.url]);
+    expect(checked.json.data?.content[0].text).toBe("us-west1:q");
+    const unchecked = await inspect(["call-tool", "region_query", "region=Zürich", "query=q", "--no-validate", "--url", server.url]);
+    expect(unchecked.json.data?.content[0].text).toBe("Zürich:q");
   }, LONG);
 
   test("the 2025 handshake works too, with a session", async () => {
