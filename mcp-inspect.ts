@@ -8,10 +8,11 @@ import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "./lib/client
 import { stripControl } from "./lib/log.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
 import { pairsToArguments, readParams, validate } from "./inspect/arguments.ts";
-import { MAX_TIMEOUT_MS, Session, Watchdog, type Call } from "./inspect/session.ts";
+import { MAX_TIMEOUT_MS, Session, Watchdog, channelFor, type Call } from "./inspect/session.ts";
 import { CommandError, EXIT, classify, errorEnvelope, renderText, successEnvelope, type Metadata } from "./inspect/output.ts";
 import pkg from "./package.json" with { type: "json" };
 
+const DEFAULT_TIMEOUT_MS = 60_000;
 const { own, command: serverCommand } = splitAtDoubleDash(process.argv.slice(2));
 const repeated = takeRepeatable(own, REPEATABLE_TARGET_FLAGS);
 // A reader that hangs up early (`| head`) is not an error worth a stack trace.
@@ -21,7 +22,8 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 
 const COMMON_ARGS = {
   ...TARGET_ARGS,
-  timeout: { type: "string", description: "give up after this many ms in all (progress resets the timer)", valueHint: "ms", default: "60000" },
+  timeout: { type: "string", description: `give up after this many ms in all (default ${DEFAULT_TIMEOUT_MS}, or the config's timeout_ms; progress resets the timer)`, valueHint: "ms" },
+  stateful: { type: "boolean", description: "keep the server running between calls, in mcp-daemon (started on demand)" },
   "protocol-version": { type: "string", description: `pin a revision (${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")})`, valueHint: "v" },
   json: { type: "boolean", description: "print the JSON envelope (default when stdout is not a terminal)" },
   text: { type: "boolean", description: "print readable text (default on a terminal)" },
@@ -209,7 +211,7 @@ const ping = inspectCommand(
   (call) => call.ping(),
 );
 
-const MCP_ARGS = { ...TARGET_ARGS, timeout: COMMON_ARGS.timeout, "protocol-version": COMMON_ARGS["protocol-version"], verbose: COMMON_ARGS.verbose } as const satisfies ArgsDef;
+const MCP_ARGS = { ...TARGET_ARGS, timeout: COMMON_ARGS.timeout, "protocol-version": COMMON_ARGS["protocol-version"], verbose: COMMON_ARGS.verbose, stateful: COMMON_ARGS.stateful } as const satisfies ArgsDef;
 
 const mcp = defineCommand({
   meta: {
@@ -228,7 +230,13 @@ const mcp = defineCommand({
       return;
     }
     const { serveInspector } = await import("./inspect/mcp-mode.ts");
-    process.exitCode = await serveInspector(target.value, { version: pkg.version, timeoutMs: Number(parsed.timeout), protocolVersion: parsed["protocol-version"], verbose: Boolean(parsed.verbose) });
+    process.exitCode = await serveInspector(target.value, {
+      version: pkg.version,
+      timeoutMs: timeoutOf(parsed, target.value),
+      protocolVersion: parsed["protocol-version"],
+      verbose: Boolean(parsed.verbose),
+      stateful: Boolean(parsed.stateful),
+    });
   },
 });
 
@@ -288,8 +296,13 @@ async function runOneShot<P>(
     return report(classify(error));
   }
 
-  const session = new Session(target.value, { version: pkg.version, timeoutMs: Number(args.timeout), protocolVersion: args["protocol-version"], verbose: Boolean(args.verbose) });
-  const watchdog = new Watchdog(Number(args.timeout));
+  const timeoutMs = timeoutOf(args, target.value);
+  const session = new Session(
+    target.value,
+    { version: pkg.version, timeoutMs, protocolVersion: args["protocol-version"], verbose: Boolean(args.verbose) },
+    await channelFor(target.value, Boolean(args.stateful)),
+  );
+  const watchdog = new Watchdog(timeoutMs);
   // Every signal that ends us cancels the work under way and is answered with an envelope.
   const signals = [["SIGINT", EXIT.interrupted, "Ctrl-C"], ["SIGTERM", 143, "SIGTERM"], ["SIGHUP", 129, "SIGHUP"]] as const;
   for (const [signal, code, label] of signals) {
@@ -333,13 +346,20 @@ function checkTarget(args: Args): { ok: true; value: Target } | { ok: false; err
   );
 }
 
+/** --timeout, else the config entry's timeout_ms, else the default. */
+function timeoutOf(args: Args, target: Target): number {
+  return args.timeout !== undefined ? Number(args.timeout) : (target.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+}
+
 function usageProblem(args: Args, defs: ArgsDef): string | undefined {
   if (repeated.missing) return `${repeated.missing} needs a value`;
   const unknown = unknownFlags(args, defs);
   if (unknown.length > 0) return `unknown option ${unknown.map((f) => (f.length === 1 ? `-${f}` : `--${f}`)).join(", ")} (see --help)`;
-  const timeout = String(args.timeout);
-  if (!/^\d+$/.test(timeout) || Number(timeout) <= 0) return `--timeout must be a positive number of milliseconds, not ${JSON.stringify(args.timeout)}`;
-  if (Number(timeout) > MAX_TIMEOUT_MS) return `--timeout can be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`;
+  if (args.timeout !== undefined) {
+    const timeout = String(args.timeout);
+    if (!/^\d+$/.test(timeout) || Number(timeout) <= 0) return `--timeout must be a positive number of milliseconds, not ${JSON.stringify(args.timeout)}`;
+    if (Number(timeout) > MAX_TIMEOUT_MS) return `--timeout can be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`;
+  }
   const pinned = args["protocol-version"];
   const known = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
   if (pinned !== undefined && !known.includes(pinned)) return `unknown --protocol-version ${pinned} (known: ${known.join(", ")})`;

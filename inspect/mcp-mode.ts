@@ -9,13 +9,14 @@ import { createLogger } from "../lib/log.ts";
 import { describeTarget, type Target } from "../lib/target.ts";
 import { classify } from "./output.ts";
 import { McpError } from "../lib/client.ts";
-import { Session, type Call } from "./session.ts";
+import { Session, channelFor, type Call } from "./session.ts";
 
 export interface InspectorOptions {
   version: string;
   timeoutMs: number;
   protocolVersion?: string;
   verbose?: boolean;
+  stateful?: boolean;
 }
 
 type ToolResult = { content: { type: "text"; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
@@ -61,7 +62,7 @@ class TargetLink {
   }
 
   async #open(): Promise<Session> {
-    const session = new Session(this.target, this.options);
+    const session = new Session(this.target, this.options, await channelFor(this.target, Boolean(this.options.stateful)));
     try {
       await session.connect();
     } catch (error) {

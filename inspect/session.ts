@@ -24,6 +24,13 @@ export interface SessionOptions {
   verbose?: boolean;
 }
 
+/** The connection for a target: through mcp-daemon when asked (loaded only then), else direct. */
+export async function channelFor(target: Target, stateful: boolean): Promise<MessageChannel | undefined> {
+  if (!stateful && !target.stateful) return undefined;
+  const { DaemonChannel } = await import("../lib/daemon-client.ts");
+  return new DaemonChannel(target);
+}
+
 /** A server connection, not yet connected: `connect` negotiates under the given watchdog. */
 export class Session {
   readonly client: RawClient;
@@ -31,13 +38,15 @@ export class Session {
   readonly #timeoutMs: number;
   readonly #active = new Set<Watchdog>();
 
-  constructor(target: Target, options: SessionOptions) {
+  /** `channel` replaces the direct connection (e.g. a session of mcp-daemon). */
+  constructor(target: Target, options: SessionOptions, channel?: MessageChannel) {
     const log = createLogger({ level: options.verbose ? "debug" : "warn", tag: "mcp-inspect" });
     this.#timeoutMs = options.timeoutMs;
     // The server's stderr may hold escape sequences: it reaches the terminal line by line, cleaned.
     const stderrLines = new LineSplitter((line) => process.stderr.write(`${stripControl(line)}\n`));
     this.#channel =
-      target.kind === "stdio"
+      channel ??
+      (target.kind === "stdio"
         ? new StdioChannel({
             command: target.command,
             args: target.args,
@@ -45,7 +54,7 @@ export class Session {
             cwd: target.cwd,
             onstderr: options.verbose ? (chunk) => stderrLines.push(chunk) : undefined,
           })
-        : new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport });
+        : new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport }));
     this.#channel.onerror = (error) => {
       // A message too big to take would otherwise look like a silent server until the timeout.
       if (error instanceof DroppedLineError && error.kind === "oversize") this.abortAll(new CommandError(EXIT.protocol, error.message));

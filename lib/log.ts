@@ -35,7 +35,7 @@ export function createLogger(options: LoggerOptions = {}): ConsolaInstance {
           stream.write(`${tag}${type}${text}\n`);
           if (!file) return;
           try {
-            appendFileSync(file, `${entry.date.toISOString()} ${entry.type} ${tag}${text}\n`);
+            appendFileSync(file, `${entry.date.toISOString()} ${entry.type} ${tag}${text}\n`, { mode: 0o600 });
           } catch {
             // A log file we cannot write must not take the tool down.
           }

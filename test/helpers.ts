@@ -1,5 +1,6 @@
 // Shared by the e2e tests: run our entry scripts as real processes, and start fixture servers.
 import { spawn } from "bun";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..");
@@ -180,11 +181,16 @@ export const INITIALIZE = (version = "2025-11-25") => ({
   clientInfo: { name: "mcpkit-test", version: "0" },
 });
 
-/** Whether a process with this pid is still alive. */
+/** Whether a process with this pid is still running (a zombie waiting to be reaped is not). */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
   } catch {
     return false;
   }

@@ -1,0 +1,309 @@
+// The daemon process: a Unix socket in a private directory, one DaemonSession per server
+// definition, idle eviction, and records of every server process it started so that a daemon
+// killed with SIGKILL is cleaned up after by the next one.
+import type { ConsolaInstance } from "consola/core";
+import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { parseMessage, errorResponse, ErrorCode, type JsonObject, type JsonRpcMessage } from "../lib/jsonrpc.ts";
+import { LineSplitter, MAX_LINE_BYTES } from "../lib/lines.ts";
+import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, processAlive, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
+import { probeDaemon } from "../lib/daemon-client.ts";
+import type { Target } from "../lib/target.ts";
+import { DaemonSession, type SessionClient } from "./session.ts";
+
+export interface DaemonOptions {
+  paths: DaemonPaths;
+  log: ConsolaInstance;
+  version: string;
+  /** A session nobody used for this long is closed. */
+  idleTimeoutMs: number;
+  /** With no sessions for this long, the daemon exits. */
+  exitWhenIdleMs: number;
+}
+
+/** How often idle sessions are looked for. */
+const IDLE_CHECK_MAX_MS = 30_000;
+/** How long stopping waits for servers to exit before the daemon exits anyway. */
+const STOP_GRACE_MS = 5_000;
+
+interface ChildRecord {
+  pid: number;
+  session: string;
+  command: string;
+}
+
+export class Daemon {
+  readonly #options: DaemonOptions;
+  readonly #log: ConsolaInstance;
+  readonly #sessions = new Map<string, DaemonSession>();
+  readonly #connections = new Set<Socket>();
+  #server?: Server;
+  #idleSince = Date.now();
+  #timer?: ReturnType<typeof setInterval>;
+  #stopping?: Promise<void>;
+  readonly startedAt = Date.now();
+  readonly stopped = Promise.withResolvers<void>();
+
+  constructor(options: DaemonOptions) {
+    this.#options = options;
+    this.#log = options.log;
+  }
+
+  /** Binds the socket. Refuses when another daemon answers there or the path is not ours to replace. */
+  async listen(): Promise<void> {
+    const { socket } = this.#options.paths;
+    if (existsSync(socket) || isDanglingLink(socket)) {
+      const stats = lstatSync(socket);
+      if (!stats.isSocket()) throw new Error(`${socket} exists and is not a socket (a ${stats.isSymbolicLink() ? "symbolic link" : "file"}); remove it yourself if it is safe`);
+      const alive = await probeDaemon(socket);
+      if (alive) throw new Error(`another mcp-daemon (pid ${alive.pid}) is already serving ${socket}`);
+      unlinkSync(socket); // A socket left behind by a daemon that died.
+    }
+    this.#cleanUpAfterKilledDaemon();
+    const server = createServer((connection) => this.#accept(connection));
+    this.#server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socket, () => resolve());
+    });
+    chmodSync(socket, 0o600);
+    writeFileSync(this.#options.paths.pidFile, `${process.pid}\n`, { mode: 0o600 });
+    const check = Math.min(IDLE_CHECK_MAX_MS, Math.max(1_000, Math.floor(Math.min(this.#options.idleTimeoutMs, this.#options.exitWhenIdleMs) / 4)));
+    this.#timer = setInterval(() => this.#evictIdle(), check);
+    this.#log.info(`mcp-daemon ${this.#options.version} (pid ${process.pid}) listening on ${socket}`);
+  }
+
+  #accept(connection: Socket): void {
+    this.#connections.add(connection);
+    let session: DaemonSession | undefined;
+    let client: SessionClient | undefined;
+    const write = (frame: unknown) => {
+      if (!connection.destroyed) connection.write(`${JSON.stringify(frame)}\n`);
+    };
+    // Lines that arrive while an attach is still starting the server wait for it, in order.
+    let waiting: string[] | undefined;
+    const splitter = new LineSplitter(
+      (line) => {
+        if (line.trim() === "") return;
+        if (waiting) return void waiting.push(line);
+        if (session && client) return this.#sessionLine(session, client, line);
+        waiting = [];
+        void this.#control(line, write, connection).then((attached) => {
+          const queued = waiting ?? [];
+          waiting = undefined;
+          if (attached) {
+            session = attached;
+            client = { name: `client-${this.#connections.size}`, send: (message: JsonRpcMessage) => write(message) };
+            attached.attach(client);
+            if (connection.destroyed) attached.detach(client);
+          }
+          for (const line of queued) {
+            if (session && client) this.#sessionLine(session, client, line);
+          }
+        });
+      },
+      {
+        maxLineBytes: MAX_LINE_BYTES,
+        onerror: (error) => {
+          this.#log.warn(`dropped a ${error.bytes}-byte line from a client (${error.kind})`);
+          if (!session) {
+            write({ type: "error", message: `that frame was dropped (${error.kind})` });
+            connection.end();
+          }
+        },
+      },
+    );
+    let controlBytes = 0;
+    connection.on("data", (chunk: Uint8Array) => {
+      // Before attaching, only small control frames are expected: a huge one is refused early.
+      if (!session) {
+        controlBytes += chunk.length;
+        if (controlBytes > MAX_CONTROL_FRAME_BYTES) {
+          write({ type: "error", message: `control frame over ${MAX_CONTROL_FRAME_BYTES} bytes` });
+          connection.destroy();
+          return;
+        }
+      }
+      splitter.push(chunk);
+    });
+    connection.on("error", () => {});
+    connection.on("close", () => {
+      this.#connections.delete(connection);
+      if (session && client) session.detach(client);
+    });
+  }
+
+  /** One control frame; resolves with the session when the connection attaches. */
+  async #control(line: string, write: (frame: unknown) => void, connection: Socket): Promise<DaemonSession | undefined> {
+    let frame: JsonObject;
+    try {
+      frame = JSON.parse(line);
+      if (typeof frame !== "object" || frame === null || Array.isArray(frame)) throw new Error("not an object");
+    } catch {
+      write({ type: "error", message: "expected a JSON control frame (hello, status, attach or stop)" });
+      connection.end();
+      return undefined;
+    }
+    if (frame.protocol !== DAEMON_PROTOCOL) {
+      write({ type: "error", message: `this daemon speaks protocol ${DAEMON_PROTOCOL}, not ${String(frame.protocol)} (restart it: mcp-daemon restart)` });
+      connection.end();
+      return undefined;
+    }
+    switch (frame.type) {
+      case "hello":
+        write({ type: "hello", protocol: DAEMON_PROTOCOL, pid: process.pid, version: this.#options.version });
+        return undefined;
+      case "status":
+        write(this.status());
+        connection.end();
+        return undefined;
+      case "stop":
+        write({ type: "stopping", pid: process.pid });
+        connection.end();
+        void this.stop("asked to stop");
+        return undefined;
+      case "attach": {
+        const target = frame.server as Target | undefined;
+        if (!target || (target.kind !== "stdio" && target.kind !== "http")) {
+          write({ type: "error", message: "attach needs a server definition" });
+          connection.end();
+          return undefined;
+        }
+        const session = this.#session(target);
+        try {
+          await session.ensureUpstream();
+        } catch (error) {
+          write({ type: "error", message: `could not start the server: ${(error as Error).message}` });
+          connection.end();
+          return undefined;
+        }
+        write({ type: "attached", session: session.key, pid: session.pid ?? null });
+        return session;
+      }
+      default:
+        write({ type: "error", message: `unknown frame type ${JSON.stringify(frame.type)}` });
+        connection.end();
+        return undefined;
+    }
+  }
+
+  #sessionLine(session: DaemonSession, client: SessionClient, line: string): void {
+    const parsed = parseMessage(line);
+    if (!parsed.ok) {
+      client.send(errorResponse(null, ErrorCode.ParseError, `mcp-daemon: ${parsed.error}`));
+      return;
+    }
+    void session.fromClient(client, parsed.value);
+  }
+
+  #session(target: Target): DaemonSession {
+    const key = sessionKey(target);
+    let session = this.#sessions.get(key);
+    if (!session || session.state === "closed") {
+      session = new DaemonSession(key, target, this.#log, () => this.#writeChildren());
+      this.#sessions.set(key, session);
+    }
+    return session;
+  }
+
+  #evictIdle(): void {
+    const now = Date.now();
+    for (const [key, session] of this.#sessions) {
+      if (session.clients.size === 0 && now - session.lastUse > this.#options.idleTimeoutMs) {
+        this.#log.info(`[${key}] idle for ${Math.round((now - session.lastUse) / 1000)} s; closing ${session.description}`);
+        this.#sessions.delete(key);
+        void session.close().then(() => this.#writeChildren());
+      }
+    }
+    if (this.#sessions.size > 0 || this.#connections.size > 0) this.#idleSince = now;
+    else if (now - this.#idleSince > this.#options.exitWhenIdleMs) void this.stop("no sessions left");
+  }
+
+  status(): JsonObject {
+    return {
+      type: "status",
+      protocol: DAEMON_PROTOCOL,
+      pid: process.pid,
+      version: this.#options.version,
+      socket: this.#options.paths.socket,
+      uptimeMs: Date.now() - this.startedAt,
+      rssBytes: process.memoryUsage().rss,
+      sessions: [...this.#sessions.values()].map((session) => session.status()),
+    };
+  }
+
+  /** Records the process groups of our servers, so a later daemon can end them if we are killed. */
+  #writeChildren(): void {
+    const records: ChildRecord[] = [];
+    for (const session of this.#sessions.values()) {
+      if (session.pid && session.target.kind === "stdio") records.push({ pid: session.pid, session: session.key, command: session.target.command });
+    }
+    try {
+      writeFileSync(this.#options.paths.childrenFile, JSON.stringify(records), { mode: 0o600 });
+    } catch (error) {
+      this.#log.warn(`could not write ${this.#options.paths.childrenFile}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Ends the server process groups a killed daemon left behind (each checked against its command). */
+  #cleanUpAfterKilledDaemon(): void {
+    let records: ChildRecord[];
+    try {
+      records = JSON.parse(readFileSync(this.#options.paths.childrenFile, "utf8"));
+    } catch {
+      return;
+    }
+    for (const record of Array.isArray(records) ? records : []) {
+      if (!Number.isInteger(record.pid) || record.pid <= 1 || !stillOurs(record)) continue;
+      this.#log.info(`ending server ${record.command} (pid ${record.pid}) left by a previous daemon`);
+      try {
+        process.kill(-record.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+    writeFileSync(this.#options.paths.childrenFile, "[]", { mode: 0o600 });
+  }
+
+  stop(reason: string): Promise<void> {
+    this.#stopping ??= (async () => {
+      this.#log.info(`stopping (${reason})`);
+      clearInterval(this.#timer);
+      this.#server?.close();
+      for (const connection of this.#connections) connection.destroy();
+      const closing = Promise.all([...this.#sessions.values()].map((session) => session.close()));
+      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref?.())]);
+      this.#sessions.clear();
+      this.#writeChildren();
+      for (const path of [this.#options.paths.socket, this.#options.paths.pidFile]) {
+        try {
+          if (path === this.#options.paths.pidFile && readFileSync(path, "utf8").trim() !== String(process.pid)) continue;
+          unlinkSync(path);
+        } catch {
+          // Already gone.
+        }
+      }
+      this.stopped.resolve();
+    })();
+    return this.#stopping;
+  }
+}
+
+function isDanglingLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether pid still runs the command we recorded (pids are reused). Without /proc, trust the record. */
+function stillOurs(record: ChildRecord): boolean {
+  if (!processAlive(record.pid)) return false;
+  try {
+    const cmdline = readFileSync(`/proc/${record.pid}/cmdline`, "utf8");
+    return cmdline.includes(record.command.split("/").pop() ?? record.command);
+  } catch {
+    return process.platform !== "linux";
+  }
+}

@@ -1,0 +1,392 @@
+// One daemon session: a persistent upstream connection to one server definition, shared by any
+// number of attached clients. Ids (and progress tokens) of each client are remapped onto the
+// upstream, initialize happens once and is answered from cache afterwards, server->client
+// requests go to the client whose call caused them, and a crashed server is restarted on next use
+// without ever re-running a call that was in flight.
+import type { ConsolaInstance } from "consola/core";
+import { HttpChannel } from "../lib/http.ts";
+import {
+  ErrorCode,
+  IdRemapper,
+  errorResponse,
+  isNotification,
+  isRequest,
+  isResponse,
+  type JsonObject,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type MessageChannel,
+} from "../lib/jsonrpc.ts";
+import { StdioChannel } from "../lib/stdio.ts";
+import { describeTarget, type Target } from "../lib/target.ts";
+
+/** Recent notifications kept per session for `mcp-daemon status`. */
+export const NOTIFICATION_RING_SIZE = 50;
+export const UPSTREAM_HANDSHAKE_TIMEOUT_MS = 30_000;
+const SHOWN_PARAMS_CHARS = 200;
+const LEGACY_HANDSHAKE_VERSION = "2025-11-25";
+const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+
+/** The daemon side of one attached client connection. */
+export interface SessionClient {
+  readonly name: string;
+  send(message: JsonRpcMessage): void;
+}
+
+interface Outbound {
+  client: SessionClient;
+  originalId: JsonRpcId;
+  method: string;
+  at: number;
+}
+
+export class DaemonSession {
+  readonly key: string;
+  readonly target: Target;
+  readonly startedAt = Date.now();
+  state: "idle" | "starting" | "ready" | "crashed" | "closed" = "idle";
+  calls = 0;
+  lastUse = Date.now();
+  readonly clients = new Set<SessionClient>();
+  readonly notifications: { at: string; method: string; params: string }[] = [];
+
+  readonly #log: ConsolaInstance;
+  readonly #onspawn: (pid: number | undefined) => void;
+  #upstream?: MessageChannel;
+  #starting?: Promise<void>;
+  #lastExit = "";
+  #ids = new IdRemapper<SessionClient>("daemon-");
+  readonly #outbound = new Map<string, Outbound>();
+  /** Upstream progress token -> the client's own token and the client. */
+  readonly #progress = new Map<string, { client: SessionClient; token: unknown }>();
+  /** Server->client requests waiting for a client's answer: upstream id -> client. */
+  readonly #serverRequests = new Map<string, SessionClient>();
+  /** Which handshake the upstream process was given. The daemon prefers 2025: sessions exist there. */
+  #era: "unknown" | "legacy" | "modern" = "unknown";
+  #initializeParams?: JsonObject;
+  #initializeResult?: JsonObject;
+  #initializing?: Promise<JsonObject>;
+  #initializedSent = false;
+  #ownId = 0;
+  readonly #own = new Map<string, { resolve: (result: JsonObject) => void; reject: (error: Error) => void }>();
+
+  constructor(key: string, target: Target, log: ConsolaInstance, onspawn: (pid: number | undefined) => void) {
+    this.key = key;
+    this.target = target;
+    this.#log = log;
+    this.#onspawn = onspawn;
+  }
+
+  get pid(): number | undefined {
+    return this.#upstream instanceof StdioChannel ? this.#upstream.pid : undefined;
+  }
+
+  get description(): string {
+    return describeTarget(this.target);
+  }
+
+  /** Makes sure the upstream is up (starting it, or restarting it after a crash). */
+  ensureUpstream(): Promise<void> {
+    if (this.state === "ready" && this.#upstream) return Promise.resolve();
+    this.#starting ??= this.#startUpstream().finally(() => (this.#starting = undefined));
+    return this.#starting;
+  }
+
+  async #startUpstream(): Promise<void> {
+    const restarting = this.state === "crashed";
+    this.state = "starting";
+    const target = this.target;
+    const upstream: MessageChannel =
+      target.kind === "stdio"
+        ? new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: (chunk) => this.#log.debug(`[${this.key}] ${new TextDecoder().decode(chunk).trimEnd()}`) })
+        : new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: true });
+    upstream.onmessage = (message) => this.#fromUpstream(upstream, message);
+    upstream.onerror = (error) => this.#log.warn(`[${this.key}] ${error.message}`);
+    upstream.onclose = (reason) => this.#onUpstreamClose(upstream, reason ?? "the server went away");
+    this.#upstream = upstream;
+    this.#initializedSent = false;
+    try {
+      await upstream.start();
+    } catch (error) {
+      this.state = "crashed";
+      this.#lastExit = (error as Error).message;
+      this.#upstream = undefined;
+      throw error;
+    }
+    this.#onspawn(this.pid);
+    if (restarting && this.#initializeParams) {
+      // The new process must hear the handshake its clients already did with the old one.
+      const result = await this.#ownRequest("initialize", this.#initializeParams);
+      this.#initializeResult = result;
+      await upstream.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      this.#initializedSent = true;
+    }
+    this.state = "ready";
+    this.#log.info(`[${this.key}] ${restarting ? "restarted" : "started"} ${this.description}${this.pid ? ` (pid ${this.pid})` : ""}`);
+  }
+
+  /** A JSON-RPC message from an attached client. */
+  async fromClient(client: SessionClient, message: JsonRpcMessage): Promise<void> {
+    this.lastUse = Date.now();
+    if (isRequest(message)) return this.#clientRequest(client, message);
+    if (isNotification(message)) return this.#clientNotification(client, message);
+    // The client's answer to a server->client request.
+    const key = String(message.id);
+    if (this.#serverRequests.get(key) !== client) return;
+    this.#serverRequests.delete(key);
+    await this.#upstream?.send(message).catch(() => {});
+  }
+
+  async #clientRequest(client: SessionClient, request: JsonRpcRequest): Promise<void> {
+    try {
+      await this.ensureUpstream();
+    } catch (error) {
+      client.send(errorResponse(request.id, ErrorCode.InternalError, `mcp-daemon: the server could not be started: ${(error as Error).message}`));
+      return;
+    }
+    if (request.method === "initialize") return this.#initialize(client, request);
+    if (request.method === "server/discover" && (await this.#keepsLegacy(request))) {
+      // Like a 2025 server answers the probe: the client falls back to initialize, served from cache.
+      client.send(errorResponse(request.id, ErrorCode.MethodNotFound, "mcp-daemon keeps this session on the initialize handshake"));
+      return;
+    }
+    if (this.#era === "unknown" && (request.params?._meta as JsonObject | undefined)?.[META_PROTOCOL_VERSION]) this.#era = "modern";
+    this.calls++;
+    let params = request.params;
+    const meta = params?._meta as JsonObject | undefined;
+    const upstreamId = this.#ids.outbound(client, request.id);
+    if (meta && meta.progressToken !== undefined) {
+      // Two clients may both use token 1: each gets a token of the daemon's own upstream.
+      const token = `${upstreamId}-progress`;
+      this.#progress.set(token, { client, token: meta.progressToken });
+      params = { ...params, _meta: { ...meta, progressToken: token } };
+    }
+    this.#outbound.set(upstreamId, { client, originalId: request.id, method: request.method, at: Date.now() });
+    await this.#toUpstream({ ...request, id: upstreamId, ...(params ? { params } : {}) }, client, request.id);
+  }
+
+  /**
+   * Whether this session speaks the 2025 handshake upstream. Decided on the first probe: the daemon
+   * initializes the server itself (with the prober's identity) and only a server that refuses
+   * stays on 2026-07-28, so clients of both eras can share a session.
+   */
+  async #keepsLegacy(probe: JsonRpcRequest): Promise<boolean> {
+    if (this.#era !== "unknown") return this.#era === "legacy";
+    const meta = (probe.params?._meta as JsonObject | undefined) ?? {};
+    try {
+      await (this.#initializing ??= this.#firstInitialize({
+        protocolVersion: LEGACY_HANDSHAKE_VERSION,
+        capabilities: (meta[META_CLIENT_CAPABILITIES] as JsonObject | undefined) ?? {},
+        clientInfo: (meta[META_CLIENT_INFO] as JsonObject | undefined) ?? { name: "mcp-daemon", version: "1" },
+      }));
+      await this.#upstream?.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      this.#initializedSent = true;
+      return true;
+    } catch {
+      this.#era = "modern";
+      return false;
+    }
+  }
+
+  /** The first initialize goes upstream; every later one is answered from its cached result. */
+  async #initialize(client: SessionClient, request: JsonRpcRequest): Promise<void> {
+    try {
+      const result = this.#initializeResult ?? (await (this.#initializing ??= this.#firstInitialize(request.params ?? {})));
+      client.send({ jsonrpc: "2.0", id: request.id, result });
+    } catch (error) {
+      client.send(errorResponse(request.id, ErrorCode.InternalError, `mcp-daemon: the server's initialize failed: ${(error as Error).message}`));
+    }
+  }
+
+  async #firstInitialize(params: JsonObject): Promise<JsonObject> {
+    try {
+      const result = await this.#ownRequest("initialize", params);
+      this.#initializeParams = params;
+      this.#initializeResult = result;
+      this.#era = "legacy";
+      return result;
+    } finally {
+      this.#initializing = undefined;
+    }
+  }
+
+  async #clientNotification(client: SessionClient, notification: JsonRpcMessage & { method: string; params?: JsonObject }): Promise<void> {
+    if (notification.method === "notifications/initialized") {
+      if (this.#initializedSent) return;
+      this.#initializedSent = true;
+    }
+    if (notification.method === "notifications/cancelled") {
+      const upstreamId = this.#upstreamIdOf(client, notification.params?.requestId as JsonRpcId);
+      if (upstreamId === undefined) return;
+      notification = { ...notification, params: { ...notification.params, requestId: upstreamId } };
+    }
+    await this.#upstream?.send(notification).catch(() => {});
+  }
+
+  #upstreamIdOf(client: SessionClient, originalId: JsonRpcId): string | undefined {
+    for (const [upstreamId, entry] of this.#outbound) if (entry.client === client && entry.originalId === originalId) return upstreamId;
+    return undefined;
+  }
+
+  async #toUpstream(message: JsonRpcRequest, client: SessionClient, originalId: JsonRpcId): Promise<void> {
+    try {
+      await this.#upstream!.send(message);
+    } catch (error) {
+      const expired = (error as { sessionExpired?: boolean }).sessionExpired && this.#initializeParams;
+      if (expired) {
+        // An HTTP server forgot our session: open a new one and send the request again.
+        try {
+          this.#initializeResult = await this.#ownRequest("initialize", this.#initializeParams!);
+          await this.#upstream!.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+          await this.#upstream!.send(message);
+          return;
+        } catch {
+          // Fall through to the error below.
+        }
+      }
+      this.#forget(String(message.id));
+      client.send(errorResponse(originalId, ErrorCode.InternalError, `mcp-daemon: could not reach the server: ${(error as Error).message}`));
+    }
+  }
+
+  #fromUpstream(upstream: MessageChannel, message: JsonRpcMessage): void {
+    if (upstream !== this.#upstream) return;
+    if (isResponse(message)) {
+      const key = String(message.id);
+      const own = this.#own.get(key);
+      if (own) {
+        this.#own.delete(key);
+        if ("error" in message) own.reject(new Error(message.error.message));
+        else own.resolve(message.result);
+        return;
+      }
+      const owner = this.#ids.inbound(message.id);
+      this.#forget(key);
+      if (owner) owner.owner.send({ ...message, id: owner.originalId });
+      return;
+    }
+    if (isRequest(message)) return this.#routeServerRequest(message);
+    this.#remember(message.method, message.params);
+    if (message.method === "notifications/progress") {
+      const route = this.#progress.get(String(message.params?.progressToken));
+      if (route) route.client.send({ ...message, params: { ...message.params, progressToken: route.token } as JsonObject });
+      return;
+    }
+    if (message.method === "notifications/cancelled") {
+      const client = this.#serverRequests.get(String(message.params?.requestId));
+      client?.send(message);
+      return;
+    }
+    for (const client of this.clients) client.send(message);
+  }
+
+  /** Sampling, elicitation, roots: to the client whose call is running (the newest, a tool call first). */
+  #routeServerRequest(request: JsonRpcRequest): void {
+    const running = [...this.#outbound.values()].filter((entry) => this.clients.has(entry.client));
+    const toolCalls = running.filter((entry) => entry.method === "tools/call");
+    const pick = (toolCalls.length > 0 ? toolCalls : running).sort((a, b) => b.at - a.at)[0];
+    if (!pick) {
+      const message = `mcp-daemon: no client attached to this session is waiting on a call, so nobody can answer ${request.method}`;
+      void this.#upstream?.send(errorResponse(request.id, ErrorCode.MethodNotFound, message)).catch(() => {});
+      return;
+    }
+    this.#serverRequests.set(String(request.id), pick.client);
+    pick.client.send(request);
+  }
+
+  #remember(method: string, params: JsonObject | undefined): void {
+    if (method === "notifications/progress") return;
+    const shown = params ? JSON.stringify(params) : "";
+    this.notifications.push({ at: new Date().toISOString(), method, params: shown.length > SHOWN_PARAMS_CHARS ? `${shown.slice(0, SHOWN_PARAMS_CHARS)}…` : shown });
+    if (this.notifications.length > NOTIFICATION_RING_SIZE) this.notifications.shift();
+  }
+
+  #forget(upstreamId: string): void {
+    this.#outbound.delete(upstreamId);
+    this.#progress.delete(`${upstreamId}-progress`);
+  }
+
+  #ownRequest(method: string, params: JsonObject): Promise<JsonObject> {
+    const id = `daemon-own-${++this.#ownId}`;
+    return new Promise<JsonObject>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#own.delete(id);
+        reject(new Error(`${method} got no answer within ${UPSTREAM_HANDSHAKE_TIMEOUT_MS} ms`));
+      }, UPSTREAM_HANDSHAKE_TIMEOUT_MS);
+      timer.unref?.();
+      const done = <T>(fn: (value: T) => void) => (value: T) => {
+        clearTimeout(timer);
+        fn(value);
+      };
+      this.#own.set(id, { resolve: done(resolve), reject: done(reject) });
+      this.#upstream!.send({ jsonrpc: "2.0", id, method, params }).catch(done(reject));
+    });
+  }
+
+  #onUpstreamClose(upstream: MessageChannel, reason: string): void {
+    if (upstream !== this.#upstream || this.state === "closed") return;
+    this.#upstream = undefined;
+    this.state = "crashed";
+    this.#lastExit = reason;
+    this.#log.warn(`[${this.key}] ${reason}; it will be restarted on next use`);
+    for (const own of this.#own.values()) own.reject(new Error(reason));
+    this.#own.clear();
+    // Calls in flight are answered, never re-run: a tool call may have done its work already.
+    for (const entry of this.#outbound.values()) {
+      entry.client.send(errorResponse(entry.originalId, ErrorCode.InternalError, `mcp-daemon: ${reason} during ${entry.method}; it was not retried (the server restarts on next use)`));
+    }
+    this.#outbound.clear();
+    this.#progress.clear();
+    this.#serverRequests.clear();
+    this.#ids = new IdRemapper<SessionClient>("daemon-");
+  }
+
+  attach(client: SessionClient): void {
+    this.clients.add(client);
+    this.lastUse = Date.now();
+  }
+
+  /** A client went away: its calls are cancelled upstream, its server requests declined. */
+  detach(client: SessionClient): void {
+    this.clients.delete(client);
+    this.lastUse = Date.now();
+    for (const [upstreamId, entry] of this.#outbound) {
+      if (entry.client !== client) continue;
+      this.#forget(upstreamId);
+      this.#ids.inbound(upstreamId);
+      void this.#upstream?.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: upstreamId, reason: "the client disconnected" } }).catch(() => {});
+    }
+    for (const [id, owner] of this.#serverRequests) {
+      if (owner !== client) continue;
+      this.#serverRequests.delete(id);
+      void this.#upstream?.send(errorResponse(id, ErrorCode.InternalError, "mcp-daemon: the client that was asked disconnected")).catch(() => {});
+    }
+  }
+
+  status(): JsonObject {
+    return {
+      session: this.key,
+      server: this.description,
+      kind: this.target.kind,
+      pid: this.pid ?? null,
+      state: this.state,
+      uptimeMs: Date.now() - this.startedAt,
+      calls: this.calls,
+      lastUse: new Date(this.lastUse).toISOString(),
+      idleMs: Date.now() - this.lastUse,
+      clients: this.clients.size,
+      ...(this.#lastExit ? { lastExit: this.#lastExit } : {}),
+      notifications: this.notifications.slice(-10),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.state = "closed";
+    const upstream = this.#upstream;
+    this.#upstream = undefined;
+    await upstream?.close().catch(() => {});
+  }
+}

@@ -1,0 +1,303 @@
+// The client side of mcp-daemon: find it (or start it, exactly once however many callers race),
+// and reach a session through it as a raw message channel (what mcp-inspect uses), as an SDK
+// Transport (what mcp-host uses), or through two convenience calls.
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { basename, dirname, join } from "node:path";
+import { RawClient } from "./client.ts";
+import { DAEMON_PROTOCOL, daemonPaths, processAlive, type DaemonPaths } from "./daemon-protocol.ts";
+import { parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type MessageChannel } from "./jsonrpc.ts";
+import { LineSplitter } from "./lines.ts";
+import { LineWriter } from "./stdio.ts";
+import type { Target } from "./target.ts";
+
+/** How long a starting daemon may take to answer its first hello. */
+export const DAEMON_START_TIMEOUT_MS = 10_000;
+export const PROBE_TIMEOUT_MS = 1_000;
+const START_POLL_MS = 20;
+
+export interface DaemonOptions {
+  paths?: DaemonPaths;
+  /** The command that runs `mcp-daemon` (its `run` subcommand is appended). */
+  command?: string[];
+  /** Flags for a daemon started on demand, e.g. ["--idle-timeout", "600000"]. */
+  startFlags?: string[];
+  env?: Record<string, string | undefined>;
+}
+
+/** Sends one control frame and resolves with the first reply frame (or undefined). */
+export function daemonRequest(socketPath: string, frame: JsonObject, timeoutMs = PROBE_TIMEOUT_MS): Promise<JsonObject | undefined> {
+  return new Promise((resolve) => {
+    let done = false;
+    const socket = connect(socketPath);
+    const finish = (value: JsonObject | undefined) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(value);
+    };
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    const splitter = new LineSplitter((line) => {
+      try {
+        finish(JSON.parse(line));
+      } catch {
+        finish(undefined);
+      }
+    });
+    socket.on("connect", () => socket.write(`${JSON.stringify({ ...frame, protocol: DAEMON_PROTOCOL })}\n`));
+    socket.on("data", (chunk: Uint8Array) => splitter.push(chunk));
+    socket.on("error", () => finish(undefined));
+    socket.on("close", () => finish(undefined));
+  });
+}
+
+/** The daemon's pid and version if one answers on the socket; liveness is the hello, not a bare connect. */
+export async function probeDaemon(socketPath: string): Promise<{ pid: number; version: string } | undefined> {
+  const reply = await daemonRequest(socketPath, { type: "hello" });
+  return reply?.type === "hello" && typeof reply.pid === "number" ? { pid: reply.pid, version: String(reply.version) } : undefined;
+}
+
+/** How to run mcp-daemon from here: an override, the script beside ours, or the binary beside us. */
+export function daemonCommand(env: Record<string, string | undefined> = process.env): string[] {
+  const override = env.MCPKIT_DAEMON_COMMAND;
+  if (override) {
+    try {
+      const parsed = JSON.parse(override);
+      if (Array.isArray(parsed) && parsed.length > 0) return parsed.map(String);
+    } catch {
+      return override.split(/\s+/).filter(Boolean);
+    }
+  }
+  const script = join(import.meta.dir, "..", "mcp-daemon.ts");
+  if (existsSync(script)) return basename(process.execPath).startsWith("deno") ? [process.execPath, "run", "-A", script] : [process.execPath, script];
+  const sibling = join(dirname(process.execPath), "mcp-daemon");
+  if (existsSync(sibling)) return [sibling];
+  // One multi-tool binary dispatches on its first argument.
+  return [process.execPath, "mcp-daemon"];
+}
+
+/**
+ * Returns the socket of a live daemon, starting one if needed. Start-up is serialized with an
+ * exclusive lock file: of ten callers racing, one starts the daemon and the rest wait for it.
+ */
+export async function ensureDaemon(options: DaemonOptions = {}): Promise<DaemonPaths> {
+  const paths = resolvePaths(options);
+  if (await probeDaemon(paths.socket)) return paths;
+  const deadline = Date.now() + DAEMON_START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (takeLock(paths.lockFile)) {
+      try {
+        if (!(await probeDaemon(paths.socket))) await startDaemon(paths, options, deadline);
+        return paths;
+      } finally {
+        releaseLock(paths.lockFile);
+      }
+    }
+    // Someone else holds the lock: wait for their daemon.
+    await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
+    if (await probeDaemon(paths.socket)) return paths;
+  }
+  throw new Error(`mcp-daemon did not start within ${DAEMON_START_TIMEOUT_MS} ms (see ${paths.logFile})`);
+}
+
+function resolvePaths(options: DaemonOptions): DaemonPaths {
+  if (options.paths) return options.paths;
+  const paths = daemonPaths(options.env ?? process.env);
+  if (!paths.ok) throw new Error(paths.error);
+  return paths.value;
+}
+
+async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline: number): Promise<void> {
+  const [command, ...args] = options.command ?? daemonCommand(options.env);
+  const child = spawn(command!, [...args, "run", ...(options.startFlags ?? [])], {
+    detached: true,
+    stdio: "ignore",
+    env: { ...process.env, ...options.env, MCPKIT_DAEMON_DIR: paths.dir },
+  });
+  const failed = new Promise<Error>((resolve) => child.once("error", resolve));
+  child.unref();
+  while (Date.now() < deadline) {
+    const error = await Promise.race([failed, new Promise<undefined>((resolve) => setTimeout(resolve, START_POLL_MS))]);
+    if (error) throw new Error(`could not start mcp-daemon (${command}): ${error.message}`);
+    if (await probeDaemon(paths.socket)) return;
+    if (child.exitCode !== null) throw new Error(`mcp-daemon exited at once with code ${child.exitCode} (see ${paths.logFile})`);
+  }
+  throw new Error(`mcp-daemon did not answer within ${DAEMON_START_TIMEOUT_MS} ms (see ${paths.logFile})`);
+}
+
+/** O_EXCL create: exactly one caller wins. A lock whose holder died is broken and retaken. */
+function takeLock(lockFile: string): boolean {
+  try {
+    const fd = openSync(lockFile, "wx", 0o600);
+    writeSync(fd, String(process.pid));
+    closeSync(fd);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const holder = Number(readFileSafe(lockFile));
+  if (Number.isInteger(holder) && holder > 0 && !processAlive(holder)) {
+    try {
+      unlinkSync(lockFile);
+    } catch {
+      // Another waiter broke it first.
+    }
+  }
+  return false;
+}
+
+function releaseLock(lockFile: string): void {
+  try {
+    if (readFileSafe(lockFile) === String(process.pid)) unlinkSync(lockFile);
+  } catch {
+    // Gone already.
+  }
+}
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+/** One session of the daemon as a message channel: the same code path as a direct connection. */
+export class DaemonChannel implements MessageChannel {
+  onmessage?: (message: JsonRpcMessage, raw?: string) => void;
+  onerror?: (error: Error) => void;
+  onclose?: (reason?: string) => void;
+  /** The session key and the server's pid, once attached. */
+  session?: string;
+  serverPid?: number | null;
+
+  #socket?: Socket;
+  #writer?: LineWriter;
+  #closed = false;
+
+  constructor(
+    readonly target: Target,
+    readonly options: DaemonOptions = {},
+  ) {}
+
+  async start(): Promise<void> {
+    const paths = await ensureDaemon(this.options);
+    const socket = connect(paths.socket);
+    this.#socket = socket;
+    const attached = Promise.withResolvers<void>();
+    let isAttached = false;
+    const splitter = new LineSplitter((line) => {
+      if (!isAttached) {
+        let frame: JsonObject;
+        try {
+          frame = JSON.parse(line);
+        } catch {
+          attached.reject(new Error("mcp-daemon answered with something that is not JSON"));
+          return;
+        }
+        if (frame.type === "attached") {
+          isAttached = true;
+          this.session = String(frame.session);
+          this.serverPid = typeof frame.pid === "number" ? frame.pid : null;
+          attached.resolve();
+        } else {
+          attached.reject(new Error(`mcp-daemon: ${String(frame.message ?? "refused the session")}`));
+        }
+        return;
+      }
+      const parsed = parseMessage(line);
+      if (parsed.ok) this.onmessage?.(parsed.value, line);
+      else this.onerror?.(new Error(`skipped a line from mcp-daemon that is not JSON-RPC (${parsed.error})`));
+    });
+    socket.on("data", (chunk: Uint8Array) => splitter.push(chunk));
+    socket.on("error", (error) => {
+      attached.reject(new Error(`cannot reach mcp-daemon at ${paths.socket}: ${error.message}`));
+      this.onerror?.(error);
+    });
+    socket.on("close", () => {
+      attached.reject(new Error("mcp-daemon closed the connection"));
+      this.#finish("mcp-daemon closed the connection");
+    });
+    // The server must run where a direct spawn would: in our directory, not the daemon's.
+    const server = this.target.kind === "stdio" ? { ...this.target, cwd: this.target.cwd ?? process.cwd() } : this.target;
+    socket.on("connect", () => socket.write(`${JSON.stringify({ type: "attach", protocol: DAEMON_PROTOCOL, server })}\n`));
+    this.#writer = new LineWriter(socket);
+    await attached.promise;
+  }
+
+  send(message: JsonRpcMessage, raw?: string): Promise<void> {
+    if (!this.#writer || this.#closed) return Promise.reject(new Error("not attached to mcp-daemon"));
+    return this.#writer.write(raw ?? serializeMessage(message));
+  }
+
+  /** Detaches; the session (and its server) stays alive in the daemon. */
+  async close(): Promise<void> {
+    this.#socket?.end();
+    this.#finish("detached from mcp-daemon");
+  }
+
+  #finish(reason: string): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.(reason);
+  }
+}
+
+/**
+ * The same session as an SDK Transport (structurally: start, send, close and the three hooks),
+ * so an SDK Client reaches a stateful server through the daemon with no other change.
+ */
+export class DaemonTransport {
+  // Typed loosely on purpose: the SDK's message types are its own (lib/ does not import the SDK).
+  // deno-lint-ignore no-explicit-any
+  onmessage?: (message: any) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  readonly #channel: DaemonChannel;
+
+  constructor(target: Target, options: DaemonOptions = {}) {
+    this.#channel = new DaemonChannel(target, options);
+    this.#channel.onmessage = (message) => this.onmessage?.(message);
+    this.#channel.onerror = (error) => this.onerror?.(error);
+    this.#channel.onclose = () => this.onclose?.();
+  }
+
+  start(): Promise<void> {
+    return this.#channel.start();
+  }
+
+  send(message: unknown): Promise<void> {
+    return this.#channel.send(message as JsonRpcMessage);
+  }
+
+  close(): Promise<void> {
+    return this.#channel.close();
+  }
+}
+
+const CLIENT_INFO = { name: "mcpkit-daemon-client", version: "1" };
+
+async function withSession<T>(target: Target, options: DaemonOptions & { timeoutMs?: number }, work: (client: RawClient) => Promise<T>): Promise<T> {
+  const client = new RawClient(new DaemonChannel(target, options), { clientInfo: CLIENT_INFO, timeoutMs: options.timeoutMs });
+  try {
+    await client.connect();
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Calls a tool on the daemon's session for this server (started on first use). */
+export function callDaemonTool(target: Target, tool: string, args: JsonObject = {}, options: DaemonOptions & { timeoutMs?: number } = {}): Promise<JsonObject> {
+  return withSession(target, options, (client) => client.request("tools/call", { name: tool, arguments: args }, { timeoutMs: options.timeoutMs }));
+}
+
+/** Lists the tools of the daemon's session for this server. */
+export function listDaemonTools(target: Target, options: DaemonOptions & { timeoutMs?: number } = {}): Promise<JsonObject[]> {
+  return withSession(target, options, async (client) => {
+    const result = await client.request("tools/list", {}, { timeoutMs: options.timeoutMs });
+    return (result.tools as JsonObject[] | undefined) ?? [];
+  });
+}

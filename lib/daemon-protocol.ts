@@ -1,0 +1,113 @@
+// What mcp-daemon and its clients agree on: where the daemon lives, and the socket protocol.
+//
+// The socket speaks newline-delimited JSON. A connection opens with one control frame:
+//   {"type":"hello","protocol":1}                    -> {"type":"hello","protocol":1,"pid":N,"version":"x.y.z"}
+//   {"type":"status","protocol":1}                   -> {"type":"status",...}
+//   {"type":"stop","protocol":1}                     -> {"type":"stopping","pid":N}
+//   {"type":"attach","protocol":1,"server":{...}}    -> {"type":"attached","session":"<key>","pid":N|null}
+// After "attached" the connection carries raw JSON-RPC lines of that session, both ways.
+// A refused frame gets {"type":"error","message":"..."} and the connection is closed.
+import { createHash } from "node:crypto";
+import { lstatSync, mkdirSync, readFileSync, statSync, type Stats } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Target } from "./target.ts";
+
+export const DAEMON_PROTOCOL = 1;
+/** sun_path holds 108 bytes on Linux, 104 on macOS, including the terminating NUL. */
+export const MAX_SOCKET_PATH_BYTES = process.platform === "darwin" ? 103 : 107;
+/** A control frame longer than this is refused (the session's JSON-RPC lines have their own cap). */
+export const MAX_CONTROL_FRAME_BYTES = 1024 * 1024;
+
+export interface DaemonPaths {
+  dir: string;
+  socket: string;
+  pidFile: string;
+  lockFile: string;
+  logFile: string;
+  /** Process groups of the servers the daemon started, for cleaning up after a daemon killed with SIGKILL. */
+  childrenFile: string;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/**
+ * The per-user runtime directory: MCPKIT_DAEMON_DIR if set, else $XDG_RUNTIME_DIR/mcpkit when that
+ * directory is ours, else ~/.mcpkit/run. Created 0700; one that exists with looser permissions or
+ * another owner is refused, never "fixed".
+ */
+export function daemonPaths(env: Record<string, string | undefined> = process.env): Checked<DaemonPaths> {
+  if (process.platform === "win32") return { ok: false, error: "mcp-daemon needs Unix domain sockets and does not run on Windows yet (use one-shot commands there)" };
+  const runtime = env.XDG_RUNTIME_DIR;
+  const dir = env.MCPKIT_DAEMON_DIR ?? (runtime && ownedByUs(runtime) ? join(runtime, "mcpkit") : join(env.HOME ?? homedir(), ".mcpkit", "run"));
+  const checked = ensurePrivateDir(dir);
+  if (!checked.ok) return checked;
+  const paths: DaemonPaths = {
+    dir,
+    socket: join(dir, "daemon.sock"),
+    pidFile: join(dir, "daemon.pid"),
+    lockFile: join(dir, "daemon.lock"),
+    logFile: join(dir, "daemon.log"),
+    childrenFile: join(dir, "children.json"),
+  };
+  if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH_BYTES) {
+    return { ok: false, error: `the daemon socket path ${paths.socket} is ${Buffer.byteLength(paths.socket)} bytes, over this system's limit of ${MAX_SOCKET_PATH_BYTES} (set MCPKIT_DAEMON_DIR to a shorter directory)` };
+  }
+  return { ok: true, value: paths };
+}
+
+function ownedByUs(path: string): boolean {
+  try {
+    return statSync(path).uid === process.getuid?.();
+  } catch {
+    return false;
+  }
+}
+
+function ensurePrivateDir(dir: string): Checked<string> {
+  let stats: Stats;
+  try {
+    stats = lstatSync(dir);
+  } catch {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      stats = lstatSync(dir);
+    } catch (error) {
+      return { ok: false, error: `cannot create the daemon directory ${dir} (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+    }
+  }
+  if (!stats.isDirectory()) return { ok: false, error: `${dir} is not a directory (move it away; mcp-daemon keeps its socket there)` };
+  if (stats.uid !== process.getuid?.()) return { ok: false, error: `${dir} belongs to another user (uid ${stats.uid}); refusing to use it` };
+  if ((stats.mode & 0o077) !== 0) {
+    return { ok: false, error: `${dir} is accessible to other users (mode ${(stats.mode & 0o777).toString(8)}); run \`chmod 700 ${dir}\` and try again` };
+  }
+  return { ok: true, value: dir };
+}
+
+/** A session is one exact server definition: an edited config gets a new session, never a stale one. */
+export function sessionKey(target: Target): string {
+  const definition =
+    target.kind === "stdio"
+      ? { kind: "stdio", command: target.command, args: target.args, env: sortedEntries(target.env), cwd: target.cwd ?? null }
+      : { kind: "http", url: target.url, headers: sortedEntries(target.headers), transport: target.transport };
+  return createHash("sha256").update(JSON.stringify(definition)).digest("hex").slice(0, 16);
+}
+
+function sortedEntries(record: Record<string, string>): [string, string][] {
+  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Whether pid runs (EPERM: it does, as someone else); a zombie awaiting its reaper does not. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
+  } catch {
+    return true; // No /proc (macOS): kill(0) is all we know.
+  }
+}

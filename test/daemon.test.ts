@@ -1,0 +1,217 @@
+// mcp-daemon end to end: real daemons on real sockets, started on demand by mcp-inspect.
+import { afterEach, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/client";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { callDaemonTool, DaemonTransport, listDaemonTools } from "../lib/daemon-client.ts";
+import type { StdioTarget } from "../lib/target.ts";
+import { BUN, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, alive, inspect, runTool } from "./helpers.ts";
+
+const LONG = 60_000;
+const GATED = join(ROOT, "test/fixtures/gated-server.ts");
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) {
+    await runTool("mcp-daemon.ts", ["stop"], { env: { MCPKIT_DAEMON_DIR: dir } });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** A fresh private daemon directory (short, for the socket path limit). */
+function daemonDir(): string {
+  const dir = mkdtempSync("/tmp/mcpd-");
+  dirs.push(dir);
+  return dir;
+}
+
+const stateful = (dir: string, args: string[]) => inspect([...args.slice(0, args.indexOf("--")), "--stateful", ...args.slice(args.indexOf("--"))], { env: { MCPKIT_DAEMON_DIR: dir } });
+const daemon = (dir: string, args: string[]) => runTool("mcp-daemon.ts", args, { env: { MCPKIT_DAEMON_DIR: dir } });
+const statusOf = async (dir: string) => JSON.parse((await daemon(dir, ["status", "--json"])).stdout);
+
+describe("stateful sessions", () => {
+  test("begin_session in one mcp-inspect call unlocks the tools for the next calls", async () => {
+    const dir = daemonDir();
+    const locked = await inspect(["list-tools", "--", BUN, GATED]);
+    expect(locked.json.data.tools.map((t: { name: string }) => t.name)).not.toContain("secret_echo");
+    const opened = await stateful(dir, ["call-tool", "begin_session", "user=ann", "--", BUN, GATED]);
+    expect(opened.json.data.content[0].text).toBe("session open for ann");
+    const listed = await stateful(dir, ["list-tools", "--", BUN, GATED]);
+    expect(listed.json.data.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(["secret_echo", "session_info"]));
+    const called = await stateful(dir, ["call-tool", "secret_echo", "message=hi", "--", BUN, GATED]);
+    expect(called.json.data.content[0].text).toBe("[ann] hi (call 1)");
+    const status = await statusOf(dir);
+    expect(status.running).toBe(true);
+    expect(status.sessions).toHaveLength(1);
+    expect(status.sessions[0]).toMatchObject({ state: "ready", kind: "stdio", clients: 0 });
+    expect(status.sessions[0].server).toContain("gated-server.ts");
+    expect(status.sessions[0].calls).toBeGreaterThan(2);
+    expect(typeof status.sessions[0].pid).toBe("number");
+  }, LONG);
+
+  test("an edited server definition gets its own session; a config entry with stateful: true uses the daemon", async () => {
+    const dir = daemonDir();
+    await stateful(dir, ["call-tool", "begin_session", "--", BUN, GATED]);
+    const other = await stateful(dir, ["list-tools", "--env", "X=1", "--", BUN, GATED]);
+    expect(other.json.data.tools.map((t: { name: string }) => t.name)).not.toContain("secret_echo");
+    const config = join(dir, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { gated: { command: BUN, args: [GATED], stateful: true } } }));
+    await inspect(["call-tool", "begin_session", "user=cfg", "--config", config], { env: { MCPKIT_DAEMON_DIR: dir } });
+    const viaConfig = await inspect(["call-tool", "session_info", "--config", config], { env: { MCPKIT_DAEMON_DIR: dir } });
+    expect(JSON.parse(viaConfig.json.data.content[0].text).unlockedBy).toBe("cfg");
+    // The config names exactly the first call's server (command, args, env, cwd): the same session.
+    expect((await statusOf(dir)).sessions.length).toBe(2);
+  }, LONG);
+
+  test("ten racing clients start exactly one daemon, and share one server process", async () => {
+    const dir = daemonDir();
+    const results = await Promise.all(Array.from({ length: 10 }, () => stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])));
+    expect(results.map((r) => r.code)).toEqual(Array(10).fill(0));
+    expect(new Set(results.map((r) => r.json.data.content[0].text)).size).toBe(1);
+    const log = readFileSync(join(dir, "daemon.log"), "utf8");
+    expect(log.match(/listening on/g)?.length).toBe(1);
+  }, LONG);
+
+  test("the library calls and the SDK Transport reach the same session", async () => {
+    const dir = daemonDir();
+    const target: StdioTarget = { kind: "stdio", command: BUN, args: [GATED], env: {} };
+    const env = { ...process.env, MCPKIT_DAEMON_DIR: dir };
+    expect((await listDaemonTools(target, { env })).map((t) => t.name)).not.toContain("secret_echo");
+    const opened = await callDaemonTool(target, "begin_session", { user: "lib" }, { env });
+    expect(JSON.stringify(opened.content)).toContain("session open for lib");
+    const client = new Client({ name: "sdk-through-daemon", version: "0" });
+    await client.connect(new DaemonTransport(target, { env }));
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("secret_echo");
+    const echoed = await client.callTool({ name: "secret_echo", arguments: { message: "sdk" } });
+    expect(JSON.stringify(echoed.content)).toContain("[lib] sdk");
+    await client.close();
+  }, LONG);
+});
+
+describe("faults", () => {
+  test("a server that crashes is restarted on next use; the call in flight gets an error, not a rerun", async () => {
+    const dir = daemonDir();
+    const first = (await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text;
+    const slow = stateful(dir, ["call-tool", "slow", "steps=50", "delayMs=100", "--", ...REFERENCE_CMD]);
+    await Bun.sleep(500);
+    await stateful(dir, ["call-tool", "crash", "--", ...REFERENCE_CMD]);
+    const cut = await slow;
+    expect(cut.code).toBe(5);
+    expect(cut.json.error.message).toContain("not retried");
+    const second = (await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text;
+    expect(second).not.toBe(first);
+    expect(alive(Number(first))).toBe(false);
+  }, LONG);
+
+  test("a client that disconnects mid-call has its call cancelled upstream; others are unaffected", async () => {
+    const dir = daemonDir();
+    await daemon(dir, ["start", "--log-level", "debug"]);
+    const child = Bun.spawn([BUN, "mcp-inspect.ts", "call-tool", "slow", "steps=100", "delayMs=50", "--stateful", "--", ...REFERENCE_CMD], {
+      cwd: ROOT,
+      env: { ...process.env, MCPKIT_DAEMON_DIR: dir },
+      stdout: "ignore",
+      stderr: "ignore",
+    });
+    await Bun.sleep(1_000);
+    child.kill("SIGKILL");
+    const other = await stateful(dir, ["call-tool", "echo", "message=still here", "--", ...REFERENCE_CMD]);
+    expect(other.json.data.content[0].text).toBe("still here");
+    const deadline = Date.now() + 10_000;
+    while (!readFileSync(join(dir, "daemon.log"), "utf8").includes("slow: cancelled after") && Date.now() < deadline) await Bun.sleep(100);
+    expect(readFileSync(join(dir, "daemon.log"), "utf8")).toContain("slow: cancelled after");
+  }, LONG);
+
+  test("garbage and a 50 MB line on the socket are dropped; the daemon lives", async () => {
+    const dir = daemonDir();
+    await daemon(dir, ["start"]);
+    const socket = join(dir, "daemon.sock");
+    const reply = await new Promise<string>((resolve) => {
+      const connection = connect(socket, () => connection.write("garbage\n"));
+      let text = "";
+      connection.on("data", (chunk) => (text += chunk));
+      connection.on("close", () => resolve(text));
+    });
+    expect(JSON.parse(reply)).toMatchObject({ type: "error" });
+    await new Promise<void>((resolve) => {
+      const connection = connect(socket, () => connection.write(Buffer.alloc(50 * 1024 * 1024, 120)));
+      connection.on("error", () => resolve());
+      connection.on("close", () => resolve());
+    });
+    expect((await statusOf(dir)).running).toBe(true);
+    expect((await stateful(dir, ["ping", "--", ...REFERENCE_CMD])).code).toBe(0);
+  }, LONG);
+
+  test("no server process survives mcp-daemon stop", async () => {
+    const dir = daemonDir();
+    const pid = Number((await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text);
+    const daemonPid = (await statusOf(dir)).pid;
+    expect((await daemon(dir, ["stop"])).stdout).toContain("stopped");
+    expect(alive(pid)).toBe(false);
+    expect(alive(daemonPid)).toBe(false);
+    expect((await daemon(dir, ["status"])).code).toBe(3);
+  }, LONG);
+
+  test("after SIGKILL of the daemon, the next call starts a new one that ends what the old one left", async () => {
+    const dir = daemonDir();
+    const pid = Number((await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text);
+    // A server that ignores stdin EOF and SIGTERM: only the pid records can end it.
+    const stubborn = await stateful(dir, ["list-tools", "--timeout", "500", "--", BUN, FAULTY, "stubborn"]);
+    expect(stubborn.code).toBe(4);
+    const status = await statusOf(dir);
+    const stubbornPid = status.sessions.find((s: { server: string }) => s.server.includes("stubborn")).pid;
+    process.kill(status.pid, "SIGKILL");
+    // The well-behaved server sees its stdin close and leaves by itself.
+    for (let waited = 0; alive(pid) && waited < 10_000; waited += 100) await Bun.sleep(100);
+    expect(alive(pid)).toBe(false);
+    expect(alive(stubbornPid)).toBe(true);
+    const next = await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD]);
+    expect(next.code).toBe(0);
+    await Bun.sleep(200);
+    expect(alive(stubbornPid)).toBe(false);
+  }, LONG);
+
+  test("idle sessions are closed, and an idle daemon exits by itself", async () => {
+    const dir = daemonDir();
+    await daemon(dir, ["start", "--idle-timeout", "1000", "--exit-after", "1500"]);
+    const pid = Number((await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text);
+    const daemonPid = (await statusOf(dir)).pid;
+    const deadline = Date.now() + 20_000;
+    while ((alive(pid) || alive(daemonPid)) && Date.now() < deadline) await Bun.sleep(200);
+    expect(alive(pid)).toBe(false);
+    expect(alive(daemonPid)).toBe(false);
+  }, LONG);
+});
+
+describe("the socket's directory", () => {
+  test.each([
+    ["a regular file", (socket: string) => writeFileSync(socket, "precious"), "is not a socket"],
+    ["a symlink", (socket: string) => symlinkSync("/etc/hostname", socket), "is not a socket"],
+  ])("a socket path that is %s is refused and left alone", async (_what, make, fragment) => {
+    const dir = daemonDir();
+    const socket = join(dir, "daemon.sock");
+    make(socket);
+    const result = await daemon(dir, ["run"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(fragment);
+    expect(readFileSync(socket, "utf8").length).toBeGreaterThan(0);
+  }, LONG);
+
+  test("a directory others can read is refused with the fix", async () => {
+    const dir = daemonDir();
+    chmodSync(dir, 0o755);
+    const result = await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD]);
+    expect(result.code).toBe(2);
+    expect(result.json.error.message).toContain(`chmod 700 ${dir}`);
+  }, LONG);
+
+  test("a socket path over the OS limit gets a clear message", async () => {
+    const base = mkdtempSync("/tmp/mcpd-");
+    dirs.push(base);
+    const deep = join(base, "x".repeat(60), "y".repeat(60));
+    mkdirSync(deep, { recursive: true, mode: 0o700 });
+    const result = await daemon(deep, ["status"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("over this system's limit");
+  }, LONG);
+});
