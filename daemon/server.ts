@@ -127,6 +127,7 @@ export class Daemon {
       splitter.push(chunk);
     });
     connection.on("error", () => {});
+    connection.on("end", () => connection.end());
     connection.on("close", () => {
       this.#connections.delete(connection);
       if (session && client) session.detach(client);

@@ -70,6 +70,8 @@ export class DaemonSession {
   #initializeResult?: JsonObject;
   #initializing?: Promise<JsonObject>;
   #initializedSent = false;
+  /** tools/list answered from memory while the server promises list_changed notifications. */
+  #toolsCache?: JsonObject;
   #ownId = 0;
   readonly #own = new Map<string, { resolve: (result: JsonObject) => void; reject: (error: Error) => void }>();
 
@@ -155,6 +157,10 @@ export class DaemonSession {
     }
     if (this.#era === "unknown" && (request.params?._meta as JsonObject | undefined)?.[META_PROTOCOL_VERSION]) this.#era = "modern";
     this.calls++;
+    if (request.method === "tools/list" && this.#toolsCache && request.params?.cursor === undefined) {
+      client.send({ jsonrpc: "2.0", id: request.id, result: this.#toolsCache });
+      return;
+    }
     let params = request.params;
     const meta = params?._meta as JsonObject | undefined;
     const upstreamId = this.#ids.outbound(client, request.id);
@@ -263,6 +269,8 @@ export class DaemonSession {
         else own.resolve(message.result);
         return;
       }
+      const entry = this.#outbound.get(key);
+      if (entry?.method === "tools/list" && "result" in message) this.#maybeCacheTools(message.result);
       const owner = this.#ids.inbound(message.id);
       this.#forget(key);
       if (owner) owner.owner.send({ ...message, id: owner.originalId });
@@ -270,6 +278,7 @@ export class DaemonSession {
     }
     if (isRequest(message)) return this.#routeServerRequest(message);
     this.#remember(message.method, message.params);
+    if (message.method === "notifications/tools/list_changed") this.#toolsCache = undefined;
     if (message.method === "notifications/progress") {
       const route = this.#progress.get(String(message.params?.progressToken));
       if (route) route.client.send({ ...message, params: { ...message.params, progressToken: route.token } as JsonObject });
@@ -295,6 +304,13 @@ export class DaemonSession {
     }
     this.#serverRequests.set(String(request.id), pick.client);
     pick.client.send(request);
+  }
+
+  /** Only a single-page answer, and only from a 2025-era server that declared tools.listChanged. */
+  #maybeCacheTools(result: JsonObject): void {
+    const capabilities = (this.#initializeResult?.capabilities as JsonObject | undefined) ?? {};
+    const promisesChanges = (capabilities.tools as JsonObject | undefined)?.listChanged === true;
+    if (this.#era === "legacy" && promisesChanges && !result.nextCursor) this.#toolsCache = result;
   }
 
   #remember(method: string, params: JsonObject | undefined): void {
@@ -331,6 +347,7 @@ export class DaemonSession {
     this.#upstream = undefined;
     this.state = "crashed";
     this.#lastExit = reason;
+    this.#toolsCache = undefined;
     this.#log.warn(`[${this.key}] ${reason}; it will be restarted on next use`);
     for (const own of this.#own.values()) own.reject(new Error(reason));
     this.#own.clear();

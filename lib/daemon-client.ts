@@ -164,6 +164,9 @@ function readFileSafe(path: string): string {
   }
 }
 
+/** Nothing listens on the socket (yet): the caller may start the daemon and try again. */
+class DaemonUnreachable extends Error {}
+
 /** One session of the daemon as a message channel: the same code path as a direct connection. */
 export class DaemonChannel implements MessageChannel {
   onmessage?: (message: JsonRpcMessage, raw?: string) => void;
@@ -176,14 +179,32 @@ export class DaemonChannel implements MessageChannel {
   #socket?: Socket;
   #writer?: LineWriter;
   #closed = false;
+  #started?: Promise<void>;
 
   constructor(
     readonly target: Target,
     readonly options: DaemonOptions = {},
   ) {}
 
-  async start(): Promise<void> {
-    const paths = await ensureDaemon(this.options);
+  /** Idempotent: a second call waits for the same attach. */
+  start(): Promise<void> {
+    this.#started ??= this.#start();
+    return this.#started;
+  }
+
+  async #start(): Promise<void> {
+    // The common case is a daemon already up: attach at once, and start one only if that fails.
+    const paths = resolvePaths(this.options);
+    try {
+      await this.#attach(paths);
+    } catch (error) {
+      if (!(error instanceof DaemonUnreachable)) throw error;
+      await ensureDaemon({ ...this.options, paths });
+      await this.#attach(paths);
+    }
+  }
+
+  async #attach(paths: DaemonPaths): Promise<void> {
     const socket = connect(paths.socket);
     this.#socket = socket;
     const attached = Promise.withResolvers<void>();
@@ -212,13 +233,15 @@ export class DaemonChannel implements MessageChannel {
       else this.onerror?.(new Error(`skipped a line from mcp-daemon that is not JSON-RPC (${parsed.error})`));
     });
     socket.on("data", (chunk: Uint8Array) => splitter.push(chunk));
+    let connected = false;
+    socket.on("connect", () => (connected = true));
     socket.on("error", (error) => {
-      attached.reject(new Error(`cannot reach mcp-daemon at ${paths.socket}: ${error.message}`));
-      this.onerror?.(error);
+      attached.reject(connected ? new Error(`lost mcp-daemon at ${paths.socket}: ${error.message}`) : new DaemonUnreachable(error.message));
+      if (isAttached) this.onerror?.(error);
     });
     socket.on("close", () => {
       attached.reject(new Error("mcp-daemon closed the connection"));
-      this.#finish("mcp-daemon closed the connection");
+      if (isAttached) this.#finish("mcp-daemon closed the connection");
     });
     // The server must run where a direct spawn would: in our directory, not the daemon's.
     const server = this.target.kind === "stdio" ? { ...this.target, cwd: this.target.cwd ?? process.cwd() } : this.target;
@@ -234,7 +257,9 @@ export class DaemonChannel implements MessageChannel {
 
   /** Detaches; the session (and its server) stays alive in the daemon. */
   async close(): Promise<void> {
-    this.#socket?.end();
+    const socket = this.#socket;
+    // Flush what we wrote, then close both directions: a half-open socket would keep us running.
+    if (socket && !socket.destroyed) await new Promise<void>((resolve) => socket.end(() => (socket.destroy(), resolve())));
     this.#finish("detached from mcp-daemon");
   }
 
