@@ -12,7 +12,7 @@ import { createLogger, isLogLevelName, stripControl, type LogLevelName } from ".
 import { LineWriter, readLines, StdioChannel } from "./lib/stdio.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
 import { McpProxy } from "./proxy/core.ts";
-import { runBuild, startWatching } from "./proxy/watch.ts";
+import { Builder, startWatching } from "./proxy/watch.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const DEFAULTS = { logLevel: "info", maxRestarts: 3, restartDelayMs: 1_000, restartTimeoutMs: 30_000, debounceMs: 300 } as const;
@@ -188,11 +188,14 @@ async function serve(settings: Settings): Promise<number> {
         })
       : () => {};
 
+  const builder = settings.build ? new Builder(settings.build, target.kind === "stdio" ? (target.cwd ?? process.cwd()) : process.cwd()) : undefined;
+
   async function onFilesChanged(paths: string[]): Promise<void> {
     const shown = paths.slice(0, 3).join(", ") + (paths.length > 3 ? ` and ${paths.length - 3} more` : "");
-    if (settings.build) {
-      log.info(`building: ${settings.build}`);
-      const build = await runBuild(settings.build, target.kind === "stdio" ? (target.cwd ?? process.cwd()) : process.cwd());
+    if (builder) {
+      log.info(`building: ${builder.command}`);
+      const build = await builder.build();
+      if (!build) return; // A build is running; it will be followed by one that covers this change.
       if (!build.ok) {
         const text = `build failed (exit ${build.code}); the server keeps running the previous build:\n${build.output}`;
         log.error(text);
@@ -200,10 +203,12 @@ async function serve(settings: Settings): Promise<number> {
         return;
       }
     }
-    await proxy.restart(`changed: ${shown}`, { again: true });
+    await proxy.restart(`changed: ${shown}`, { again: true, resetsBreaker: true });
   }
 
   const finished = Promise.withResolvers<number>();
+  // A client that stops reading (EPIPE) is a client that left.
+  process.stdout.on("error", () => finished.resolve(0));
   readLines(process.stdin, (line) => proxy.fromClient(line), {
     onerror: (error) => log.warn(`dropped a ${error.bytes}-byte line from the client (${error.kind})`),
     onend: () => finished.resolve(0),
@@ -215,6 +220,7 @@ async function serve(settings: Settings): Promise<number> {
   await proxy.start();
   const code = await finished.promise;
   stopWatching();
+  builder?.stop();
   await proxy.close();
   process.stdin.pause();
   return code;

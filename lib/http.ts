@@ -221,6 +221,7 @@ export class HttpChannel implements MessageChannel {
   }
 
   async #exchange(message: JsonRpcMessage, body: string, requestId: JsonRpcId | undefined, signal: AbortSignal): Promise<void> {
+    const sentSession = this.sessionId;
     const response = await this.#fetch(this.#options.url, {
       method: "POST",
       headers: {
@@ -241,10 +242,10 @@ export class HttpChannel implements MessageChannel {
         this.#deliver({ ...rpc, id: requestId });
         return;
       }
-      if (response.status === 404 && this.sessionId) {
-        const expired = this.sessionId;
-        this.sessionId = undefined;
-        throw new HttpStatusError(404, `session ${expired} expired or unknown (${reply.slice(0, SHOWN_BODY_CHARS)})`, this.#options.url, true);
+      // Every request sent under the lost session learns it, not only the first to hear the 404.
+      if (response.status === 404 && sentSession) {
+        if (this.sessionId === sentSession) this.sessionId = undefined;
+        throw new HttpStatusError(404, `session ${sentSession} expired or unknown (${reply.slice(0, SHOWN_BODY_CHARS)})`, this.#options.url, true);
       }
       throw new HttpStatusError(response.status, reply, this.#options.url);
     }

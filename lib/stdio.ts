@@ -17,6 +17,8 @@ export const STDIN_CLOSE_GRACE_MS = 2_000;
 export const SIGTERM_GRACE_MS = 2_000;
 /** A grandchild may keep our pipe open after the server exits; don't wait on it longer. */
 export const CLOSE_AFTER_EXIT_MS = 200;
+/** How often a shutdown looks whether the server's process group is gone yet. */
+const GROUP_POLL_MS = 20;
 /** How much of the server's stderr to keep for error messages. */
 export const STDERR_TAIL_BYTES = 4 * 1024;
 const SHOWN_JUNK_CHARS = 80;
@@ -171,9 +173,28 @@ export class StdioChannel implements MessageChannel {
         await this.#exited;
       }
     }
-    // Sweep what the server left behind in its group (e.g. npx's child).
-    this.#signalGroup("SIGTERM");
+    // Sweep what the server left behind in its group (e.g. npx's child), by force if it must.
+    if (this.#groupAlive()) {
+      this.#signalGroup("SIGTERM");
+      const deadline = Date.now() + SIGTERM_GRACE_MS;
+      while (this.#groupAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
+      if (this.#groupAlive()) this.#signalGroup("SIGKILL");
+    }
+    // A survivor holding our pipes must not keep us running.
+    child.stdout?.destroy();
+    child.stderr?.destroy();
     this.#finish();
+  }
+
+  #groupAlive(): boolean {
+    const pid = this.#child?.pid;
+    if (pid === undefined || process.platform === "win32") return false;
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   #signalGroup(signal: NodeJS.Signals): void {

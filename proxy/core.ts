@@ -1,8 +1,11 @@
 // The proxy's heart: raw JSON-RPC between one client and one (re)startable server. Messages pass
-// as the exact bytes that arrived, except the three things the proxy owns: the initialize (or
-// server/discover) result gains tools.listChanged, the last page of tools/list gains
-// restart_server, and calls to restart_server are answered here. A restart never loses a
-// request: each one in flight is re-sent (if repeating it is harmless), or answered with an error.
+// as the exact bytes that arrived, except what the proxy owns: the initialize (or server/discover)
+// result gains tools.listChanged, the last page of tools/list gains restart_server, calls to
+// restart_server are answered here, and the server's own requests get ids that stay unique across
+// restarts. A restart never loses a request: each one in flight is re-sent (if repeating it is
+// harmless), or answered with an error.
+import { randomUUID } from "node:crypto";
+import type { ConsolaInstance } from "consola/core";
 import {
   ErrorCode,
   IdAllocator,
@@ -20,7 +23,7 @@ import {
   type JsonRpcRequest,
   type MessageChannel,
 } from "../lib/jsonrpc.ts";
-import type { ConsolaInstance } from "consola/core";
+import { startAnnouncements } from "./announce.ts";
 
 export const RESTART_TOOL = "restart_server";
 /** Messages held while the server restarts; past this, requests are refused, not buffered without end. */
@@ -30,9 +33,9 @@ export const CRASH_WINDOW_MS = 60_000;
 export const MAX_BACKOFF_MS = 30_000;
 /** A hung server must not hold a restart up for long just to compute the tool diff. */
 export const TOOL_DIFF_TIMEOUT_MS = 2_000;
-/** JSON-RPC error code for requests cut off by a restart (implementation-defined range). */
-export const SERVER_RESTARTED = -32002;
-export const SERVER_UNAVAILABLE = -32003;
+/** JSON-RPC error codes of the proxy, from the implementation-defined range -32000..-32019. */
+export const SERVER_RESTARTED = -32010;
+export const SERVER_UNAVAILABLE = -32011;
 /** Requests that may be sent again to the new server without doing anything twice. */
 export const IDEMPOTENT_METHODS = new Set([
   "ping", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list",
@@ -45,7 +48,6 @@ const READ_IN_FULL = new Set([
 /** Answers the proxy rewrites before passing them on. */
 const PATCHED_RESULTS = new Set(["initialize", "server/discover", "tools/list"]);
 const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 export const RESTART_TOOL_DEFINITION = {
   name: RESTART_TOOL,
@@ -93,13 +95,16 @@ export class McpProxy {
   readonly #log: ConsolaInstance;
   #child?: MessageChannel;
   #generation = 0;
-  #state: "idle" | "running" | "restarting" | "broken" | "closed" = "idle";
+  #state: "starting" | "running" | "restarting" | "broken" | "closed" = "starting";
   #brokenReason = "";
   readonly #inFlight = new Map<string, InFlight>();
-  /** Server->client requests of the current process still waiting for the client's answer. */
-  readonly #serverRequests = new Set<string>();
+  /** Requests an HTTP server refused for an expired session: never seen by it, so safe to send again. */
+  #expired: InFlight[] = [];
+  /** The server's own requests, under ids of ours so that two processes' ids can never meet. */
+  readonly #serverRequests = new Map<string, { generation: number; id: JsonRpcId }>();
   #queue: { message: JsonRpcMessage; raw: string }[] = [];
-  readonly #ownIds = new IdAllocator("mcp-proxy-");
+  /** A random part makes our ids ones no client would pick. */
+  readonly #ownIds = new IdAllocator(`mcp-proxy-${randomUUID()}-`);
   readonly #own = new Map<JsonRpcId, Pending>();
   /** What the client told the server, replayed to every new process. */
   #initializeParams?: JsonObject;
@@ -110,8 +115,9 @@ export class McpProxy {
   #childCapabilities: JsonObject = {};
   #restarting?: Promise<RestartReport>;
   #restartAgain?: string;
-  #reinitializing?: Promise<void>;
+  #crashDuringRestart?: string;
   #crashes: number[] = [];
+  #wakeFromBackoff?: () => void;
 
   constructor(options: ProxyOptions) {
     this.#options = options;
@@ -122,15 +128,9 @@ export class McpProxy {
     return this.#state;
   }
 
-  /** Starts the first server process. A failure leaves the proxy up, answering with the reason. */
+  /** Starts the first server process; messages that arrive meanwhile wait in the queue. */
   async start(): Promise<void> {
-    try {
-      await this.#startChild();
-      this.#state = "running";
-    } catch (error) {
-      this.#log.error(`the server did not start: ${(error as Error).message}`);
-      this.#onCrash((error as Error).message);
-    }
+    await this.restart("start");
   }
 
   /** One line from the client. */
@@ -138,8 +138,8 @@ export class McpProxy {
     if (this.#state === "closed" || raw.trim() === "") return;
     const parsed = parseForRouting(raw);
     if (!parsed.ok) {
-      this.#log.warn(`answered a client line that is not JSON-RPC with a parse error (${parsed.error})`);
-      void this.#send(errorResponse(null, ErrorCode.ParseError, `mcp-proxy: ${parsed.error}`));
+      this.#log.warn(`answered a client line that is not JSON-RPC (${parsed.error})`);
+      void this.#send(invalidLineAnswer(raw, parsed.error));
       return;
     }
     let message = parsed.value;
@@ -150,7 +150,7 @@ export class McpProxy {
       void this.#answerRestartTool(message);
       return;
     }
-    if (this.#state === "restarting" || this.#state === "idle") {
+    if (this.#state === "restarting" || this.#state === "starting") {
       if (this.#queue.length >= (this.#options.maxQueued ?? MAX_QUEUED_MESSAGES)) {
         if (isRequest(message)) void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, "mcp-proxy: too many messages queued while the server restarts; try again"));
         else this.#log.warn(`dropped a ${isNotification(message) ? message.method : "response"} (the restart queue is full)`);
@@ -178,10 +178,12 @@ export class McpProxy {
         if (typeof id === "string" || typeof id === "number") this.#inFlight.delete(keyOf(id));
       }
       if (this.#state === "running") this.#toChild(message, raw);
-    } else if (this.#serverRequests.delete(keyOf(message.id as JsonRpcId))) {
-      this.#toChild(message, raw);
     } else {
-      this.#log.debug(`dropped the client's answer to ${JSON.stringify(message.id)}: it was asked by a server process that has since restarted`);
+      // The client's answer to a server request: back to the process that asked, under its own id.
+      const asked = typeof message.id === "string" ? this.#serverRequests.get(message.id) : undefined;
+      if (asked) this.#serverRequests.delete(message.id as string);
+      if (asked && asked.generation === this.#generation && this.#state === "running") this.#toChild({ ...message, id: asked.id });
+      else this.#log.debug(`dropped the client's answer to ${JSON.stringify(message.id)}: the server process that asked has since restarted`);
     }
   }
 
@@ -215,17 +217,14 @@ export class McpProxy {
     if (!child) return;
     child.send(message, raw).catch((error: Error & { sessionExpired?: boolean }) => {
       if (generation !== this.#generation) return;
-      if (error.sessionExpired && this.#initializeParams) {
-        // An HTTP server forgot our 2025-era session: open a new one and send this again.
-        this.#reinitializing ??= this.#handshake().finally(() => (this.#reinitializing = undefined));
-        this.#reinitializing.then(
-          () => this.#toChild(message, raw),
-          () => this.#onCrash(`the HTTP session expired and could not be renewed: ${error.message}`),
-        );
-        return;
-      }
-      if (isRequest(message) && this.#inFlight.delete(keyOf(message.id))) {
-        void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: could not reach the server: ${error.message}`));
+      const entry = isRequest(message) ? this.#inFlight.get(keyOf(message.id)) : undefined;
+      if (entry) this.#inFlight.delete(keyOf(entry.id));
+      if (error.sessionExpired) {
+        // The HTTP server forgot our session and never saw this request: a new session, then again.
+        if (entry) this.#expired.push(entry);
+        void this.restart("the HTTP session expired");
+      } else if (entry) {
+        void this.#send(errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: could not reach the server: ${error.message}`));
       } else {
         this.#log.warn(`could not forward a message to the server: ${error.message}`);
       }
@@ -234,43 +233,53 @@ export class McpProxy {
 
   /** One message from the server process of `generation`. */
   #fromChild(generation: number, message: JsonRpcMessage, raw: string | undefined): void {
-    if (generation !== this.#generation) return;
-    if (isResponse(message)) {
-      if (this.#ownIds.owns(message.id)) {
-        const full = raw === undefined ? message : completeMessage(message, raw);
-        const pending = this.#own.get(message.id as JsonRpcId);
-        this.#own.delete(message.id as JsonRpcId);
-        if ("error" in full) pending?.reject(new Error(full.error.message));
-        else if ("result" in full) pending?.resolve(full.result);
-        return;
-      }
-      const entry = message.id === null ? undefined : this.#inFlight.get(keyOf(message.id));
-      if (!entry) {
-        if (message.id === null) void this.#send(message, raw);
-        else this.#log.debug(`dropped a server response to unknown id ${JSON.stringify(message.id)}`);
-        return;
-      }
-      this.#inFlight.delete(keyOf(entry.id));
-      if (PATCHED_RESULTS.has(entry.method) && raw !== undefined && isPartial(message)) {
-        const full = completeMessage(message, raw);
-        if (isResponse(full)) message = full;
-      }
-      if ("result" in message && (entry.method === "initialize" || entry.method === "server/discover")) {
-        this.#childCapabilities = (message.result.capabilities as JsonObject) ?? {};
-        void this.#send({ ...message, result: withListChanged(message.result) });
-      } else if ("result" in message && entry.method === "tools/list" && !message.result.nextCursor) {
-        const tools = Array.isArray(message.result.tools) ? message.result.tools : [];
-        void this.#send({ ...message, result: { ...message.result, tools: [...tools, RESTART_TOOL_DEFINITION] } });
-      } else {
-        void this.#send(message, raw);
-      }
+    if (generation !== this.#generation || this.#state === "closed") return;
+    if (isResponse(message)) return this.#responseFromChild(message, raw);
+    if (isRequest(message)) {
+      const id = this.#ownIds.next();
+      this.#serverRequests.set(id, { generation, id: message.id });
+      void this.#send({ ...(raw === undefined ? message : completeMessage(message, raw)), id } as JsonRpcRequest);
       return;
     }
-    if (isRequest(message)) this.#serverRequests.add(keyOf(message.id));
     void this.#send(message, raw);
   }
 
+  #responseFromChild(message: JsonRpcMessage & { id: JsonRpcId | null }, raw: string | undefined): void {
+    if (message.id !== null && this.#own.has(message.id)) {
+      const full = raw === undefined ? message : completeMessage(message, raw);
+      const pending = this.#own.get(message.id)!;
+      this.#own.delete(message.id);
+      if ("error" in full) pending.reject(new Error(full.error.message));
+      else if ("result" in full) pending.resolve(full.result);
+      return;
+    }
+    const entry = message.id === null ? undefined : this.#inFlight.get(keyOf(message.id));
+    if (!entry) {
+      if (message.id === null) void this.#send(message, raw);
+      else this.#log.debug(`dropped a server response to unknown id ${JSON.stringify(message.id)}`);
+      return;
+    }
+    this.#inFlight.delete(keyOf(entry.id));
+    if (!PATCHED_RESULTS.has(entry.method)) return void this.#send(message, raw);
+    const full = raw === undefined ? message : completeMessage(message, raw);
+    if (!isResponse(full)) return void this.#send(message, raw);
+    if ("result" in full && (entry.method === "initialize" || entry.method === "server/discover")) {
+      this.#childCapabilities = (full.result.capabilities as JsonObject) ?? {};
+      void this.#send({ ...full, result: withListChanged(full.result) });
+    } else if ("result" in full && !full.result.nextCursor) {
+      const tools = Array.isArray(full.result.tools) ? full.result.tools : [];
+      void this.#send({ ...full, result: { ...full.result, tools: [...tools, RESTART_TOOL_DEFINITION] } });
+    } else if ("error" in full && full.error.code === ErrorCode.MethodNotFound) {
+      // A server with no tools at all: we advertised tools for restart_server, so we list it.
+      void this.#send({ jsonrpc: "2.0", id: full.id as JsonRpcId, result: { tools: [RESTART_TOOL_DEFINITION] } });
+    } else {
+      void this.#send(full);
+    }
+  }
+
   #send(message: JsonRpcMessage, raw?: string): Promise<void> {
+    // Once the client is gone, nothing more is written: stdout may be closed.
+    if (this.#state === "closed") return Promise.resolve();
     return this.#options.write(raw ?? serializeMessage(message));
   }
 
@@ -293,6 +302,11 @@ export class McpProxy {
     });
   }
 
+  #rejectOwn(reason: string): void {
+    for (const pending of this.#own.values()) pending.reject(new Error(reason));
+    this.#own.clear();
+  }
+
   async #startChild(): Promise<void> {
     const child = this.#options.connect();
     const generation = ++this.#generation;
@@ -301,11 +315,11 @@ export class McpProxy {
     child.onerror = (error) => this.#log.warn(error.message);
     child.onclose = (reason) => {
       if (generation !== this.#generation || this.#state === "closed") return;
+      const why = reason ?? "the server went away";
       // Our own requests (a handshake under way) learn at once, not at their timeout.
-      for (const pending of this.#own.values()) pending.reject(new Error(reason ?? "the server went away"));
-      this.#own.clear();
-      this.#log.error(`${reason ?? "the server went away"}`);
-      this.#onCrash(reason ?? "the server went away");
+      this.#rejectOwn(why);
+      this.#log.error(why);
+      this.#onCrash(why);
     };
     await child.start();
     // The client may have left while the process started: it must not outlive us.
@@ -316,71 +330,98 @@ export class McpProxy {
   }
 
   /** Tells a new process what the old one had been told: the handshake, then session state. */
-  async #handshake(): Promise<void> {
+  async #handshake(): Promise<JsonObject | undefined> {
     if (this.#initializeParams) {
       const result = await this.#ownRequest("initialize", this.#initializeParams);
       this.#childCapabilities = (result.capabilities as JsonObject) ?? {};
       if (this.#clientInitialized) this.#child?.send({ jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => {});
       if (this.#logLevel) await this.#ownRequest("logging/setLevel", { level: this.#logLevel }).catch(() => {});
       for (const uri of this.#subscriptions) await this.#ownRequest("resources/subscribe", { uri }).catch(() => {});
-    } else if (this.#modernMeta) {
+      return result;
+    }
+    if (this.#modernMeta) {
       // 2026-07-28 has no handshake; a discover round trip is the readiness signal.
       const result = await this.#ownRequest("server/discover", { _meta: this.#modernMeta });
       this.#childCapabilities = (result.capabilities as JsonObject) ?? {};
     }
+    return undefined;
   }
 
-  /** Restarts the server. Overlapping triggers share one restart; `again` queues one more after it. */
-  restart(reason: string, options: { again?: boolean; delayMs?: number } = {}): Promise<RestartReport> {
+  /**
+   * Restarts the server. Overlapping triggers share one restart; `again` queues one more after it
+   * (a file saved while we restart). A manual or watched restart that succeeds resets the breaker.
+   */
+  restart(reason: string, options: { again?: boolean; delayMs?: number; resetsBreaker?: boolean } = {}): Promise<RestartReport> {
     if (this.#state === "closed") return Promise.resolve({ ok: false, reason, durationMs: 0, error: "the proxy is closing" });
     if (this.#restarting) {
       if (options.again) this.#restartAgain = reason;
       return this.#restarting;
     }
-    this.#restarting = this.#restartOnce(reason, options.delayMs ?? 0).finally(() => {
+    this.#restarting = this.#restartOnce(reason, options.delayMs ?? 0).then((report) => {
+      if (report.ok && options.resetsBreaker) this.#crashes = [];
+      return report;
+    });
+    void this.#restarting.finally(() => {
       this.#restarting = undefined;
+      const crashed = this.#crashDuringRestart;
       const again = this.#restartAgain;
+      this.#crashDuringRestart = undefined;
       this.#restartAgain = undefined;
-      if (again) void this.restart(again);
+      // A new process that died while we were still finishing its restart is handled like any crash.
+      if (crashed && this.#state !== "closed") this.#onCrash(crashed);
+      else if (again) void this.restart(again, { resetsBreaker: true });
     });
     return this.#restarting;
   }
 
   async #restartOnce(reason: string, delayMs: number): Promise<RestartReport> {
     const started = performance.now();
+    const first = this.#child === undefined && this.#generation === 0;
     const wasRunning = this.#state === "running";
-    this.#state = "restarting";
-    this.#log.info(`restarting the server (${reason})`);
+    this.#state = first ? "starting" : "restarting";
+    if (!first) this.#log.info(`restarting the server (${reason})`);
     const toolsBefore = wasRunning ? await this.#listTools(TOOL_DIFF_TIMEOUT_MS).catch(() => undefined) : undefined;
 
-    const resend: InFlight[] = [];
+    // In flight: harmless requests go again to the new process; an initialize is answered by the
+    // new process's handshake; anything else is refused, since repeating it could do its work twice.
+    const resend: InFlight[] = [...this.#expired];
+    const initializing: InFlight[] = [];
+    this.#expired = [];
     for (const entry of this.#inFlight.values()) {
-      if (IDEMPOTENT_METHODS.has(entry.method)) resend.push(entry);
+      if (entry.method === "initialize") initializing.push(entry);
+      else if (IDEMPOTENT_METHODS.has(entry.method)) resend.push(entry);
       else void this.#send(errorResponse(entry.id, SERVER_RESTARTED, `mcp-proxy: the server restarted (${reason}) while ${entry.method} was running; it was not repeated, since that could do its work twice`));
     }
     this.#inFlight.clear();
-    this.#serverRequests.clear();
-    for (const pending of this.#own.values()) pending.reject(new Error("the server restarted"));
-    this.#own.clear();
+    this.#cancelServerRequests(reason);
+    this.#rejectOwn("the server restarted");
 
     await this.#stopChild();
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (delayMs > 0) await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delayMs);
+      this.#wakeFromBackoff = () => (clearTimeout(timer), resolve());
+    });
+    this.#wakeFromBackoff = undefined;
     // The client may have left while we waited (TypeScript cannot see that state changes across await).
     if ((this.#state as string) === "closed") return { ok: false, reason, durationMs: 0, error: "the proxy is closing" };
 
+    let initialized: JsonObject | undefined;
     try {
       await this.#startChild();
-      await this.#handshake();
+      initialized = await this.#handshake();
       if ((this.#state as string) === "closed") throw new Error("the proxy is closing");
     } catch (error) {
       const message = (error as Error).message;
-      this.#log.error(`the server did not come back: ${message}`);
+      if ((this.#state as string) !== "closed") this.#log.error(`the server did not ${first ? "start" : "come back"}: ${message}`);
       await this.#stopChild();
-      this.#fail(`the server did not come back after a restart: ${message}`, resend);
+      this.#fail(`the server did not ${first ? "start" : "come back after a restart"}: ${message}`, [...resend, ...initializing]);
+      // Counted like a crash: retried with backoff until the circuit breaker says enough.
+      this.#crashDuringRestart = message;
       return { ok: false, reason, durationMs: Math.round(performance.now() - started), error: message };
     }
 
     this.#state = "running";
+    for (const entry of initializing) void this.#send({ jsonrpc: "2.0", id: entry.id, result: withListChanged(initialized ?? {}) });
     for (const entry of resend) {
       this.#inFlight.set(keyOf(entry.id), entry);
       this.#toChild(entry.message, entry.raw);
@@ -388,7 +429,9 @@ export class McpProxy {
     const queued = this.#queue;
     this.#queue = [];
     for (const { message, raw } of queued) this.#dispatch(message, raw);
-    await this.#announceListChanges(resend);
+    if (!first) {
+      for (const notification of startAnnouncements(this.#childCapabilities, this.#clientEra(), resend)) await this.#send(notification);
+    }
 
     const durationMs = Math.round(performance.now() - started);
     const report: RestartReport = { ok: true, reason, durationMs };
@@ -396,29 +439,23 @@ export class McpProxy {
       const toolsAfter = await this.#listTools(TOOL_DIFF_TIMEOUT_MS).catch(() => undefined);
       if (toolsAfter) report.tools = diffTools(toolsBefore, toolsAfter);
     }
-    this.#log.info(`the server is back after ${durationMs} ms`);
+    if (!first) this.#log.info(`the server is back after ${durationMs} ms`);
     return report;
   }
 
-  /** Tells the client the lists may have changed, in the form its protocol era expects. */
-  async #announceListChanges(resent: InFlight[]): Promise<void> {
-    const kinds = ["tools"];
-    for (const kind of ["prompts", "resources"]) {
-      if ((this.#childCapabilities[kind] as JsonObject | undefined)?.listChanged) kinds.push(kind);
+  /** Which notifications the client may receive: none before it initialized. */
+  #clientEra(): "legacy" | "modern" | "none" {
+    if (this.#initializeParams) return this.#clientInitialized ? "legacy" : "none";
+    return this.#modernMeta ? "modern" : "none";
+  }
+
+  /** The old process's questions to the client are void: the client is told, and stale answers dropped. */
+  #cancelServerRequests(reason: string): void {
+    for (const [id, asked] of this.#serverRequests) {
+      if (asked.generation !== this.#generation) continue;
+      void this.#send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: `the server restarted (${reason})` } });
     }
-    const listens = resent.filter((entry) => entry.method === "subscriptions/listen");
-    for (const kind of kinds) {
-      const method = `notifications/${kind}/list_changed`;
-      if (!this.#modernMeta || this.#initializeParams) {
-        await this.#send({ jsonrpc: "2.0", method });
-        continue;
-      }
-      // 2026-07-28: change notifications travel only on subscriptions/listen streams that opted in.
-      for (const listen of listens) {
-        const wanted = (listen.message.params?.notifications as JsonObject | undefined)?.[`${kind}ListChanged`];
-        if (wanted) await this.#send({ jsonrpc: "2.0", method, params: { _meta: { [META_SUBSCRIPTION_ID]: listen.id } } });
-      }
-    }
+    this.#serverRequests.clear();
   }
 
   /** All tools of the current process, through the proxy's own requests. */
@@ -436,7 +473,7 @@ export class McpProxy {
   }
 
   async #answerRestartTool(request: JsonRpcRequest): Promise<void> {
-    const report = await this.restart(`${RESTART_TOOL} tool`);
+    const report = await this.restart(`${RESTART_TOOL} tool`, { resetsBreaker: true });
     const lines = report.ok
       ? [`Restarted the server in ${report.durationMs} ms.`]
       : [`The restart failed after ${report.durationMs} ms: ${report.error}`];
@@ -454,7 +491,11 @@ export class McpProxy {
   }
 
   #onCrash(reason: string): void {
-    if (this.#state === "closed" || this.#restarting) return;
+    if (this.#state === "closed") return;
+    if (this.#restarting) {
+      this.#crashDuringRestart = reason;
+      return;
+    }
     const now = Date.now();
     this.#crashes = this.#crashes.filter((at) => now - at < CRASH_WINDOW_MS);
     this.#crashes.push(now);
@@ -473,10 +514,12 @@ export class McpProxy {
 
   /** The server is down and stays down: everything waiting gets an answer that says why. */
   #fail(reason: string, also: InFlight[] = []): void {
+    if (this.#state === "closed") return;
     this.#state = "broken";
     this.#brokenReason = reason;
-    const waiting = [...also, ...this.#inFlight.values()];
+    const waiting = [...also, ...this.#inFlight.values(), ...this.#expired];
     this.#inFlight.clear();
+    this.#expired = [];
     for (const entry of waiting) void this.#send(errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
     const queued = this.#queue;
     this.#queue = [];
@@ -494,13 +537,32 @@ export class McpProxy {
   async close(): Promise<void> {
     if (this.#state === "closed") return;
     this.#state = "closed";
+    this.#rejectOwn("the proxy is closing");
+    this.#wakeFromBackoff?.();
     await this.#stopChild();
   }
 
-  /** Sends a log message to the client (e.g. a failed build), as a logging notification. */
-  notifyClient(level: "info" | "warning" | "error", text: string): Promise<void> {
-    return this.#send({ jsonrpc: "2.0", method: "notifications/message", params: { level, logger: "mcp-proxy", data: text } });
+  /**
+   * Tells the client something went wrong outside any request (a failed build), as a logging
+   * notification, where the protocol allows one: a 2025-era client of a server with logging.
+   */
+  async notifyClient(level: "info" | "warning" | "error", text: string): Promise<boolean> {
+    if (this.#clientEra() !== "legacy" || !this.#childCapabilities.logging) return false;
+    await this.#send({ jsonrpc: "2.0", method: "notifications/message", params: { level, logger: "mcp-proxy", data: text } });
+    return true;
   }
+}
+
+/** -32700 for text that is not JSON; -32600 (with the id, when there is one) for JSON that is not JSON-RPC. */
+function invalidLineAnswer(raw: string, error: string): JsonRpcMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return errorResponse(null, ErrorCode.ParseError, `mcp-proxy: ${error}`);
+  }
+  const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
+  return errorResponse(typeof id === "string" || typeof id === "number" ? id : null, ErrorCode.InvalidRequest, `mcp-proxy: ${error}`);
 }
 
 function withListChanged(result: JsonObject): JsonObject {

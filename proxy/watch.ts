@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { watch, type FSWatcher } from "node:fs";
 import { existsSync, statSync } from "node:fs";
-import { relative, resolve, sep } from "node:path";
+import { dirname, relative, resolve, sep } from "node:path";
 
 /** Changes under these never count (a build writing into them would loop forever). */
 export const IGNORED_SEGMENTS = ["node_modules", ".git"];
@@ -77,10 +77,14 @@ export function startWatching(options: WatcherOptions): () => void {
       options.onerror(`--watch ${text}: ${pattern.root} does not exist (watching nothing there)`);
       continue;
     }
+    // A single file is watched through its directory: editors save by writing a new file and
+    // renaming it over the old one, which a watch on the file itself would lose.
     const isDirectory = statSync(pattern.root).isDirectory();
+    const watchedDir = isDirectory ? pattern.root : dirname(pattern.root);
     try {
-      const watcher = watch(pattern.root, { recursive: isDirectory }, (_event, filename) => {
-        const full = isDirectory && filename ? resolve(pattern.root, filename.toString()) : pattern.root;
+      const watcher = watch(watchedDir, { recursive: isDirectory }, (_event, filename) => {
+        const full = filename ? resolve(watchedDir, filename.toString()) : pattern.root;
+        if (!isDirectory && full !== pattern.root) return;
         const shown = relative(options.cwd, full).split(sep).join("/");
         if (shown.split("/").some((segment) => IGNORED_SEGMENTS.includes(segment))) return;
         if (pattern.matcher && !pattern.matcher.test(shown)) return;
@@ -100,18 +104,67 @@ export function startWatching(options: WatcherOptions): () => void {
   };
 }
 
-/** Runs the build command through the shell (it is the user's own command line). */
-export function runBuild(command: string, cwd: string): Promise<{ ok: boolean; output: string; code: number | null }> {
-  return new Promise((done) => {
-    const shell = process.platform === "win32" ? ["cmd.exe", ["/d", "/s", "/c", command]] as const : ["/bin/sh", ["-c", command]] as const;
-    const child = spawn(shell[0], [...shell[1]], { cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString("utf8")).slice(-BUILD_OUTPUT_TAIL_CHARS);
-    };
-    child.stdout!.on("data", keep);
-    child.stderr!.on("data", keep);
-    child.once("error", (error) => done({ ok: false, output: error.message, code: null }));
-    child.once("close", (code) => done({ ok: code === 0, output: output.trim(), code }));
-  });
+/**
+ * Runs the build command through the shell (it is the user's own command line), one build at a
+ * time: changes during a build ask for one more build after it. stop() ends a running build.
+ */
+export class Builder {
+  #running?: ReturnType<typeof spawn>;
+  #again = false;
+  #busy = false;
+
+  constructor(
+    readonly command: string,
+    readonly cwd: string,
+  ) {}
+
+  /** Resolves with the outcome of the build that covers this change, or undefined if one more is queued. */
+  async build(): Promise<{ ok: boolean; output: string; code: number | null } | undefined> {
+    if (this.#busy) {
+      this.#again = true;
+      return undefined;
+    }
+    this.#busy = true;
+    try {
+      let outcome;
+      do {
+        this.#again = false;
+        outcome = await this.#runOnce();
+      } while (this.#again);
+      return outcome;
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  #runOnce(): Promise<{ ok: boolean; output: string; code: number | null }> {
+    return new Promise((done) => {
+      const shell = process.platform === "win32" ? (["cmd.exe", ["/d", "/s", "/c", this.command]] as const) : (["/bin/sh", ["-c", this.command]] as const);
+      const child = spawn(shell[0], [...shell[1]], { cwd: this.cwd, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
+      this.#running = child;
+      let output = "";
+      const keep = (chunk: Buffer) => {
+        output = (output + chunk.toString("utf8")).slice(-BUILD_OUTPUT_TAIL_CHARS);
+      };
+      child.stdout!.on("data", keep);
+      child.stderr!.on("data", keep);
+      child.once("error", (error) => done({ ok: false, output: error.message, code: null }));
+      child.once("close", (code) => {
+        this.#running = undefined;
+        done({ ok: code === 0, output: output.trim(), code });
+      });
+    });
+  }
+
+  /** Ends a running build and whatever it started. */
+  stop(): void {
+    const pid = this.#running?.pid;
+    if (pid === undefined) return;
+    try {
+      if (process.platform === "win32") this.#running?.kill();
+      else process.kill(-pid, "SIGKILL");
+    } catch {
+      // Already done.
+    }
+  }
 }

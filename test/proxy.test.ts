@@ -1,6 +1,6 @@
 // mcp-proxy at the wire: a raw JSON-lines client drives the real entry script against real servers.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUN, FAULTY, INITIALIZE, LinePeer, REFERENCE, ROOT, alive } from "./helpers.ts";
@@ -56,6 +56,16 @@ describe("transparent forwarding", () => {
     const call = await peer.request(1, "tools/call", { name: "echo", arguments: { message: "clean" } });
     expect(call.result.content[0].text).toBe("clean");
     expect(peer.rawLines.every((line) => JSON.parse(line).jsonrpc === "2.0")).toBe(true);
+  }, LONG);
+
+  test("JSON that is not JSON-RPC gets an invalid-request error with its id; an id like ours is still the client's", async () => {
+    const peer = proxy(["--", BUN, REFERENCE]);
+    await initialized(peer);
+    peer.send({ id: 5, hello: "world" });
+    await peer.waitFor(() => peer.responseTo(5) !== undefined);
+    expect(peer.responseTo(5).error.code).toBe(-32600);
+    const mimic = await peer.request("mcp-proxy-1", "tools/call", { name: "echo", arguments: { message: "mine" } });
+    expect(mimic.result.content[0].text).toBe("mine");
   }, LONG);
 
   test("malformed JSON from the client gets a parse error and the session goes on", async () => {
@@ -142,7 +152,6 @@ describe("restarts", () => {
   }, LONG);
 
   test("a crash loop opens the circuit breaker: requests get a clear error, and restart_server closes it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "mcpkit-proxy-"));
     const peer = proxy(["--restart-delay", "10", "--max-restarts", "2", "--", BUN, FAULTY, "exit-now"]);
     await peer.waitFor(() => peer.stderr.includes("not restarting it"), 20_000, "the circuit breaker");
     const refused = await peer.request(1, "tools/list");
@@ -153,7 +162,43 @@ describe("restarts", () => {
     expect(manual.result.content[0].text).toContain("Restarted");
     await peer.waitFor(() => (peer.stderr.match(/not restarting it/g)?.length ?? 0) >= 2, 20_000, "the breaker to trip again");
     expect((await peer.request(3, "tools/list")).error.message).toContain("crashed");
-    rmSync(dir, { recursive: true, force: true });
+  }, LONG);
+
+  test("a manual restart resets the breaker: the next single crash is restarted again", async () => {
+    const peer = proxy(["--restart-delay", "10", "--max-restarts", "1", "--", BUN, REFERENCE]);
+    await initialized(peer);
+    const crash = async (id: string) => {
+      await peer.request(id, "tools/call", { name: "crash", arguments: {} });
+      const crashes = (peer.stderr.match(/exited with code 7/g) ?? []).length;
+      await peer.waitFor(() => (peer.stderr.match(/exited with code 7/g) ?? []).length > crashes, 20_000, "the crash");
+    };
+    await crash("c1");
+    await pidOf(peer, "after-1");
+    await crash("c2");
+    await peer.waitFor(() => peer.stderr.includes("not restarting it"), 20_000, "the breaker");
+    expect((await peer.request("r", "tools/call", { name: "restart_server", arguments: {} })).result.isError).toBe(false);
+    await crash("c3");
+    expect(await pidOf(peer, "after-3")).toBeGreaterThan(0);
+  }, LONG);
+
+  test("the server's own requests get ids unique across restarts; the old ones are cancelled and their answers dropped", async () => {
+    const peer = proxy(["--", BUN, REFERENCE]);
+    await initialized(peer);
+    peer.send({ jsonrpc: "2.0", id: "e1", method: "tools/call", params: { name: "elicit", arguments: {} } });
+    await peer.waitFor(() => peer.messages.some((m) => m.method === "elicitation/create"));
+    const first = peer.messages.find((m) => m.method === "elicitation/create");
+    expect((await peer.request("r", "tools/call", { name: "restart_server", arguments: {} })).result.isError).toBe(false);
+    expect(peer.responseTo("e1").error.message).toContain("not repeated");
+    expect(peer.messages.some((m) => m.method === "notifications/cancelled" && m.params.requestId === first.id)).toBe(true);
+    peer.send({ jsonrpc: "2.0", id: "e2", method: "tools/call", params: { name: "elicit", arguments: {} } });
+    await peer.waitFor(() => peer.messages.filter((m) => m.method === "elicitation/create").length === 2);
+    const second = peer.messages.filter((m) => m.method === "elicitation/create")[1];
+    expect(second.id).not.toBe(first.id);
+    // A late answer to the old question must not be taken as the answer to the new one.
+    peer.send({ jsonrpc: "2.0", id: first.id, result: { action: "accept", content: { name: "Stale" } } });
+    peer.send({ jsonrpc: "2.0", id: second.id, result: { action: "accept", content: { name: "Fresh" } } });
+    await peer.waitFor(() => peer.responseTo("e2") !== undefined);
+    expect(JSON.parse(peer.responseTo("e2").result.content[0].text).content.name).toBe("Fresh");
   }, LONG);
 
   test("--no-auto-restart: after a crash, requests are answered with an error instead of hanging", async () => {
@@ -197,7 +242,7 @@ describe("lifecycle", () => {
     expect(await peer.close()).toBe(0);
     await Bun.sleep(200);
     expect(alive(serverPid)).toBe(false);
-    const leftover = Bun.spawnSync(["pgrep", "-f", marker]).stdout.toString().trim();
+    const leftover = Bun.spawnSync(["pgrep", "-f", "--", marker]).stdout.toString().trim();
     expect(leftover).toBe("");
   }, LONG);
 
@@ -211,7 +256,30 @@ describe("lifecycle", () => {
     await peer.close();
     await Bun.sleep(300);
     expect(alive(serverPid)).toBe(false);
-    expect(Bun.spawnSync(["pgrep", "-f", token]).stdout.toString().trim()).toBe("");
+    expect(Bun.spawnSync(["pgrep", "-f", "--", token]).stdout.toString().trim()).toBe("");
+  }, LONG);
+
+  test("stdin closing mid-restart ends the proxy at once, with nothing written after", async () => {
+    const peer = proxy(["--", BUN, REFERENCE]);
+    await initialized(peer);
+    peer.send({ jsonrpc: "2.0", id: "r", method: "tools/call", params: { name: "restart_server", arguments: {} } });
+    await Bun.sleep(30);
+    peers.splice(peers.indexOf(peer), 1);
+    const started = Date.now();
+    await peer.close();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(peer.responseTo("r")).toBeUndefined();
+  }, LONG);
+
+  test("a grandchild that ignores SIGTERM is killed with the group, and does not hold the proxy up", async () => {
+    const marker = `sleep ${32_000 + Math.floor(Math.random() * 999)}`;
+    const peer = proxy(["--", "/bin/sh", "-c", `trap '' TERM; ${marker} & exec ${BUN} ${REFERENCE}`]);
+    await initialized(peer);
+    peers.splice(peers.indexOf(peer), 1);
+    const started = Date.now();
+    await peer.close();
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(Bun.spawnSync(["pgrep", "-f", "--", marker]).stdout.toString().trim()).toBe("");
   }, LONG);
 
   test("SIGTERM exits 143 and stops the server", async () => {
@@ -281,6 +349,26 @@ describe("watch", () => {
     writeFileSync(join(dir, "notes.txt"), "not matched by the glob");
     await Bun.sleep(400);
     expect(await pidOf(peer, 4)).toBe(second);
+    rmSync(dir, { recursive: true, force: true });
+  }, LONG);
+
+  test("a single watched file keeps working across editor-style saves (write elsewhere, rename over)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcpkit-watch-"));
+    const source = join(dir, "server.js");
+    writeFileSync(source, "v1");
+    const peer = proxy(["--watch", source, "--debounce", "100", "--", BUN, REFERENCE]);
+    await initialized(peer);
+    let pid = await pidOf(peer, "p0");
+    for (let save = 1; save <= 2; save++) {
+      const temp = join(dir, `.server.js.${save}.tmp`);
+      writeFileSync(temp, `v${save + 1}`);
+      renameSync(temp, source);
+      const restarts = (peer.stderr.match(/is back/g) ?? []).length;
+      await peer.waitFor(() => (peer.stderr.match(/is back/g) ?? []).length > restarts, 20_000, `a restart after save ${save}`);
+      const next = await pidOf(peer, `p${save}`);
+      expect(next).not.toBe(pid);
+      pid = next;
+    }
     rmSync(dir, { recursive: true, force: true });
   }, LONG);
 });
