@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 
-export const TOOLS = ["mcp-inspect"] as const;
+export const TOOLS = ["mcp-inspect", "mcp-proxy", "mcp-daemon"] as const;
 
 /**
  * Release flags: bytecode for start-up, ESM, minified; and no .env or bunfig.toml autoloading,
