@@ -5,6 +5,7 @@
 import { defineCommand, runMain, type ArgsDef, type CommandDef } from "citty";
 import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, takeRepeatable, TARGET_ARGS, unknownFlags } from "./lib/cli.ts";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "./lib/client.ts";
+import { runConfigCommand } from "./lib/client-config.ts";
 import { stripControl } from "./lib/log.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
 import { pairsToArguments, readParams, validate } from "./inspect/arguments.ts";
@@ -255,7 +256,12 @@ const SUBCOMMANDS = {
 };
 
 const main = defineCommand({
-  meta: { name: "mcp-inspect", version: pkg.version, description: "Inspect any MCP server from the command line: list and call tools, read resources, get prompts." },
+  meta: {
+    name: "mcp-inspect",
+    version: pkg.version,
+    description:
+      "Inspect any MCP server from the command line: list and call tools, read resources, get prompts.\n\nPut `mcp-inspect mcp` in a client's config: mcp-inspect config --client claude-desktop -- node server.js",
+  },
   subCommands: SUBCOMMANDS,
 });
 
@@ -390,8 +396,10 @@ function unknownCommand(argv: string[]): string | undefined {
   return `unknown command "${first}" (commands: ${Object.keys(SUBCOMMANDS).join(", ")}; see mcp-inspect --help)`;
 }
 
-const badCommand = unknownCommand(repeated.rest);
-if (badCommand) {
+const badCommand = own[0] === "config" ? undefined : unknownCommand(repeated.rest);
+if (own[0] === "config") {
+  process.exitCode = runConfigCommand("mcp-inspect", own.slice(1), serverCommand, { leadingArgs: ["mcp"], example: "-- node server.js", entryScript: new URL(import.meta.url).pathname });
+} else if (badCommand) {
   const error = new CommandError(EXIT.usage, badCommand);
   if (!process.stdout.isTTY) process.stdout.write(`${errorEnvelope(error, { command: repeated.rest[0]!, target: "", timestamp: new Date().toISOString(), durationMs: 0 })}\n`);
   else process.stderr.write(`error: ${badCommand}\n`);

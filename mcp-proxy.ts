@@ -3,7 +3,8 @@
 // restarts the server (on the restart_server tool, a watched file, or a crash) without the client
 // ever noticing more than a list_changed notification. stdout carries protocol bytes only.
 import { defineCommand, runMain } from "citty";
-import { REPEATABLE_TARGET_FLAGS, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlags } from "./lib/cli.ts";
+import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlags } from "./lib/cli.ts";
+import { runConfigCommand } from "./lib/client-config.ts";
 import type { ArgsDef } from "citty";
 import { HttpChannel } from "./lib/http.ts";
 import type { MessageChannel } from "./lib/jsonrpc.ts";
@@ -17,7 +18,9 @@ import pkg from "./package.json" with { type: "json" };
 
 const DEFAULTS = { logLevel: "info", maxRestarts: 3, restartDelayMs: 1_000, restartTimeoutMs: 30_000, debounceMs: 300 } as const;
 
-const { own, command: argvCommand } = splitServerCommand(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const configMode = argv[0] === "config";
+const { own, command: argvCommand } = configMode ? splitAtDoubleDash(argv.slice(1)) : splitServerCommand(argv);
 const repeated = takeRepeatable(own, { ...REPEATABLE_TARGET_FLAGS, watch: ["w"] });
 
 const ARGS = {
@@ -47,6 +50,7 @@ const main = defineCommand({
       "  mcp-proxy --url https://example.com/mcp -H 'Authorization: Bearer $TOKEN'",
       "",
       "In a client config: { \"command\": \"mcp-proxy\", \"args\": [\"--watch\", \"src\", \"--\", \"node\", \"server.js\"] }",
+      "Print (or --write) that entry for a client: mcp-proxy config --client claude-desktop --watch src -- node server.js",
       "The server gets a restart_server tool; the client's session survives every restart.",
     ].join("\n"),
   },
@@ -226,4 +230,5 @@ async function serve(settings: Settings): Promise<number> {
   return code;
 }
 
-runMain(main, { rawArgs: repeated.rest });
+if (configMode) process.exitCode = runConfigCommand("mcp-proxy", own, argvCommand, { example: "--watch src -- node server.js", entryScript: new URL(import.meta.url).pathname });
+else runMain(main, { rawArgs: repeated.rest });

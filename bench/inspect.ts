@@ -6,7 +6,7 @@
 //   - `mcp-inspect list-tools -- <fixture>`: wall time, and its own peak RSS (children excluded);
 //   - `mcp-inspect --version` and a trivial compiled script: the bare start-up floor.
 // Usage: bun bench/inspect.ts [--runs N]
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile, median, percentile, printTable, scratchDir, timeRun } from "./common.ts";
 
@@ -26,6 +26,11 @@ try {
   process.stderr.write("compiling the fixture, mcp-inspect and a trivial script...\n");
   const fixture = await compile("test/fixtures/reference-server.ts", join(dir, "reference-server"));
   const inspect = await compile("mcp-inspect.ts", join(dir, "mcp-inspect"));
+  // The release binary: every tool in one, run through a link named mcp-inspect.
+  mkdirSync(join(dir, "release"));
+  await compile("mcpkit.ts", join(dir, "release", "mcpkit"));
+  symlinkSync("mcpkit", join(dir, "release", "mcp-inspect"));
+  const released = join(dir, "release", "mcp-inspect");
   writeFileSync(join(dir, "trivial.ts"), 'console.log("ok");\n');
   const trivial = join(dir, "trivial");
   const trivialBuild = Bun.spawn([process.execPath, "build", "--compile", "--bytecode", "--minify", join(dir, "trivial.ts"), "--outfile", trivial], { stdout: "ignore", stderr: "ignore" });
@@ -41,13 +46,24 @@ try {
   const idle = join(dir, "empty");
   writeFileSync(idle, "");
 
-  const samples: Record<string, number[]> = { idle: [], fed: [], inspect: [], version: [], trivial: [], rss: [] };
+  const samples: Record<string, number[]> = { idle: [], fed: [], inspect: [], version: [], trivial: [], rss: [], released: [], releasedVersion: [] };
   const once = async () => {
     const fed = await timeRun([fixture], { stdinFile: requests });
     if (fed.stdout.trim().split("\n").length !== 2) throw new Error("the fixture did not answer both requests");
     const listed = await timeRun([inspect, "list-tools", "--", fixture], { watchRss: true });
     if (listed.code !== 0 || !JSON.parse(listed.stdout).success) throw new Error(`mcp-inspect failed: ${listed.stdout.slice(0, 300)}`);
-    return { idle: (await timeRun([fixture], { stdinFile: idle })).ms, fed: fed.ms, inspect: listed.ms, rss: listed.peakRssKb! / 1024, version: (await timeRun([inspect, "--version"])).ms, trivial: (await timeRun([trivial])).ms };
+    const viaRelease = await timeRun([released, "list-tools", "--", fixture]);
+    if (viaRelease.code !== 0) throw new Error(`the release binary failed: ${viaRelease.stdout.slice(0, 300)}`);
+    return {
+      idle: (await timeRun([fixture], { stdinFile: idle })).ms,
+      fed: fed.ms,
+      inspect: listed.ms,
+      rss: listed.peakRssKb! / 1024,
+      version: (await timeRun([inspect, "--version"])).ms,
+      trivial: (await timeRun([trivial])).ms,
+      released: viaRelease.ms,
+      releasedVersion: (await timeRun([released, "--version"])).ms,
+    };
   };
   await once(); // warm the page cache
   for (let i = 0; i < runs; i++) {
@@ -62,6 +78,8 @@ try {
     row("mcp-inspect list-tools -- fixture", "inspect"),
     row("mcp-inspect --version", "version"),
     row("trivial compiled bun script", "trivial"),
+    row("release binary (mcpkit via link) list-tools -- fixture", "released"),
+    row("release binary (mcpkit via link) --version", "releasedVersion"),
     row("mcp-inspect peak RSS (own, VmHWM)", "rss", "MB"),
   ]);
   const overheadFed = median(samples.inspect!) - median(samples.fed!);
@@ -69,7 +87,7 @@ try {
   const peak = Math.max(...samples.rss!);
   console.log(`\nclient-side overhead = inspect - fixture fed the same requests = ${overheadFed.toFixed(1)} ms = ${(overheadFed / median(samples.fed!)).toFixed(2)}x the fixture's start-to-exit (goal <= ${GOAL_OVERHEAD_RATIO}x)`);
   console.log(`stricter: inspect - idle fixture = ${overheadIdle.toFixed(1)} ms = ${(overheadIdle / median(samples.idle!)).toFixed(2)}x (this also counts the fixture's own request handling)`);
-  console.log(`bare start-up: mcp-inspect --version is ${(median(samples.version!) / median(samples.trivial!)).toFixed(2)}x a trivial compiled script`);
+  console.log(`bare start-up: mcp-inspect --version is ${(median(samples.version!) / median(samples.trivial!)).toFixed(2)}x a trivial compiled script; the release binary's is ${(median(samples.releasedVersion!) / median(samples.trivial!)).toFixed(2)}x`);
   console.log(`peak RSS of mcp-inspect: max ${peak.toFixed(1)} MB over ${runs} runs (goal < ${GOAL_PEAK_RSS_MB} MB)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,145 @@
+// `<tool> config`: the exact entry an MCP client needs to run one of our tools, with the
+// absolute path of the binary (apps started from the dock do not see the shell's PATH), and with
+// --write, merged into that client's config file after a backup, never touching other entries.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { stripJsonComments } from "./target.ts";
+
+export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "vscode"] as const;
+export type ClientName = (typeof CLIENTS)[number];
+
+export interface ServerEntry {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** Where each client keeps its servers, and under which key. */
+export function clientConfigLocation(client: ClientName, cwd = process.cwd(), env: Record<string, string | undefined> = process.env): { file: string; key: "mcpServers" | "servers" } {
+  const home = env.HOME ?? homedir();
+  switch (client) {
+    case "claude-desktop": {
+      const file =
+        process.platform === "darwin"
+          ? join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json")
+          : process.platform === "win32"
+            ? join(env.APPDATA ?? join(home, "AppData", "Roaming"), "Claude", "claude_desktop_config.json")
+            : join(env.XDG_CONFIG_HOME ?? join(home, ".config"), "Claude", "claude_desktop_config.json");
+      return { file, key: "mcpServers" };
+    }
+    case "claude-code":
+      return { file: join(cwd, ".mcp.json"), key: "mcpServers" };
+    case "cursor":
+      return { file: join(home, ".cursor", "mcp.json"), key: "mcpServers" };
+    case "vscode":
+      return { file: join(cwd, ".vscode", "mcp.json"), key: "servers" };
+  }
+}
+
+/**
+ * How a client should start `tool` with `args`: the tool's own binary, the multi-tool binary
+ * with the tool's name first, or (from source) bun with the entry script.
+ */
+export function toolCommand(tool: string, args: string[], execPath = process.execPath, entryScript?: string): ServerEntry {
+  const binary = basename(execPath).replace(/\.exe$/i, "");
+  if (binary === tool) return { command: execPath, args };
+  if (binary === "mcpkit") {
+    // A link named after the tool sits next to the binary when installed; prefer it, it reads better.
+    const link = join(dirname(execPath), tool);
+    return existsSync(link) ? { command: link, args } : { command: execPath, args: [tool, ...args] };
+  }
+  return { command: execPath, args: [resolve(entryScript ?? `${tool}.ts`), ...args] };
+}
+
+/** The entry in the client's own format (Claude Code and VS Code want a type). */
+export function clientEntry(client: ClientName, entry: ServerEntry): Record<string, unknown> {
+  const typed = client === "claude-code" || client === "vscode" ? { type: "stdio" } : {};
+  return { ...typed, command: entry.command, args: entry.args, ...(entry.env && Object.keys(entry.env).length > 0 ? { env: entry.env } : {}) };
+}
+
+/** Adds (or replaces) one server in a config file: a timestamped backup first, other entries kept. */
+export function mergeIntoConfig(file: string, key: string, name: string, entry: Record<string, unknown>, now = new Date()): Outcome<{ backup?: string }> {
+  let config: Record<string, unknown> = {};
+  let backup: string | undefined;
+  if (existsSync(file)) {
+    const text = readFileSync(file, "utf8");
+    try {
+      const parsed = text.trim() === "" ? {} : JSON.parse(stripJsonComments(text));
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not a JSON object");
+      config = parsed;
+    } catch (error) {
+      return { ok: false, error: `${file} is not valid JSON (${(error as Error).message}); fix it first, nothing was changed` };
+    }
+    const servers = config[key];
+    if (servers !== undefined && (typeof servers !== "object" || servers === null || Array.isArray(servers))) {
+      return { ok: false, error: `"${key}" in ${file} is not an object; fix it first, nothing was changed` };
+    }
+    backup = `${file}.bak-${now.toISOString().replace(/[:.]/g, "-")}`;
+    copyFileSync(file, backup);
+  } else {
+    mkdirSync(dirname(file), { recursive: true });
+  }
+  config[key] = { ...((config[key] as Record<string, unknown> | undefined) ?? {}), [name]: entry };
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  return { ok: true, value: backup ? { backup } : {} };
+}
+
+const CONFIG_USAGE = (tool: string, example: string) => `Usage: ${tool} config --client <${CLIENTS.join("|")}> [--name NAME] [--write] [--file PATH] [${tool} options] -- <server command>
+
+Prints the entry a client needs to run ${tool} (with the absolute path of this binary); with --write,
+adds it to the client's config file (a backup is made first; other servers are kept).
+
+Example:
+  ${tool} config --client claude-desktop --name myserver ${example}
+`;
+
+/**
+ * `<tool> config ...`: own flags are read here; every other flag before `--` belongs to the tool
+ * and goes into the entry's args, followed by the server command.
+ */
+export function runConfigCommand(tool: string, argv: string[], serverCommand: string[], options: { leadingArgs?: string[]; example: string; entryScript: string }): number {
+  let client: string | undefined;
+  let name: string | undefined;
+  let file: string | undefined;
+  let write = false;
+  const passthrough: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = () => inline ?? argv[++i];
+    if (flag === "--help" || flag === "-h") {
+      process.stdout.write(CONFIG_USAGE(tool, options.example));
+      return 0;
+    } else if (flag === "--client") client = value();
+    else if (flag === "--name") name = value();
+    else if (flag === "--file") file = value();
+    else if (flag === "--write") write = true;
+    else passthrough.push(arg);
+  }
+  const fail = (message: string) => {
+    process.stderr.write(`error: ${message}\n`);
+    return 1;
+  };
+  if (!client || !(CLIENTS as readonly string[]).includes(client)) return fail(`--client must be one of ${CLIENTS.join(", ")} (see ${tool} config --help)`);
+  if (serverCommand.length === 0) return fail(`give the server command after --, e.g. ${tool} config --client ${client} ${options.example}`);
+  name ??= basename(serverCommand.at(-1)!).replace(/\.[a-z]+$/i, "") || "server";
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) return fail(`--name ${JSON.stringify(name)} may hold only letters, digits, '_', '.' and '-'`);
+  const location = clientConfigLocation(client as ClientName);
+  const target = file ? resolve(file) : location.file;
+  const entry = clientEntry(client as ClientName, toolCommand(tool, [...(options.leadingArgs ?? []), ...passthrough, "--", ...serverCommand], process.execPath, options.entryScript));
+  // A client may start the server from any directory: relative paths are worth a warning.
+  const relative = serverCommand.slice(1).filter((arg) => !isAbsolute(arg) && !arg.startsWith("-") && existsSync(arg));
+  for (const arg of relative) process.stderr.write(`note: ${arg} is a relative path; the client may run it from another directory (use ${resolve(arg)})\n`);
+  if (!write) {
+    process.stdout.write(`${JSON.stringify({ [location.key]: { [name]: entry } }, null, 2)}\n`);
+    process.stderr.write(`add this to ${target} (or run again with --write)\n`);
+    return 0;
+  }
+  const merged = mergeIntoConfig(target, location.key, name, entry);
+  if (!merged.ok) return fail(merged.error);
+  process.stdout.write(`wrote "${name}" to ${target}${merged.value.backup ? ` (backup: ${merged.value.backup})` : ""}\n`);
+  return 0;
+}

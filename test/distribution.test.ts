@@ -1,0 +1,149 @@
+// The release as a user meets it: archives built by build.ts, served over loopback HTTP, installed
+// by install.sh, and the installed binary used against our fixture.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync, inflateRawSync } from "node:zlib";
+import pkg from "../package.json" with { type: "json" };
+import { BUN, REFERENCE, ROOT } from "./helpers.ts";
+
+const LONG = 180_000;
+const work = mkdtempSync(join(tmpdir(), "mcpkit-dist-"));
+const release = join(work, "release");
+const tampered = join(work, "tampered");
+let server: ReturnType<typeof Bun.serve>;
+
+/** Async on purpose: the loopback server lives in this process, and a blocking spawn would starve it. */
+async function run(command: string[], options: { env?: Record<string, string>; cwd?: string; unset?: string[] } = {}) {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...options.env };
+  for (const name of options.unset ?? []) delete env[name];
+  const child = Bun.spawn(command, { cwd: options.cwd ?? ROOT, env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
+beforeAll(async () => {
+  const built = await run([BUN, "build.ts", "--target", "bun-linux-x64", "--outdir", release]);
+  if (built.code !== 0) throw new Error(built.stderr);
+  // The same release with one byte of the archive changed.
+  mkdirSync(tampered);
+  const archive = readFileSync(join(release, "mcpkit-linux-x64.tar.gz"));
+  archive[Math.floor(archive.length / 2)]! ^= 0xff;
+  writeFileSync(join(tampered, "mcpkit-linux-x64.tar.gz"), archive);
+  writeFileSync(join(tampered, "SHA256SUMS"), readFileSync(join(release, "SHA256SUMS")));
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      const path = join(work, new URL(request.url).pathname);
+      return existsSync(path) && lstatSync(path).isFile() ? new Response(Bun.file(path)) : new Response("not found", { status: 404 });
+    },
+  });
+}, LONG);
+
+afterAll(() => {
+  server?.stop(true);
+  rmSync(work, { recursive: true, force: true });
+});
+
+const install = (prefix: string, from: string, extra: string[] = []) =>
+  run(["sh", join(ROOT, "install.sh"), "--prefix", prefix, ...extra], { env: { MCPKIT_DOWNLOAD_URL: `http://127.0.0.1:${server.port}/${from}`, HOME: work } });
+
+describe("install.sh", () => {
+  test("installs the verified binary and its tool links, and the installed mcp-inspect works", async () => {
+    const prefix = join(work, "good");
+    const result = await install(prefix, "release");
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("checksum verified");
+    for (const tool of ["mcpkit", "mcp-inspect", "mcp-proxy", "mcp-daemon"]) expect(result.stdout).toContain(join(prefix, "bin", tool));
+    expect(result.stdout).toContain(`"command": "${join(prefix, "bin", "mcp-proxy")}"`);
+    expect(lstatSync(join(prefix, "bin", "mcp-proxy")).isSymbolicLink()).toBe(true);
+
+    const bin = join(prefix, "bin");
+    expect((await run([join(bin, "mcp-inspect"), "--version"])).stdout.trim()).toBe(pkg.version);
+    const listed = await run([join(bin, "mcp-inspect"), "list-tools", "--", BUN, REFERENCE]);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).data.tools.map((t: { name: string }) => t.name)).toContain("echo");
+    expect((await run([join(bin, "mcp-proxy"), "--help"])).stdout).toContain("hot-reloading");
+    expect((await run([join(bin, "mcpkit"), "mcp-daemon", "--help"])).stdout).toContain("stateful");
+    expect((await run([join(bin, "mcpkit"), "nope"])).stderr).toContain('unknown tool "nope"');
+  }, LONG);
+
+  test("one changed byte in the archive stops the install with a checksum message, and installs nothing", async () => {
+    const prefix = join(work, "bad");
+    const result = await install(prefix, "tampered");
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("checksum mismatch for mcpkit-linux-x64.tar.gz");
+    expect(result.stderr).toContain("nothing was installed");
+    expect(existsSync(join(prefix, "bin", "mcpkit"))).toBe(false);
+  }, LONG);
+
+  test("plain http to another host is refused, and bad options are named", async () => {
+    const remote = await run(["sh", join(ROOT, "install.sh"), "--prefix", join(work, "x")], { env: { MCPKIT_DOWNLOAD_URL: "http://example.com/mcpkit", HOME: work } });
+    expect(remote.code).not.toBe(0);
+    expect(remote.stderr).toContain("only https, or http on this machine");
+    const bad = await run(["sh", join(ROOT, "install.sh"), "--bogus"], { env: { HOME: work } });
+    expect(bad.stderr).toContain("unknown option --bogus");
+  }, LONG);
+
+  test("a .env and a bunfig.toml with a preload in the working directory do not touch the installed binary", async () => {
+    const prefix = join(work, "good");
+    if (!existsSync(join(prefix, "bin", "mcpkit"))) expect((await install(prefix, "release")).code).toBe(0);
+    const cwd = join(work, "hostile");
+    mkdirSync(cwd, { recursive: true });
+    const marker = join(cwd, "preload-ran");
+    writeFileSync(join(cwd, "evil.ts"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+    writeFileSync(join(cwd, "bunfig.toml"), 'preload = ["./evil.ts"]\n');
+    writeFileSync(join(cwd, ".env"), `MCPKIT_DAEMON_DIR=${join(cwd, "from-dotenv")}\n`);
+    // With no MCPKIT_DAEMON_DIR of its own, the binary would take the .env's if it read it.
+    const status = await run([join(prefix, "bin", "mcp-daemon"), "status", "--json"], { cwd, env: { HOME: work }, unset: ["MCPKIT_DAEMON_DIR", "XDG_RUNTIME_DIR"] });
+    expect(JSON.parse(status.stdout).socket).toBe(join(work, ".mcpkit", "run", "daemon.sock"));
+    expect((await run([join(prefix, "bin", "mcp-inspect"), "--version"], { cwd })).code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+  }, LONG);
+});
+
+/** The first bytes of the one file in an archive. */
+function firstFileBytes(archive: Uint8Array, zip: boolean): Uint8Array {
+  if (!zip) return gunzipSync(archive).subarray(512, 512 + 4096);
+  const view = new DataView(archive.buffer, archive.byteOffset);
+  const nameLength = view.getUint16(26, true);
+  const size = view.getUint32(18, true);
+  return inflateRawSync(archive.subarray(30 + nameLength, 30 + nameLength + size)).subarray(0, 4096);
+}
+
+test("every other target cross-compiles to the right kind of executable", async () => {
+  const all = join(work, "all");
+  const built = await run([BUN, "build.ts", "--outdir", all]);
+  expect(built.code).toBe(0);
+  const names = readdirSync(all).filter((name) => name !== "SHA256SUMS").sort();
+  expect(names).toEqual([
+    "mcpkit-darwin-arm64.tar.gz", "mcpkit-darwin-x64.tar.gz", "mcpkit-linux-arm64.tar.gz", "mcpkit-linux-x64-baseline.tar.gz",
+    "mcpkit-linux-x64-musl.tar.gz", "mcpkit-linux-x64.tar.gz", "mcpkit-windows-x64.zip",
+  ]);
+  const sums = readFileSync(join(all, "SHA256SUMS"), "utf8");
+  for (const name of names) expect(sums).toMatch(new RegExp(`^[0-9a-f]{64}  ${name.replace(/\./g, "\\.")}$`, "m"));
+  const kind = (name: string) => {
+    const bytes = firstFileBytes(readFileSync(join(all, name)), name.endsWith(".zip"));
+    const view = new DataView(bytes.buffer, bytes.byteOffset);
+    if (bytes[0] === 0x4d && bytes[1] === 0x5a) return "pe";
+    if (view.getUint32(0, false) === 0x7f454c46) {
+      const machine = view.getUint16(18, true) === 0xb7 ? "arm64" : view.getUint16(18, true) === 0x3e ? "x64" : "?";
+      const musl = new TextDecoder("latin1").decode(bytes).includes("ld-musl") ? "-musl" : "";
+      return `elf-${machine}${musl}`;
+    }
+    if (view.getUint32(0, true) === 0xfeedfacf) return `macho-${view.getUint32(4, true) === 0x0100000c ? "arm64" : view.getUint32(4, true) === 0x01000007 ? "x64" : "?"}`;
+    return "unknown";
+  };
+  expect(Object.fromEntries(names.map((name) => [name, kind(name)]))).toEqual({
+    "mcpkit-darwin-arm64.tar.gz": "macho-arm64",
+    "mcpkit-darwin-x64.tar.gz": "macho-x64",
+    "mcpkit-linux-arm64.tar.gz": "elf-arm64",
+    "mcpkit-linux-x64-baseline.tar.gz": "elf-x64",
+    "mcpkit-linux-x64-musl.tar.gz": "elf-x64-musl",
+    "mcpkit-linux-x64.tar.gz": "elf-x64",
+    "mcpkit-windows-x64.zip": "pe",
+  });
+}, LONG);
