@@ -305,15 +305,7 @@ export class HttpChannel implements MessageChannel {
       { onerror: (error) => this.onerror?.(new Error(`dropped a ${error.bytes}-byte SSE event (over the size limit)`)) },
     );
     try {
-      const reader = response.body!.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.push(value);
-        if (answered) break;
-      }
-      parser.end();
-      if (answered) await reader.cancel().catch(() => {});
+      await pumpSse(response, parser, () => answered);
     } catch (error) {
       if (this.#closed || (requestId !== undefined && this.#cancelled.has(requestId))) return;
       this.onerror?.(new Error(`the server's SSE stream failed: ${(error as Error).message}`));
@@ -375,12 +367,7 @@ export class HttpChannel implements MessageChannel {
     });
     void (async () => {
       try {
-        const reader = response.body!.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          parser.push(value);
-        }
+        await pumpSse(response, parser);
       } catch {
         // Reported below as the stream's end.
       }
@@ -410,6 +397,21 @@ export class HttpChannel implements MessageChannel {
     const reply = await response.text().catch(() => "");
     if (!response.ok) throw new HttpStatusError(response.status, reply, this.#sseEndpoint!);
   }
+}
+
+/** Feeds a response body to an SSE parser until it ends, or until `enough` says so (then cancels it). */
+async function pumpSse(response: Response, parser: SseParser, enough: () => boolean = () => false): Promise<void> {
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.push(value);
+    if (enough()) {
+      await reader.cancel().catch(() => {});
+      return;
+    }
+  }
+  parser.end();
 }
 
 function jsonRpcErrorIn(body: string): { jsonrpc: "2.0"; id: JsonRpcId | null; error: { code: number; message: string; data?: unknown } } | undefined {
