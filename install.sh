@@ -68,8 +68,10 @@ detect_platform() {
     printf '%s-%s%s' "$_os" "$_arch" "$_variant"
 }
 
+# musl is the C library of the system, not a loader some package put on a glibc system.
 is_musl() {
     if ldd --version 2>&1 | grep -qi musl; then return 0; fi
+    if getconf GNU_LIBC_VERSION >/dev/null 2>&1; then return 1; fi
     for _loader in /lib/ld-musl-*; do
         [ -e "$_loader" ] && return 0
     done
@@ -87,6 +89,7 @@ has_avx2() {
 # Fetches URL into FILE. Only https, except a loopback address (a local mirror or a test).
 download() {
     case "$1" in
+        *@*) err "refusing a download URL with credentials or an @ in it: $1" ;;
         https://*) _proto='=https' ;;
         http://127.0.0.1:* | http://127.0.0.1/* | http://localhost:* | http://localhost/* | http://\[::1\]*) _proto='=http' ;;
         *) err "refusing to download from $1 (only https, or http on this machine)" ;;
@@ -94,7 +97,11 @@ download() {
     if command -v curl >/dev/null 2>&1; then
         curl --proto "$_proto" --tlsv1.2 -fsSL "$1" -o "$2" || err "download failed: $1"
     elif command -v wget >/dev/null 2>&1; then
-        wget -q -O "$2" "$1" || err "download failed: $1"
+        if [ "$_proto" = '=https' ]; then
+            wget -q --https-only -O "$2" "$1" || err "download failed: $1"
+        else
+            wget -q -O "$2" "$1" || err "download failed: $1"
+        fi
     else
         err "need curl or wget to download"
     fi
@@ -147,7 +154,8 @@ main() {
     fi
 
     _work=$(mktemp -d)
-    trap 'rm -rf "$_work"' EXIT INT TERM
+    trap 'rm -rf "$_work"' EXIT
+    trap 'rm -rf "$_work"; exit 130' INT TERM
     say "downloading $_archive (${_version:-latest}) from $_base"
     download "$_base/SHA256SUMS" "$_work/SHA256SUMS"
     download "$_base/$_archive" "$_work/$_archive"
@@ -160,15 +168,19 @@ main() {
 
     _bin="$_prefix/bin"
     mkdir -p "$_bin" || err "cannot create $_bin"
-    _bin=$(cd "$_bin" && pwd -P)
-    # Copy next to the target, then rename: a running mcpkit is never half-overwritten.
+    _bin=$(CDPATH='' cd -- "$_bin" && pwd)
+    # Copy next to the target, check that it runs here, then rename: a working install is never
+    # replaced by one that does not run, and a running mcpkit is never half-overwritten.
     cp "$_work/unpacked/mcpkit" "$_bin/.mcpkit.new"
     chmod 755 "$_bin/.mcpkit.new"
+    if ! _installed=$("$_bin/.mcpkit.new" --version 2>/dev/null); then
+        rm -f "$_bin/.mcpkit.new"
+        err "the downloaded mcpkit does not run on this machine ($_platform); the existing install was left as it was"
+    fi
     mv -f "$_bin/.mcpkit.new" "$_bin/mcpkit"
     for _tool in $TOOLS; do
         ln -sf mcpkit "$_bin/$_tool"
     done
-    _installed=$("$_bin/mcpkit" --version 2>/dev/null) || err "the installed binary does not run on this machine ($_platform)"
 
     say "installed mcpkit $_installed:"
     for _tool in mcpkit $TOOLS; do

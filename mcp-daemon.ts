@@ -5,14 +5,16 @@
 import { defineCommand, runMain, type ArgsDef } from "citty";
 import { existsSync, readFileSync } from "node:fs";
 import { unknownFlags } from "./lib/cli.ts";
-import { daemonRequest, ensureDaemon, probeDaemon } from "./lib/daemon-client.ts";
+import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "./lib/daemon-client.ts";
 import { daemonPaths, processAlive, type DaemonPaths } from "./lib/daemon-protocol.ts";
-import { createLogger, isLogLevelName } from "./lib/log.ts";
+import { createLogger, isLogLevelName, stripControl } from "./lib/log.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
 const STOP_WAIT_MS = 10_000;
 const DEFAULT_LOG_LINES = 100;
+/** Recent notifications shown per session by plain `status` (--json has the whole ring tail). */
+const STATUS_NOTIFICATIONS = 3;
 
 const RUN_ARGS = {
   "idle-timeout": { type: "string", description: `close a session nobody used for this long (default ${DEFAULT_IDLE_TIMEOUT_MS})`, valueHint: "ms" },
@@ -61,7 +63,11 @@ const run = defineCommand({
       process.exitCode = 1;
       return;
     }
-    const log = createLogger({ level, file: paths.logFile, tag: "mcp-daemon" });
+    // Started in the background, our stderr is the log file already: write each line there once.
+    const detached = process.env[DETACHED_ENV] === "1";
+    const log = createLogger({ level, file: paths.logFile, tag: "mcp-daemon", ...(detached ? { stream: { write: () => true } } : {}) });
+    // A bug in one connection's handling must not end every session: log it and keep serving.
+    process.on("unhandledRejection", (reason) => log.error(`unexpected: ${reason instanceof Error ? reason.message : String(reason)}`));
     const { Daemon } = await import("./daemon/server.ts");
     const daemon = new Daemon({ paths, log, version: pkg.version, idleTimeoutMs, exitWhenIdleMs });
     try {
@@ -132,6 +138,8 @@ const restart = defineCommand({
   meta: { name: "restart", description: "Stop the daemon (and its servers), then start a fresh one." },
   args: RUN_ARGS,
   async run({ args }) {
+    // Refuse bad flags before stopping anything.
+    if (refuseUnknown(args, RUN_ARGS)) return;
     const paths = pathsOrFail();
     if (!paths) return;
     try {
@@ -166,6 +174,9 @@ const status = defineCommand({
     const lines = [`mcp-daemon ${reply.version} (pid ${reply.pid}), up ${seconds(reply.uptimeMs)}, ${sessions.length} session(s), socket ${reply.socket}`];
     for (const session of sessions) {
       lines.push(`  ${session.session}  ${session.state}  pid ${session.pid ?? "-"}  up ${seconds(session.uptimeMs)}  ${session.calls} calls  idle ${seconds(session.idleMs)}  ${session.clients} attached  ${session.server}`);
+      for (const note of ((session.notifications as { at: string; method: string; params: string }[] | undefined) ?? []).slice(-STATUS_NOTIFICATIONS)) {
+        lines.push(`      ${note.at}  ${note.method}  ${stripControl(note.params)}`);
+      }
     }
     process.stdout.write(`${lines.join("\n")}\n`);
   },

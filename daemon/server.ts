@@ -30,6 +30,8 @@ interface ChildRecord {
   pid: number;
   session: string;
   command: string;
+  /** When the process started (clock ticks since boot, from /proc): a reused pid has another. */
+  startTime?: string;
 }
 
 export class Daemon {
@@ -41,6 +43,8 @@ export class Daemon {
   #idleSince = Date.now();
   #timer?: ReturnType<typeof setInterval>;
   #stopping?: Promise<void>;
+  /** The socket file we created: a successor's socket at the same path is never ours to remove. */
+  #socketInode?: number;
   readonly startedAt = Date.now();
   readonly stopped = Promise.withResolvers<void>();
 
@@ -67,6 +71,7 @@ export class Daemon {
       server.listen(socket, () => resolve());
     });
     chmodSync(socket, 0o600);
+    this.#socketInode = lstatSync(socket).ino;
     writeFileSync(this.#options.paths.pidFile, `${process.pid}\n`, { mode: 0o600 });
     const check = Math.min(IDLE_CHECK_MAX_MS, Math.max(1_000, Math.floor(Math.min(this.#options.idleTimeoutMs, this.#options.exitWhenIdleMs) / 4)));
     this.#timer = setInterval(() => this.#evictIdle(), check);
@@ -88,7 +93,15 @@ export class Daemon {
         if (waiting) return void waiting.push(line);
         if (session && client) return this.#sessionLine(session, client, line);
         waiting = [];
-        void this.#control(line, write, connection).then((attached) => {
+        void this.#control(line, write, connection)
+          .catch((error: Error) => {
+            // One bad frame must never take the daemon (and every session) down.
+            this.#log.warn(`refused a control frame: ${error.message}`);
+            write({ type: "error", message: `mcp-daemon could not handle that frame: ${error.message}` });
+            connection.end();
+            return undefined;
+          })
+          .then((attached) => {
           const queued = waiting ?? [];
           waiting = undefined;
           if (attached) {
@@ -164,9 +177,9 @@ export class Daemon {
         void this.stop("asked to stop");
         return undefined;
       case "attach": {
-        const target = frame.server as Target | undefined;
-        if (!target || (target.kind !== "stdio" && target.kind !== "http")) {
-          write({ type: "error", message: "attach needs a server definition" });
+        const target = checkTarget(frame.server);
+        if (typeof target === "string") {
+          write({ type: "error", message: `attach needs a valid server definition: ${target}` });
           connection.end();
           return undefined;
         }
@@ -233,11 +246,22 @@ export class Daemon {
     };
   }
 
+  #ownsPaths(): boolean {
+    try {
+      return lstatSync(this.#options.paths.socket).ino === this.#socketInode && readFileSync(this.#options.paths.pidFile, "utf8").trim() === String(process.pid);
+    } catch {
+      return false;
+    }
+  }
+
   /** Records the process groups of our servers, so a later daemon can end them if we are killed. */
   #writeChildren(): void {
     const records: ChildRecord[] = [];
     for (const session of this.#sessions.values()) {
-      if (session.pid && session.target.kind === "stdio") records.push({ pid: session.pid, session: session.key, command: session.target.command });
+      if (session.pid && session.target.kind === "stdio") {
+        const startTime = processStartTime(session.pid);
+        records.push({ pid: session.pid, session: session.key, command: session.target.command, ...(startTime ? { startTime } : {}) });
+      }
     }
     try {
       writeFileSync(this.#options.paths.childrenFile, JSON.stringify(records), { mode: 0o600 });
@@ -275,18 +299,52 @@ export class Daemon {
       const closing = Promise.all([...this.#sessions.values()].map((session) => session.close()));
       await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref?.())]);
       this.#sessions.clear();
-      this.#writeChildren();
-      for (const path of [this.#options.paths.socket, this.#options.paths.pidFile]) {
-        try {
-          if (path === this.#options.paths.pidFile && readFileSync(path, "utf8").trim() !== String(process.pid)) continue;
-          unlinkSync(path);
-        } catch {
-          // Already gone.
+      // A new daemon may have started since we closed the socket: touch only what is still ours.
+      if (this.#ownsPaths()) {
+        this.#writeChildren();
+        for (const path of [this.#options.paths.socket, this.#options.paths.pidFile]) {
+          try {
+            unlinkSync(path);
+          } catch {
+            // Already gone.
+          }
         }
       }
       this.stopped.resolve();
     })();
     return this.#stopping;
+  }
+}
+
+/** The attach frame's server, checked field by field (it comes from whoever can reach the socket). */
+function checkTarget(value: unknown): Target | string {
+  if (typeof value !== "object" || value === null) return "server must be an object";
+  const target = value as Record<string, unknown>;
+  const strings = (record: unknown) =>
+    typeof record === "object" && record !== null && !Array.isArray(record) && Object.values(record).every((item) => typeof item === "string");
+  if (target.kind === "stdio") {
+    if (typeof target.command !== "string" || target.command === "") return "command must be a non-empty string";
+    if (!Array.isArray(target.args) || !target.args.every((arg) => typeof arg === "string")) return "args must be a list of strings";
+    if (!strings(target.env)) return "env must be an object of strings";
+    if (target.cwd !== undefined && typeof target.cwd !== "string") return "cwd must be a string";
+    return { kind: "stdio", command: target.command, args: target.args, env: target.env as Record<string, string>, ...(target.cwd ? { cwd: target.cwd as string } : {}) };
+  }
+  if (target.kind === "http") {
+    if (typeof target.url !== "string" || !/^https?:\/\//.test(target.url)) return "url must be an http(s) URL";
+    if (!strings(target.headers)) return "headers must be an object of strings";
+    const transport = target.transport === "sse" || target.transport === "streamable-http" ? target.transport : "auto";
+    return { kind: "http", url: target.url, headers: target.headers as Record<string, string>, transport };
+  }
+  return 'kind must be "stdio" or "http"';
+}
+
+/** Field 22 of /proc/<pid>/stat, or undefined where there is no /proc. */
+function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
   }
 }
 
@@ -301,6 +359,8 @@ function isDanglingLink(path: string): boolean {
 /** Whether pid still runs the command we recorded (pids are reused). Without /proc, trust the record. */
 function stillOurs(record: ChildRecord): boolean {
   if (!processAlive(record.pid)) return false;
+  const startTime = processStartTime(record.pid);
+  if (startTime && record.startTime) return startTime === record.startTime;
   try {
     const cmdline = readFileSync(`/proc/${record.pid}/cmdline`, "utf8");
     return cmdline.includes(record.command.split("/").pop() ?? record.command);

@@ -69,6 +69,7 @@ export class DaemonSession {
   #initializeParams?: JsonObject;
   #initializeResult?: JsonObject;
   #initializing?: Promise<JsonObject>;
+  #renewing?: Promise<void>;
   #initializedSent = false;
   /** tools/list answered from memory while the server promises list_changed notifications. */
   #toolsCache?: JsonObject;
@@ -120,11 +121,17 @@ export class DaemonSession {
     }
     this.#onspawn(this.pid);
     if (restarting && this.#initializeParams) {
-      // The new process must hear the handshake its clients already did with the old one.
-      const result = await this.#ownRequest("initialize", this.#initializeParams);
-      this.#initializeResult = result;
-      await upstream.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-      this.#initializedSent = true;
+      try {
+        // The new process must hear the handshake its clients already did with the old one.
+        await this.#renewHandshake();
+      } catch (error) {
+        // A process that fails its handshake is ended, and the next use starts over from "crashed".
+        this.#upstream = undefined;
+        this.state = "crashed";
+        this.#lastExit = `the restarted server failed its initialize: ${(error as Error).message}`;
+        await upstream.close().catch(() => {});
+        throw new Error(this.#lastExit);
+      }
     }
     this.state = "ready";
     this.#log.info(`[${this.key}] ${restarting ? "restarted" : "started"} ${this.description}${this.pid ? ` (pid ${this.pid})` : ""}`);
@@ -243,10 +250,10 @@ export class DaemonSession {
     } catch (error) {
       const expired = (error as { sessionExpired?: boolean }).sessionExpired && this.#initializeParams;
       if (expired) {
-        // An HTTP server forgot our session: open a new one and send the request again.
+        // An HTTP server forgot our session: open one new session (however many requests noticed)
+        // and send the request again; it was never acted on.
         try {
-          this.#initializeResult = await this.#ownRequest("initialize", this.#initializeParams!);
-          await this.#upstream!.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+          await (this.#renewing ??= this.#renewHandshake().finally(() => (this.#renewing = undefined)));
           await this.#upstream!.send(message);
           return;
         } catch {
@@ -323,6 +330,14 @@ export class DaemonSession {
   #forget(upstreamId: string): void {
     this.#outbound.delete(upstreamId);
     this.#progress.delete(`${upstreamId}-progress`);
+  }
+
+  /** initialize + initialized again on the current upstream (a new process, or a new HTTP session). */
+  async #renewHandshake(): Promise<void> {
+    this.#toolsCache = undefined;
+    this.#initializeResult = await this.#ownRequest("initialize", this.#initializeParams!);
+    await this.#upstream!.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    this.#initializedSent = true;
   }
 
   #ownRequest(method: string, params: JsonObject): Promise<JsonObject> {

@@ -131,7 +131,7 @@ export function runConfigCommand(tool: string, argv: string[], serverCommand: st
   const target = file ? resolve(file) : location.file;
   const entry = clientEntry(client as ClientName, toolCommand(tool, [...(options.leadingArgs ?? []), ...passthrough, "--", ...serverCommand], process.execPath, options.entryScript));
   // A client may start the server from any directory: relative paths are worth a warning.
-  const relative = serverCommand.slice(1).filter((arg) => !isAbsolute(arg) && !arg.startsWith("-") && existsSync(arg));
+  const relative = [...passthrough, ...serverCommand.slice(1)].filter((arg) => !isAbsolute(arg) && !arg.startsWith("-") && existsSync(arg));
   for (const arg of relative) process.stderr.write(`note: ${arg} is a relative path; the client may run it from another directory (use ${resolve(arg)})\n`);
   if (!write) {
     process.stdout.write(`${JSON.stringify({ [location.key]: { [name]: entry } }, null, 2)}\n`);

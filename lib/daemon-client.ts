@@ -16,6 +16,8 @@ import type { Target } from "./target.ts";
 export const DAEMON_START_TIMEOUT_MS = 10_000;
 export const PROBE_TIMEOUT_MS = 1_000;
 const START_POLL_MS = 20;
+/** Tells a daemon started here that its stderr already is the log file (so it logs once). */
+export const DETACHED_ENV = "MCPKIT_DAEMON_DETACHED";
 
 export interface DaemonOptions {
   paths?: DaemonPaths;
@@ -111,11 +113,16 @@ function resolvePaths(options: DaemonOptions): DaemonPaths {
 
 async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline: number): Promise<void> {
   const [command, ...args] = options.command ?? daemonCommand(options.env);
+  // Its stderr goes to the log, so a daemon that fails at once leaves its reason where we point.
+  const log = openSync(paths.logFile, "a", 0o600);
   const child = spawn(command!, [...args, "run", ...(options.startFlags ?? [])], {
     detached: true,
-    stdio: "ignore",
-    env: { ...process.env, ...options.env, MCPKIT_DAEMON_DIR: paths.dir },
+    stdio: ["ignore", "ignore", log],
+    // Not the first caller's directory: each session carries its own cwd.
+    cwd: "/",
+    env: { ...process.env, ...options.env, MCPKIT_DAEMON_DIR: paths.dir, [DETACHED_ENV]: "1" },
   });
+  closeSync(log);
   const failed = new Promise<Error>((resolve) => child.once("error", resolve));
   child.unref();
   while (Date.now() < deadline) {

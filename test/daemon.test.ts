@@ -139,6 +139,17 @@ describe("faults", () => {
       connection.on("close", () => resolve());
     });
     expect((await statusOf(dir)).running).toBe(true);
+    // A well-formed frame with a broken server definition is refused, not fatal.
+    for (const server of [{ kind: "stdio" }, { kind: "http" }, { kind: "stdio", command: "x", args: "no", env: {} }, "text"]) {
+      const refused = await new Promise<string>((resolve) => {
+        const connection = connect(socket, () => connection.write(`${JSON.stringify({ type: "attach", protocol: 1, server })}\n`));
+        let text = "";
+        connection.on("data", (chunk) => (text += chunk));
+        connection.on("close", () => resolve(text));
+      });
+      expect(JSON.parse(refused)).toMatchObject({ type: "error", message: expect.stringContaining("valid server definition") });
+    }
+    expect((await statusOf(dir)).running).toBe(true);
     expect((await stateful(dir, ["ping", "--", ...REFERENCE_CMD])).code).toBe(0);
   }, LONG);
 
@@ -195,6 +206,11 @@ describe("the socket's directory", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(fragment);
     expect(readFileSync(socket, "utf8").length).toBeGreaterThan(0);
+    // Started on demand, the daemon's reason lands in the log the client points to.
+    const call = await stateful(dir, ["ping", "--", ...REFERENCE_CMD]);
+    expect(call.code).toBe(2);
+    expect(call.json.error.message).toContain("daemon.log");
+    expect(readFileSync(join(dir, "daemon.log"), "utf8")).toContain(fragment);
   }, LONG);
 
   test("a directory others can read is refused with the fix", async () => {

@@ -5,6 +5,8 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, inflateRawSync } from "node:zlib";
+import { createHash } from "node:crypto";
+import { tarGz } from "../build/archive.ts";
 import pkg from "../package.json" with { type: "json" };
 import { BUN, REFERENCE, ROOT } from "./helpers.ts";
 
@@ -80,10 +82,25 @@ describe("install.sh", () => {
     expect(existsSync(join(prefix, "bin", "mcpkit"))).toBe(false);
   }, LONG);
 
+  test("an archive whose binary does not run here leaves the existing install as it was", async () => {
+    const prefix = join(work, "keep");
+    expect((await install(prefix, "release")).code).toBe(0);
+    mkdirSync(join(work, "broken"), { recursive: true });
+    const archive = tarGz([{ name: "mcpkit", data: new TextEncoder().encode("#!/bin/sh\nexit 132\n"), executable: true }], 0);
+    writeFileSync(join(work, "broken", "mcpkit-linux-x64.tar.gz"), archive);
+    writeFileSync(join(work, "broken", "SHA256SUMS"), `${createHash("sha256").update(archive).digest("hex")}  mcpkit-linux-x64.tar.gz\n`);
+    const result = await install(prefix, "broken");
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("does not run on this machine");
+    expect((await run([join(prefix, "bin", "mcp-inspect"), "--version"])).stdout.trim()).toBe(pkg.version);
+  }, LONG);
+
   test("plain http to another host is refused, and bad options are named", async () => {
     const remote = await run(["sh", join(ROOT, "install.sh"), "--prefix", join(work, "x")], { env: { MCPKIT_DOWNLOAD_URL: "http://example.com/mcpkit", HOME: work } });
     expect(remote.code).not.toBe(0);
     expect(remote.stderr).toContain("only https, or http on this machine");
+    const sneaky = await run(["sh", join(ROOT, "install.sh"), "--prefix", join(work, "x")], { env: { MCPKIT_DOWNLOAD_URL: "http://localhost:1@example.com/mcpkit", HOME: work } });
+    expect(sneaky.stderr).toContain("refusing a download URL with credentials");
     const bad = await run(["sh", join(ROOT, "install.sh"), "--bogus"], { env: { HOME: work } });
     expect(bad.stderr).toContain("unknown option --bogus");
   }, LONG);
