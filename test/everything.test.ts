@@ -18,6 +18,12 @@ describe("server-everything over stdio", () => {
     const info = await inspect(["server-info", "--", EVERYTHING]);
     expect(info.json.data).toMatchObject({ era: "legacy", serverInfo: { name: "mcp-servers/everything" } });
   }, LONG);
+
+  test("run the way users run it: through npx (the devDependency's bin, no download)", async () => {
+    const { code, json } = await inspect(["list-tools", "--", "npx", "@modelcontextprotocol/server-everything"]);
+    expect(code).toBe(0);
+    expect(names(json.data.tools)).toContain("echo");
+  }, LONG);
 });
 
 describe("server-everything over Streamable HTTP", () => {
