@@ -8,7 +8,7 @@ import { runConfigCommand } from "./lib/client-config.ts";
 import type { ArgsDef } from "citty";
 import { HttpChannel } from "./lib/http.ts";
 import type { MessageChannel } from "./lib/jsonrpc.ts";
-import { LineSplitter } from "./lib/lines.ts";
+import { LineSplitter, MAX_LINE_BYTES } from "./lib/lines.ts";
 import { createLogger, isLogLevelName, stripControl, type LogLevelName } from "./lib/log.ts";
 import { LineWriter, readLines, StdioChannel } from "./lib/stdio.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
@@ -214,7 +214,10 @@ async function serve(settings: Settings): Promise<number> {
   // A client that stops reading (EPIPE) is a client that left.
   process.stdout.on("error", () => finished.resolve(0));
   readLines(process.stdin, (line) => proxy.fromClient(line), {
-    onerror: (error) => log.warn(`dropped a ${error.bytes}-byte line from the client (${error.kind})`),
+    onerror: (error) => {
+      log.warn(`dropped a ${error.bytes}-byte line from the client (${error.kind})`);
+      if (error.kind === "oversize") proxy.refuseOversize(error.head, error.tail, error.bytes, MAX_LINE_BYTES);
+    },
     onend: () => finished.resolve(0),
   });
   for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {

@@ -4,7 +4,7 @@
 import type { ConsolaInstance } from "consola/core";
 import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { parseMessage, errorResponse, ErrorCode, type JsonObject, type JsonRpcMessage } from "../lib/jsonrpc.ts";
+import { parseMessage, errorResponse, ErrorCode, idFromEdges, type JsonObject, type JsonRpcMessage } from "../lib/jsonrpc.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../lib/lines.ts";
 import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, processAlive, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
 import { probeDaemon } from "../lib/daemon-client.ts";
@@ -119,6 +119,10 @@ export class Daemon {
         maxLineBytes: MAX_LINE_BYTES,
         onerror: (error) => {
           this.#log.warn(`dropped a ${error.bytes}-byte line from a client (${error.kind})`);
+          const id = error.kind === "oversize" ? idFromEdges(error.head, error.tail) : undefined;
+          if (session && client && id !== undefined) {
+            client.send(errorResponse(id, ErrorCode.InvalidRequest, `mcp-daemon: a ${error.bytes}-byte message is over the ${MAX_LINE_BYTES}-byte limit`));
+          }
           if (!session) {
             write({ type: "error", message: `that frame was dropped (${error.kind})` });
             connection.end();

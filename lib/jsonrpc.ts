@@ -306,3 +306,22 @@ function valueEnd(text: string, start: number): number {
   }
   return -1;
 }
+
+/**
+ * The id of a message known only by its first and last bytes (the rest was too large to keep):
+ * clients usually write the id early, servers built on the SDK write it last. Lets a forwarder
+ * answer instead of leaving a caller waiting for a reply to a message it had to drop.
+ */
+export function idFromEdges(head: string, tail = ""): JsonRpcId | undefined {
+  if (!/^\s*\{/.test(head)) return undefined;
+  const early = head.match(/^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"]*"\s*,)*\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*[,}]/);
+  const late = tail.match(/[,{]\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$/);
+  const found = early?.[1] ?? late?.[1];
+  if (found === undefined) return undefined;
+  try {
+    const id = JSON.parse(found);
+    return typeof id === "string" || typeof id === "number" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}

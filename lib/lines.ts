@@ -10,8 +10,12 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 export type LineError =
-  | { kind: "oversize"; bytes: number }
+  /** `head`/`tail`: the line's first and last bytes, decoded leniently, so a caller can still name its JSON-RPC id. */
+  | { kind: "oversize"; bytes: number; head: string; tail: string }
   | { kind: "invalid-utf8"; bytes: number };
+
+/** How much of a dropped line is kept for its error report. */
+export const DROPPED_HEAD_BYTES = 1024;
 
 export interface LineSplitterOptions {
   maxLineBytes?: number;
@@ -27,6 +31,8 @@ export class LineSplitter {
   #parts: Uint8Array[] = [];
   #pendingBytes = 0;
   #discarding = false;
+  #head = "";
+  #tail: Uint8Array = new Uint8Array(0);
 
   constructor(
     readonly online: (line: string) => void,
@@ -64,10 +70,13 @@ export class LineSplitter {
     if (bytes.length === 0) return;
     if (this.#discarding) {
       this.#pendingBytes += bytes.length;
+      this.#tail = tailOf(this.#tail, bytes);
       return;
     }
     if (this.#pendingBytes + bytes.length > this.#maxLineBytes) {
       this.#discarding = true;
+      this.#head = headOf([...this.#parts, bytes]);
+      this.#tail = tailOf(new Uint8Array(0), bytes);
       this.#parts = [];
       this.#pendingBytes += bytes.length;
       return;
@@ -85,7 +94,9 @@ export class LineSplitter {
     this.#pendingBytes = 0;
     this.#discarding = false;
     if (wasDiscarding) {
-      this.#onerror({ kind: "oversize", bytes });
+      this.#onerror({ kind: "oversize", bytes, head: this.#head, tail: new TextDecoder().decode(this.#tail) });
+      this.#head = "";
+      this.#tail = new Uint8Array(0);
       return;
     }
     this.#emit(parts.length === 1 ? parts[0]! : concat(parts, bytes), bytes);
@@ -103,6 +114,26 @@ export class LineSplitter {
     }
     this.online(text);
   }
+}
+
+/** The first DROPPED_HEAD_BYTES of the parts, decoded without failing on a cut character. */
+function headOf(parts: Uint8Array[]): string {
+  const taken: Uint8Array[] = [];
+  let size = 0;
+  for (const part of parts) {
+    if (size >= DROPPED_HEAD_BYTES) break;
+    const piece = part.subarray(0, DROPPED_HEAD_BYTES - size);
+    taken.push(piece);
+    size += piece.length;
+  }
+  return new TextDecoder().decode(concat(taken, size));
+}
+
+/** The last DROPPED_HEAD_BYTES of what was kept and what came next. */
+function tailOf(kept: Uint8Array, next: Uint8Array): Uint8Array {
+  if (next.length >= DROPPED_HEAD_BYTES) return next.slice(next.length - DROPPED_HEAD_BYTES);
+  const joined = concat([kept, next], kept.length + next.length);
+  return joined.slice(Math.max(0, joined.length - DROPPED_HEAD_BYTES));
 }
 
 function concat(parts: Uint8Array[], total: number): Uint8Array {

@@ -28,6 +28,9 @@ export class DroppedLineError extends Error {
   constructor(
     readonly kind: "oversize" | "invalid-utf8" | "not-json-rpc",
     message: string,
+    /** For an oversize line: its first and last bytes (see idFromEdges). */
+    readonly head = "",
+    readonly tail = "",
   ) {
     super(message);
   }
@@ -122,6 +125,8 @@ export class StdioChannel implements MessageChannel {
             error.kind === "oversize"
               ? `dropped a ${error.bytes}-byte message from the server (over the ${this.options.maxLineBytes ?? MAX_LINE_BYTES}-byte limit)`
               : "dropped a line from the server that is not valid UTF-8",
+            error.kind === "oversize" ? error.head : "",
+            error.kind === "oversize" ? error.tail : "",
           ),
         ),
     });

@@ -11,6 +11,7 @@ import {
   IdAllocator,
   completeMessage,
   errorResponse,
+  idFromEdges,
   isNotification,
   isPartial,
   isRequest,
@@ -23,6 +24,7 @@ import {
   type JsonRpcRequest,
   type MessageChannel,
 } from "../lib/jsonrpc.ts";
+import { DroppedLineError } from "../lib/stdio.ts";
 import { startAnnouncements } from "./announce.ts";
 
 export const RESTART_TOOL = "restart_server";
@@ -312,7 +314,14 @@ export class McpProxy {
     const generation = ++this.#generation;
     this.#child = child;
     child.onmessage = (message, raw) => this.#fromChild(generation, message, raw);
-    child.onerror = (error) => this.#log.warn(error.message);
+    child.onerror = (error) => {
+      this.#log.warn(error.message);
+      // An answer too large to pass on still answers its request: with an error, not silence.
+      const id = error instanceof DroppedLineError && error.kind === "oversize" ? idFromEdges(error.head, error.tail) : undefined;
+      if (id !== undefined && this.#inFlight.delete(keyOf(id))) {
+        void this.#send(errorResponse(id, ErrorCode.InternalError, `mcp-proxy: ${error.message}`));
+      }
+    };
     child.onclose = (reason) => {
       if (generation !== this.#generation || this.#state === "closed") return;
       const why = reason ?? "the server went away";
@@ -531,6 +540,12 @@ export class McpProxy {
     this.#child = undefined;
     this.#generation++;
     await child?.close().catch(() => {});
+  }
+
+  /** A client line too large to take: answered with an error when its id can be read. */
+  refuseOversize(head: string, tail: string, bytes: number, limit: number): void {
+    const id = idFromEdges(head, tail);
+    if (id !== undefined) void this.#send(errorResponse(id, ErrorCode.InvalidRequest, `mcp-proxy: a ${bytes}-byte message is over the ${limit}-byte limit`));
   }
 
   /** Our client is gone: stop the server and answer nothing more. */

@@ -139,6 +139,23 @@ describe("faults", () => {
       connection.on("close", () => resolve());
     });
     expect((await statusOf(dir)).running).toBe(true);
+    // After attaching, a request over the line cap is answered with an error (its id read from its edges).
+    const answer = await new Promise<string>((resolve) => {
+      let text = "";
+      const connection = connect(socket, () => {
+        connection.write(`${JSON.stringify({ type: "attach", protocol: 1, server: { kind: "stdio", command: BUN, args: [REFERENCE], env: {} } })}\n`);
+      });
+      connection.on("data", (chunk) => {
+        text += chunk;
+        if (text.includes('"attached"') && !text.includes("huge")) {
+          text += " huge-sent ";
+          connection.write(`{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"echo","arguments":{"message":"${"m".repeat(40 * 1024 * 1024)}"}}}\n`);
+        }
+        if (text.includes('"id":"huge"')) connection.end();
+      });
+      connection.on("close", () => resolve(text));
+    });
+    expect(answer).toContain("over the");
     // A well-formed frame with a broken server definition is refused, not fatal.
     for (const server of [{ kind: "stdio" }, { kind: "http" }, { kind: "stdio", command: "x", args: "no", env: {} }, "text"]) {
       const refused = await new Promise<string>((resolve) => {

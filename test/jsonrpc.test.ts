@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { IdAllocator, IdRemapper, isNotification, isRequest, isResponse, parseMessage } from "../lib/jsonrpc.ts";
+import { IdAllocator, IdRemapper, idFromEdges, isNotification, isRequest, isResponse, parseMessage } from "../lib/jsonrpc.ts";
 
 describe("parseMessage", () => {
   test.each([
@@ -66,5 +66,20 @@ describe("id bookkeeping", () => {
     remap.outbound("b", 1);
     expect(remap.dropOwner("a")).toEqual([a1]);
     expect(remap.size).toBe(1);
+  });
+});
+
+describe("idFromEdges", () => {
+  test.each([
+    ['{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":"yyyy', "", 7],
+    ['{"id":"a\\"b","jsonrpc":"2.0"', "", 'a"b'],
+    ['  { "jsonrpc": "2.0", "id" : -3 , "method"', "", -3],
+    ['{"jsonrpc":"2.0","method":"x","params":{"id":5', "", undefined],
+    ['{"result":{"content":[{"type":"text","text":"xxxx', 'xxxx"}]},"jsonrpc":"2.0","id":"out"}', "out"],
+    ['{"result":{"content":[{"type":"text","text":"xxxx', 'xxxx","id":9}]}}', undefined],
+    ['{"jsonrpc":"2.0","method":"tools/call","params":{"message":"xxxxx', "xxx\"}}}", undefined],
+    ["not json at all", '"id":1}', undefined],
+  ])("%s ... %s -> %j", (head, tail, id) => {
+    expect(idFromEdges(head, tail)).toBe(id as never);
   });
 });

@@ -64,7 +64,7 @@ describe("LineSplitter", () => {
   test("a line over the cap is dropped with an error and the next line survives", () => {
     const { lines, errors } = splitAll([encoder.encode("short\n"), encoder.encode("y".repeat(100)), encoder.encode("yy\nnext\n")], 50);
     expect(lines).toEqual(["short", "next"]);
-    expect(errors).toEqual([{ kind: "oversize", bytes: 102 }]);
+    expect(errors).toEqual([{ kind: "oversize", bytes: 102, head: "y".repeat(100), tail: "y".repeat(102) }]);
   });
 
   test("invalid UTF-8 drops only that line", () => {

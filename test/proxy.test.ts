@@ -82,6 +82,17 @@ describe("transparent forwarding", () => {
     expect(init.result.instructions).toBe('argv: ["junk","--help"]');
   }, LONG);
 
+  test("a message over the 32 MB cap is answered with an error either way, never left hanging", async () => {
+    const peer = proxy(["--", BUN, REFERENCE]);
+    await initialized(peer);
+    peer.send(`{"jsonrpc":"2.0","id":"huge-in","method":"tools/call","params":{"name":"echo","arguments":{"message":"${"m".repeat(40 * 1024 * 1024)}"}}}`);
+    await peer.waitFor(() => peer.responseTo("huge-in") !== undefined);
+    expect(peer.responseTo("huge-in").error.message).toContain("over the");
+    const out = await peer.request("huge-out", "tools/call", { name: "big", arguments: { bytes: 40_000_000 } });
+    expect(out.error.message).toContain("over the");
+    expect((await peer.request("after", "ping")).result).toEqual({});
+  }, LONG);
+
   test("a 20 MB message passes each way", async () => {
     const peer = proxy(["--", BUN, REFERENCE]);
     await initialized(peer);
