@@ -250,8 +250,12 @@ export class DaemonChannel implements MessageChannel {
       attached.reject(new Error("mcp-daemon closed the connection"));
       if (isAttached) this.#finish("mcp-daemon closed the connection");
     });
-    // The server must run where a direct spawn would: in our directory, not the daemon's.
-    const server = this.target.kind === "stdio" ? { ...this.target, cwd: this.target.cwd ?? process.cwd() } : this.target;
+    // The server must start as a direct spawn would: in our directory, finding its command on our
+    // PATH, not on whatever the daemon's first caller had.
+    const server =
+      this.target.kind === "stdio"
+        ? { ...this.target, cwd: this.target.cwd ?? process.cwd(), env: { ...(process.env.PATH ? { PATH: process.env.PATH } : {}), ...this.target.env } }
+        : this.target;
     socket.on("connect", () => socket.write(`${JSON.stringify({ type: "attach", protocol: DAEMON_PROTOCOL, server })}\n`));
     this.#writer = new LineWriter(socket);
     await attached.promise;
