@@ -4,6 +4,7 @@
 // requests go to the client whose call caused them, and a crashed server is restarted on next use
 // without ever re-running a call that was in flight.
 import type { ConsolaInstance } from "consola/core";
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../lib/client.ts";
 import { HttpChannel } from "../lib/http.ts";
 import {
   ErrorCode,
@@ -26,9 +27,6 @@ export const NOTIFICATION_RING_SIZE = 50;
 export const UPSTREAM_HANDSHAKE_TIMEOUT_MS = 30_000;
 const SHOWN_PARAMS_CHARS = 200;
 const LEGACY_HANDSHAKE_VERSION = "2025-11-25";
-const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
-const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 
 /** The daemon side of one attached client connection. */
 export interface SessionClient {

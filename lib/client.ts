@@ -3,6 +3,7 @@
 // results as plain JSON (no schema library), which keeps a one-shot call cheap to start.
 import {
   ErrorCode,
+  TRANSPORT_ERROR_DATA,
   isFailure,
   isNotification,
   isRequest,
@@ -277,7 +278,7 @@ export class RawClient {
         return;
       }
       if (isFailure(message)) {
-        const fromTransport = isObject(message.error.data) && message.error.data.origin === "mcpkit-transport";
+        const fromTransport = isObject(message.error.data) && message.error.data.origin === TRANSPORT_ERROR_DATA.origin;
         pending.reject(new McpError(fromTransport ? "transport" : "protocol", message.error.message, message.error));
       }
       else pending.resolve(isObject(message.result) ? message.result : {});

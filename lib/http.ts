@@ -9,10 +9,12 @@ import {
   isResponse,
   parseMessage,
   validateMessage,
+  TRANSPORT_ERROR_DATA,
   type JsonRpcId,
   type JsonRpcMessage,
   type MessageChannel,
 } from "./jsonrpc.ts";
+import { META_PROTOCOL_VERSION } from "./client.ts";
 import { paramHeaderSpecs, paramHeaders, type ParamHeader } from "./param-headers.ts";
 import { SseParser } from "./sse.ts";
 import type { HttpTransportChoice } from "./target.ts";
@@ -24,10 +26,7 @@ export const SSE_ENDPOINT_TIMEOUT_MS = 10_000;
 /** JSON-RPC errors a 2026-07-28 server sends with a 4xx: they prove a modern server. */
 export const MODERN_ERROR_CODES = new Set([-32022, -32021, -32020, ErrorCode.MethodNotFound]);
 const SHOWN_BODY_CHARS = 200;
-/** Marks a JSON-RPC error that this channel made up because the transport failed. */
-export const TRANSPORT_ERROR_DATA = { origin: "mcpkit-transport" } as const;
 const FIRST_MODERN_REVISION = "2026-07-28";
-const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 
 /** A non-2xx answer that carried no JSON-RPC error for us. */
 export class HttpStatusError extends Error {

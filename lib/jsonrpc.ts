@@ -110,6 +110,9 @@ export function serializeMessage(message: JsonRpcMessage): string {
   return JSON.stringify(message);
 }
 
+/** Marks a JSON-RPC error that a channel made up because the transport failed (not the server's). */
+export const TRANSPORT_ERROR_DATA = { origin: "mcpkit-transport" } as const;
+
 export function errorResponse(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcFailure {
   const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
   return { jsonrpc: "2.0", id, error };

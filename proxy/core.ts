@@ -24,6 +24,7 @@ import {
   type JsonRpcRequest,
   type MessageChannel,
 } from "../lib/jsonrpc.ts";
+import { META_PROTOCOL_VERSION } from "../lib/client.ts";
 import { DroppedLineError } from "../lib/stdio.ts";
 import { startAnnouncements } from "./announce.ts";
 
@@ -49,7 +50,6 @@ const READ_IN_FULL = new Set([
 ]);
 /** Answers the proxy rewrites before passing them on. */
 const PATCHED_RESULTS = new Set(["initialize", "server/discover", "tools/list"]);
-const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 
 export const RESTART_TOOL_DEFINITION = {
   name: RESTART_TOOL,
