@@ -120,7 +120,6 @@ export class RawClient {
 
   /** server/discover; undefined means "a legacy server", for the caller to fall back. */
   async #discover(version: string, pinned: boolean): Promise<ServerIdentity | undefined> {
-    setChannelVersion(this.#channel, version);
     let result: JsonObject;
     try {
       result = await this.#send("server/discover", this.#envelope({}, version), {
@@ -163,7 +162,6 @@ export class RawClient {
   }
 
   async #initialize(version: string, pinned: boolean): Promise<ServerIdentity> {
-    setChannelVersion(this.#channel, undefined);
     const result = await this.#send(
       "initialize",
       { protocolVersion: version, capabilities: this.#options.capabilities ?? {}, clientInfo: this.#options.clientInfo },
@@ -173,7 +171,6 @@ export class RawClient {
     if (!LEGACY_PROTOCOL_VERSIONS.includes(negotiated) || (pinned && negotiated !== version)) {
       throw new McpError("protocol", `the server answered initialize with protocol ${negotiated || "(none)"}, which this client does not speak${pinned ? ` (pinned ${version})` : ""}`);
     }
-    setChannelVersion(this.#channel, negotiated);
     await this.#channel.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     this.#identity = {
       era: "legacy",
@@ -320,12 +317,6 @@ async function declineAllButPing(request: JsonRpcRequest): Promise<JsonObject> {
   if (request.method === "ping") return {};
   const message = `this client does not support ${request.method}`;
   throw new McpError("protocol", message, { code: ErrorCode.MethodNotFound, message });
-}
-
-/** Channels that carry the revision in a header (HTTP) learn it from here. */
-function setChannelVersion(channel: MessageChannel, version: string | undefined): void {
-  const versioned = channel as MessageChannel & { protocolVersion?: string };
-  if ("protocolVersion" in versioned || version !== undefined) versioned.protocolVersion = version;
 }
 
 function supportedVersions(error: JsonRpcErrorObject): string[] | undefined {

@@ -55,7 +55,7 @@ export class HttpChannel implements MessageChannel {
   onmessage?: (message: JsonRpcMessage, raw?: string) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
-  /** Set by the client once negotiated; drives the version and request-metadata headers. */
+  /** The 2025 revision an initialize answer negotiated (2026 requests name theirs in _meta). */
   protocolVersion?: string;
   sessionId?: string;
 
@@ -71,7 +71,7 @@ export class HttpChannel implements MessageChannel {
   /** x-mcp-header annotations of each tool seen in a tools/list answer. */
   readonly #toolHeaders = new Map<string, ParamHeader[]>();
   /** One abort switch per request in flight: on 2026-07-28 HTTP, closing the stream is the cancellation. */
-  readonly #requestAborters = new Map<JsonRpcId, AbortController>();
+  readonly #requestAborters = new Map<JsonRpcId, { aborter: AbortController; version?: string }>();
   readonly #cancelled = new Set<JsonRpcId>();
   readonly #streaming = new Set<JsonRpcId>();
 
@@ -120,12 +120,12 @@ export class HttpChannel implements MessageChannel {
     }
   }
 
+  /** 2026-07-28 requests are cancelled by closing their stream; earlier ones need a notification. */
   cancel(id: JsonRpcId): boolean {
-    const version = this.protocolVersion;
-    const aborter = this.#requestAborters.get(id);
-    if (!aborter || !version || version < FIRST_MODERN_REVISION) return false;
+    const request = this.#requestAborters.get(id);
+    if (!request || !request.version || request.version < FIRST_MODERN_REVISION) return false;
     this.#cancelled.add(id);
-    aborter.abort();
+    request.aborter.abort();
     return true;
   }
 
@@ -200,7 +200,7 @@ export class HttpChannel implements MessageChannel {
     let signal = this.#aborter.signal;
     if (requestId !== undefined) {
       const aborter = new AbortController();
-      this.#requestAborters.set(requestId, aborter);
+      this.#requestAborters.set(requestId, { aborter, version: this.#versionOf(message) });
       signal = AbortSignal.any([signal, aborter.signal]);
     }
     try {
