@@ -4,7 +4,7 @@
 // process per server definition, and ends sessions (and itself) when they sit idle.
 import { defineCommand, runMain, type ArgsDef } from "citty";
 import { existsSync, readFileSync } from "node:fs";
-import { unknownFlags } from "./lib/cli.ts";
+import { unknownFlagsProblem } from "./lib/cli.ts";
 import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "./lib/daemon-client.ts";
 import { daemonPaths, processAlive, type DaemonPaths } from "./lib/daemon-protocol.ts";
 import { createLogger, isLogLevelName, stripControl } from "./lib/log.ts";
@@ -32,9 +32,9 @@ function pathsOrFail(): DaemonPaths | undefined {
 }
 
 function refuseUnknown(args: Record<string, unknown>, defs: ArgsDef): boolean {
-  const unknown = unknownFlags(args, defs);
-  if (unknown.length === 0) return false;
-  process.stderr.write(`error: unknown option ${unknown.map((f) => `--${f}`).join(", ")} (see --help)\n`);
+  const problem = unknownFlagsProblem(args, defs);
+  if (!problem) return false;
+  process.stderr.write(`error: ${problem}\n`);
   process.exitCode = 1;
   return true;
 }

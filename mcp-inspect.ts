@@ -3,7 +3,7 @@
 // command after `--`, a URL, or a config entry), does one thing, prints one result, and exits
 // with a code that says what happened. `mcp` turns it into an MCP server of inspection tools.
 import { defineCommand, runMain, type ArgsDef, type CommandDef } from "citty";
-import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, takeRepeatable, TARGET_ARGS, unknownFlags } from "./lib/cli.ts";
+import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, takeRepeatable, TARGET_ARGS, unknownFlagsProblem } from "./lib/cli.ts";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "./lib/client.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
 import { stripControl } from "./lib/log.ts";
@@ -359,8 +359,8 @@ function timeoutOf(args: Args, target: Target): number {
 
 function usageProblem(args: Args, defs: ArgsDef): string | undefined {
   if (repeated.missing) return `${repeated.missing} needs a value`;
-  const unknown = unknownFlags(args, defs);
-  if (unknown.length > 0) return `unknown option ${unknown.map((f) => (f.length === 1 ? `-${f}` : `--${f}`)).join(", ")} (see --help)`;
+  const unknown = unknownFlagsProblem(args, defs);
+  if (unknown) return unknown;
   if (args.timeout !== undefined) {
     const timeout = String(args.timeout);
     if (!/^\d+$/.test(timeout) || Number(timeout) <= 0) return `--timeout must be a positive number of milliseconds, not ${JSON.stringify(args.timeout)}`;

@@ -3,7 +3,7 @@
 // restarts the server (on the restart_server tool, a watched file, or a crash) without the client
 // ever noticing more than a list_changed notification. stdout carries protocol bytes only.
 import { defineCommand, runMain } from "citty";
-import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlags } from "./lib/cli.ts";
+import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlagsProblem } from "./lib/cli.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
 import type { ArgsDef } from "citty";
 import { HttpChannel } from "./lib/http.ts";
@@ -83,8 +83,8 @@ interface Settings {
 function readSettings(args: Record<string, unknown>): { ok: true; value: Settings } | { ok: false; error: string } {
   const env = process.env;
   if (repeated.missing) return { ok: false, error: `${repeated.missing} needs a value` };
-  const unknown = unknownFlags(args, ARGS);
-  if (unknown.length > 0) return { ok: false, error: `unknown option ${unknown.map((f) => (f.length === 1 ? `-${f}` : `--${f}`)).join(", ")} (see --help)` };
+  const unknown = unknownFlagsProblem(args, ARGS);
+  if (unknown) return { ok: false, error: unknown };
   const stray = (args._ as string[] | undefined) ?? [];
   if (stray.length > 0) return { ok: false, error: `unexpected ${JSON.stringify(stray[0])} (put the server command after --, e.g. mcp-proxy --watch src -- node server.js)` };
 

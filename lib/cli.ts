@@ -69,6 +69,13 @@ export function unknownFlags(parsed: Record<string, unknown>, defs: ArgsDef): st
   return Object.keys(parsed).filter((key) => !known.has(key));
 }
 
+/** The one-line usage error for flags nobody declared, or undefined when there are none. */
+export function unknownFlagsProblem(parsed: Record<string, unknown>, defs: ArgsDef): string | undefined {
+  const unknown = unknownFlags(parsed, defs);
+  if (unknown.length === 0) return undefined;
+  return `unknown option ${unknown.map((flag) => (flag.length === 1 ? `-${flag}` : `--${flag}`)).join(", ")} (see --help)`;
+}
+
 function camel(name: string): string {
   return name.replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 }

@@ -1,7 +1,7 @@
 // Shared by the e2e tests: run our entry scripts as real processes, and start fixture servers.
 import { spawn } from "bun";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { processAlive } from "../lib/daemon-protocol.ts";
 
 export const ROOT = join(import.meta.dir, "..");
 export const BUN = process.execPath;
@@ -182,16 +182,4 @@ export const INITIALIZE = (version = "2025-11-25") => ({
 });
 
 /** Whether a process with this pid is still running (a zombie waiting to be reaped is not). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
+export const alive = processAlive;
