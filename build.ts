@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { tarGz, zip } from "./build/archive.ts";
 import pkg from "./package.json" with { type: "json" };
 
-export const TOOLS = ["mcp-inspect", "mcp-proxy", "mcp-daemon"] as const;
+export const TOOLS = ["mcp-inspect", "mcp-proxy", "mcp-daemon", "mcp-host"] as const;
 
 /** Bun target -> the archive's platform name (what install.sh asks for). */
 export const TARGETS: Record<string, string> = {
@@ -40,7 +40,7 @@ export const COMPILE_FLAGS = [
 /** Archives carry a fixed date, so the same sources give the same bytes. */
 const ARCHIVE_MTIME = Date.UTC(2026, 0, 1);
 
-async function compile(entry: string, outfile: string, target?: string): Promise<void> {
+export async function compile(entry: string, outfile: string, target?: string): Promise<void> {
   const args = [process.execPath, "build", "--compile", ...COMPILE_FLAGS, ...(target ? [`--target=${target}`] : []), join(import.meta.dir, entry), "--outfile", outfile];
   const child = Bun.spawn(args, { stdout: "ignore", stderr: "pipe" });
   if ((await child.exited) !== 0) throw new Error(`compiling ${entry}${target ? ` for ${target}` : ""} failed:\n${await new Response(child.stderr).text()}`);

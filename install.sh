@@ -1,5 +1,5 @@
 #!/bin/sh
-# Installs mcpkit: mcp-inspect, mcp-proxy and mcp-daemon, as one verified binary and its links.
+# Installs mcpkit: mcp-inspect, mcp-proxy, mcp-daemon and mcp-host, as one verified binary and its links.
 #
 #   curl -fsSL https://github.com/mcpkit/mcpkit/releases/latest/download/install.sh | sh
 #   sh install.sh --prefix /opt/mcpkit --version 0.1.0
@@ -10,7 +10,7 @@
 set -eu
 
 REPO_RELEASES="https://github.com/mcpkit/mcpkit/releases"
-TOOLS="mcp-inspect mcp-proxy mcp-daemon"
+TOOLS="mcp-inspect mcp-proxy mcp-daemon mcp-host"
 
 say() {
     printf 'mcpkit-install: %s\n' "$1"

@@ -9,7 +9,10 @@ const TOOLS: Record<string, () => Promise<unknown>> = {
   "mcp-inspect": () => import("./mcp-inspect.ts"),
   "mcp-proxy": () => import("./mcp-proxy.ts"),
   "mcp-daemon": () => import("./mcp-daemon.ts"),
+  "mcp-host": () => import("./mcp-host.ts"),
 };
+/** mcp-host runs its built-in reference server as this same binary, marked by this variable. */
+const SERVE_REFERENCE_ENV = "MCPKIT_SERVE_REFERENCE";
 
 const USAGE = `mcpkit ${pkg.version}: MCP command-line tools in one binary.
 
@@ -19,6 +22,7 @@ Tools:
   mcp-inspect   an MCP client on the command line, and an MCP server of inspection tools
   mcp-proxy     a transparent, hot-reloading proxy between an MCP client and your server
   mcp-daemon    keeps stateful MCP sessions alive across command-line calls
+  mcp-host      a chat host for MCP servers with every client feature (keyless tour: mcp-host)
 
 Examples:
   mcpkit mcp-inspect list-tools -- node server.js
@@ -38,7 +42,7 @@ function chooseTool(): string | undefined {
   return undefined;
 }
 
-const tool = chooseTool();
+const tool = process.env[SERVE_REFERENCE_ENV] === "1" ? "mcp-host" : chooseTool();
 if (tool) {
   await TOOLS[tool]!();
 } else {

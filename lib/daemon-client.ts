@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { basename, dirname, join } from "node:path";
+import { ChannelTransport } from "./channel-transport.ts";
 import { RawClient } from "./client.ts";
 import { DAEMON_PROTOCOL, daemonPaths, processAlive, type DaemonPaths } from "./daemon-protocol.ts";
 import { parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type MessageChannel } from "./jsonrpc.ts";
@@ -282,34 +283,12 @@ export class DaemonChannel implements MessageChannel {
 }
 
 /**
- * The same session as an SDK Transport (structurally: start, send, close and the three hooks),
- * so an SDK Client reaches a stateful server through the daemon with no other change.
+ * The same session as an SDK Transport, so an SDK Client reaches a stateful server through the
+ * daemon with no other change.
  */
-export class DaemonTransport {
-  // Typed loosely on purpose: the SDK's message types are its own (lib/ does not import the SDK).
-  // deno-lint-ignore no-explicit-any
-  onmessage?: (message: any) => void;
-  onerror?: (error: Error) => void;
-  onclose?: () => void;
-  readonly #channel: DaemonChannel;
-
+export class DaemonTransport extends ChannelTransport {
   constructor(target: Target, options: DaemonOptions = {}) {
-    this.#channel = new DaemonChannel(target, options);
-    this.#channel.onmessage = (message) => this.onmessage?.(message);
-    this.#channel.onerror = (error) => this.onerror?.(error);
-    this.#channel.onclose = () => this.onclose?.();
-  }
-
-  start(): Promise<void> {
-    return this.#channel.start();
-  }
-
-  send(message: unknown): Promise<void> {
-    return this.#channel.send(message as JsonRpcMessage);
-  }
-
-  close(): Promise<void> {
-    return this.#channel.close();
+    super(new DaemonChannel(target, options));
   }
 }
 

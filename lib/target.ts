@@ -124,6 +124,32 @@ function checkUrl(value: string): Result<string> {
 
 /** Reads one server entry from a client config file, expanding `${VAR}` in its strings. */
 export function loadConfigTarget(file: string, name: string | undefined, environment: Env = process.env): Result<Target> {
+  const servers = readConfigServers(file);
+  if (!servers.ok) return servers;
+  const names = Object.keys(servers.value);
+  if (name === undefined) {
+    if (names.length !== 1) return fail(`config ${file} has ${names.length} servers; pick one with --server (${names.join(", ")})`);
+    name = names[0]!;
+  }
+  if (!Object.hasOwn(servers.value, name)) return fail(`no server "${name}" in ${file} (it has: ${names.join(", ") || "none"})`);
+  return configEntryTarget(file, name, servers.value[name], environment);
+}
+
+/** Reads every server entry of a client config file (a host connects to all of them). */
+export function loadConfigTargets(file: string, environment: Env = process.env): Result<Target[]> {
+  const servers = readConfigServers(file);
+  if (!servers.ok) return servers;
+  const targets: Target[] = [];
+  for (const [name, entry] of Object.entries(servers.value)) {
+    const target = configEntryTarget(file, name, entry, environment);
+    if (!target.ok) return target;
+    targets.push(target.value);
+  }
+  if (targets.length === 0) return fail(`config ${file} lists no servers`);
+  return { ok: true, value: targets };
+}
+
+function readConfigServers(file: string): Result<Record<string, unknown>> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -138,13 +164,11 @@ export function loadConfigTarget(file: string, name: string | undefined, environ
   }
   const servers = findServers(config);
   if (!servers) return fail(`config ${file} has no "mcpServers" or "servers" object`);
-  const names = Object.keys(servers);
-  if (name === undefined) {
-    if (names.length !== 1) return fail(`config ${file} has ${names.length} servers; pick one with --server (${names.join(", ")})`);
-    name = names[0]!;
-  }
-  const entry = Object.hasOwn(servers, name) ? servers[name] : undefined;
-  if (!isRecord(entry)) return fail(`no server "${name}" in ${file} (it has: ${names.join(", ") || "none"})`);
+  return { ok: true, value: servers };
+}
+
+function configEntryTarget(file: string, name: string, entry: unknown, environment: Env): Result<Target> {
+  if (!isRecord(entry)) return fail(`server "${name}" in ${file} is not an object`);
   const expanded = expandDeep(entry, environment);
   if (!expanded.ok) return fail(`server "${name}" in ${file}: ${expanded.error}`);
   return entryToTarget(name, expanded.value as Record<string, unknown>, file);

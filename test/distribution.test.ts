@@ -59,7 +59,7 @@ describe("install.sh", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("checksum verified");
-    for (const tool of ["mcpkit", "mcp-inspect", "mcp-proxy", "mcp-daemon"]) expect(result.stdout).toContain(join(prefix, "bin", tool));
+    for (const tool of ["mcpkit", "mcp-inspect", "mcp-proxy", "mcp-daemon", "mcp-host"]) expect(result.stdout).toContain(join(prefix, "bin", tool));
     expect(result.stdout).toContain(`"command": "${join(prefix, "bin", "mcp-proxy")}"`);
     expect(lstatSync(join(prefix, "bin", "mcp-proxy")).isSymbolicLink()).toBe(true);
 

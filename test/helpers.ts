@@ -10,6 +10,8 @@ export const FAULTY = join(ROOT, "test/fixtures/faulty-server.ts");
 export const EVERYTHING = join(ROOT, "node_modules/.bin/mcp-server-everything");
 /** The stdio reference server as a command line after `--`. */
 export const REFERENCE_CMD = [BUN, REFERENCE];
+/** Empty vendor keys: whatever this machine has set, mcp-host picks its keyless scripted provider. */
+export const NO_VENDOR_KEYS = { ANTHROPIC_API_KEY: "", ANTHROPIC_AUTH_TOKEN: "", OPENAI_API_KEY: "", GEMINI_API_KEY: "" };
 
 export interface RunResult {
   code: number;

@@ -1,0 +1,247 @@
+// One SDK Client per server, with every client-side feature wired: the server's lists kept fresh
+// by list_changed, sampling / elicitation / roots answered through the host's UI and model, logging
+// and progress shown as they arrive, subscriptions on either protocol era.
+import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
+import { ChannelTransport } from "../lib/channel-transport.ts";
+import { LEGACY_PROTOCOL_VERSIONS, META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
+import { DaemonTransport } from "../lib/daemon-client.ts";
+import { StdioChannel } from "../lib/stdio.ts";
+import type { Target } from "../lib/target.ts";
+import type { McpTool } from "./tools.ts";
+
+export const CLIENT_INFO = { name: "mcp-host", version: "0.1.0" };
+/** Server log messages at this level and above are shown. */
+export const LOG_LEVEL = "info";
+/** How long one request may take before the host gives up on it (tool calls are cancellable by Ctrl-C). */
+export const REQUEST_TIMEOUT_MS = 10 * 60_000;
+
+/** --legacy, --protocol-version V, or the default probe for 2026-07-28. */
+export type EraChoice = { mode: "auto" } | { mode: "legacy" } | { mode: "pin"; version: string };
+
+/** What a connection needs from the terminal: the host's UI implements it. */
+export interface ServerEvents {
+  note(server: string, line: string): void;
+  onListsChanged(server: string): void;
+  /** Builds the answers to the server's asks; see host/asks.ts. */
+  handlers: ClientHandlers;
+}
+
+export interface ClientHandlers {
+  sampling(server: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  elicitation(server: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  roots(): { uri: string; name: string }[];
+}
+
+export interface Resource {
+  uri: string;
+  name: string;
+  mimeType?: string;
+  description?: string;
+}
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  description?: string;
+}
+export interface PromptInfo {
+  name: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+}
+
+/** Checks a --protocol-version value: a 2025-era revision runs the legacy handshake pinned to it. */
+export function eraChoice(legacy: boolean, version: string | undefined): { ok: true; value: EraChoice } | { ok: false; error: string } {
+  if (legacy && version) return { ok: false, error: "give --legacy or --protocol-version, not both" };
+  if (legacy) return { ok: true, value: { mode: "legacy" } };
+  if (version === undefined) return { ok: true, value: { mode: "auto" } };
+  if (!LEGACY_PROTOCOL_VERSIONS.includes(version) && !MODERN_PROTOCOL_VERSIONS.includes(version)) {
+    return { ok: false, error: `unknown protocol version ${JSON.stringify(version)} (known: ${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")})` };
+  }
+  return { ok: true, value: { mode: "pin", version } };
+}
+
+export interface ConnectOptions {
+  era: EraChoice;
+  /** Connects an HTTP target (OAuth on demand); host/oauth.ts provides it. */
+  connectHttp: (client: Client, target: Extract<Target, { kind: "http" }>) => Promise<Transport>;
+  /** The server's stderr, one chunk at a time (the host prefixes and strips it). */
+  onStderr?: (chunk: Uint8Array) => void;
+}
+
+export class ServerConnection {
+  /** The server's name in the namespace (mcp__<key>__<tool>, @<key>:uri); settled once connected. */
+  key: string;
+  readonly target: Target;
+  readonly client: Client;
+  tools: McpTool[] = [];
+  resources: Resource[] = [];
+  templates: ResourceTemplate[] = [];
+  prompts: PromptInfo[] = [];
+  /** Resource subscriptions by URI: a listen stream on 2026-07-28, resources/subscribe before. */
+  readonly watched = new Map<string, { close(): Promise<void> }>();
+  readonly #events: ServerEvents;
+  readonly #era: EraChoice;
+
+  constructor(key: string, target: Target, events: ServerEvents, era: EraChoice) {
+    this.key = key;
+    this.target = target;
+    this.#events = events;
+    this.#era = era;
+    this.client = new Client(CLIENT_INFO, this.#clientOptions());
+    this.#wire();
+  }
+
+  get serverName(): string {
+    return this.client.getServerVersion()?.name ?? this.key;
+  }
+
+  get protocolVersion(): string {
+    return this.client.getNegotiatedProtocolVersion() ?? "?";
+  }
+
+  get modern(): boolean {
+    return this.client.getProtocolEra() === "modern";
+  }
+
+  /** The `_meta` a 2026-07-28 request carries so the server sends its log messages. */
+  get requestMeta(): { _meta?: Record<string, unknown> } {
+    return this.modern && this.capabilities.logging ? { _meta: { [META_LOG_LEVEL]: LOG_LEVEL } } : {};
+  }
+
+  get capabilities(): Record<string, unknown> {
+    return (this.client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+  }
+
+  async connect(options: ConnectOptions): Promise<void> {
+    const target = this.target;
+    if (target.kind === "http" && !target.stateful) {
+      await options.connectHttp(this.client, target);
+    } else {
+      const transport = target.stateful || target.kind === "http"
+        ? new DaemonTransport(target)
+        : new ChannelTransport(new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: options.onStderr }));
+      await this.client.connect(transport as unknown as Transport, { timeout: REQUEST_TIMEOUT_MS });
+    }
+    const era = this.#era;
+    if (era.mode === "pin" && this.protocolVersion !== era.version) {
+      await this.close();
+      throw new Error(`the server settled on ${this.protocolVersion}, not the pinned ${era.version}`);
+    }
+    // 2025 servers keep a session-wide log level; 2026-07-28 requests carry theirs (requestMeta).
+    if (!this.modern && this.capabilities.logging) await this.client.setLoggingLevel(LOG_LEVEL).catch(() => {});
+    await this.refresh();
+  }
+
+  /** Re-reads every list the server offers. */
+  async refresh(): Promise<void> {
+    const caps = this.capabilities;
+    const [tools, resources, templates, prompts] = await Promise.all([
+      caps.tools ? this.client.listTools(undefined, { cacheMode: "refresh" }).then((r) => r.tools) : [],
+      caps.resources ? this.client.listResources(undefined, { cacheMode: "refresh" }).then((r) => r.resources) : [],
+      caps.resources ? this.client.listResourceTemplates(undefined, { cacheMode: "refresh" }).then((r) => r.resourceTemplates).catch(() => []) : [],
+      caps.prompts ? this.client.listPrompts(undefined, { cacheMode: "refresh" }).then((r) => r.prompts) : [],
+    ]);
+    this.tools = tools as McpTool[];
+    this.resources = resources as Resource[];
+    this.templates = templates as ResourceTemplate[];
+    this.prompts = prompts as PromptInfo[];
+  }
+
+  /** "reference" (2026-07-28, 14 tools, 3 resources, 2 prompts) */
+  describe(): string {
+    const counts = [`${this.tools.length} tools`, `${this.resources.length} resources`, `${this.prompts.length} prompts`];
+    return `"${this.serverName}" as ${this.key} (${this.protocolVersion}, ${counts.join(", ")})`;
+  }
+
+  async watch(uri: string): Promise<void> {
+    if (this.watched.has(uri)) return;
+    if (this.modern) {
+      const subscription = await this.client.listen({ resourceSubscriptions: [uri] });
+      this.watched.set(uri, subscription);
+      return;
+    }
+    if (!(this.capabilities.resources as { subscribe?: boolean } | undefined)?.subscribe) {
+      throw new Error(`${this.key} does not offer resource subscriptions`);
+    }
+    await this.client.subscribeResource({ uri });
+    this.watched.set(uri, { close: () => this.client.unsubscribeResource({ uri }).then(() => undefined) });
+  }
+
+  async unwatch(uri: string): Promise<boolean> {
+    const subscription = this.watched.get(uri);
+    if (!subscription) return false;
+    this.watched.delete(uri);
+    await subscription.close();
+    return true;
+  }
+
+  /** Tells a 2025-era server that the roots changed (2026-07-28 servers ask again instead). */
+  async rootsChanged(): Promise<void> {
+    if (!this.modern) await this.client.sendRootsListChanged().catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    await this.client.close().catch(() => {});
+  }
+
+  #clientOptions(): ClientOptions {
+    const era = this.#era;
+    const options: ClientOptions = {
+      capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
+      listChanged: {
+        tools: { onChanged: () => void this.#listsChanged() },
+        prompts: { onChanged: () => void this.#listsChanged() },
+        resources: { onChanged: () => void this.#listsChanged() },
+      },
+    };
+    if (era.mode === "auto") options.versionNegotiation = { mode: "auto" };
+    else if (era.mode === "legacy") options.versionNegotiation = { mode: "legacy" };
+    else if (MODERN_PROTOCOL_VERSIONS.includes(era.version)) options.versionNegotiation = { mode: { pin: era.version } };
+    else options.supportedProtocolVersions = [era.version];
+    return options;
+  }
+
+  async #listsChanged(): Promise<void> {
+    try {
+      await this.refresh();
+      this.#events.onListsChanged(this.key);
+    } catch (error) {
+      this.#events.note(this.key, `could not refresh lists: ${(error as Error).message}`);
+    }
+  }
+
+  #wire(): void {
+    const { handlers, note } = this.#events;
+    const client = this.client;
+    client.setRequestHandler("sampling/createMessage", async (request) => handlers.sampling(this.key, request.params as Record<string, unknown>) as never);
+    client.setRequestHandler("elicitation/create", async (request) => handlers.elicitation(this.key, request.params as Record<string, unknown>) as never);
+    client.setRequestHandler("roots/list", async () => ({ roots: handlers.roots() }));
+    client.setNotificationHandler("notifications/message", (notification) => {
+      const { level, logger, data } = notification.params;
+      const text = typeof data === "string" ? data : JSON.stringify(data);
+      note(this.key, `${level}${logger ? ` ${logger}` : ""}: ${text}`);
+    });
+    client.setNotificationHandler("notifications/resources/updated", (notification) => {
+      note(this.key, `resource updated: @${this.key}:${notification.params.uri}`);
+    });
+  }
+}
+
+/** A short, readable key for a server given on the command line. */
+export function keyForTarget(target: Target): string {
+  if (target.name) return target.name;
+  if (target.kind === "http") {
+    const url = new URL(target.url);
+    return url.hostname.split(".").filter((part) => part !== "www")[0] || "http";
+  }
+  const RUNNERS = new Set(["node", "bun", "deno", "npx", "bunx", "uvx", "uv", "python", "python3", "pnpm", "yarn", "tsx", "run", "-y", "--yes"]);
+  const words = [target.command, ...target.args].map((word) => basename(word).replace(/\.(m?[jt]s|py|exe)$/, ""));
+  return words.find((word) => !RUNNERS.has(word) && !word.startsWith("-")) ?? "server";
+}
+
+/** file:// roots for directories. */
+export function rootFor(directory: string): { uri: string; name: string } {
+  return { uri: pathToFileURL(directory).href, name: basename(directory) || directory };
+}

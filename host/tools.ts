@@ -1,0 +1,96 @@
+// Every server's tools, offered to the model under one namespace: `mcp__<server>__<tool>`.
+// Vendors accept only [A-Za-z0-9_-] and at most 64 characters in a tool name, so names that
+// would break that are rewritten, and a map turns the model's name back into (server, tool).
+import type { ImagePart, TextPart, ToolSpec } from "./provider.ts";
+
+export const VENDOR_NAME_MAX = 64;
+const UNSAFE = /[^A-Za-z0-9_-]/g;
+
+export interface McpTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ToolRoute {
+  server: string;
+  tool: McpTool;
+}
+
+/** A server key in the namespace's alphabet; keys that collide get _2, _3 ... */
+export function uniqueServerKey(name: string, taken: Set<string>): string {
+  const base = name.replace(UNSAFE, "_").slice(0, 24) || "server";
+  let key = base;
+  for (let n = 2; taken.has(key); n++) key = `${base}_${n}`;
+  taken.add(key);
+  return key;
+}
+
+export class ToolNamespace {
+  #routes = new Map<string, ToolRoute>();
+
+  /** Rebuilds the namespace from each server's current tool list; returns the model's tool specs. */
+  rebuild(servers: { key: string; tools: McpTool[] }[]): ToolSpec[] {
+    this.#routes.clear();
+    const specs: ToolSpec[] = [];
+    for (const { key, tools } of servers) {
+      for (const tool of tools) {
+        const name = this.#claim(`mcp__${key}__${tool.name}`);
+        this.#routes.set(name, { server: key, tool });
+        specs.push({ name, description: tool.description ?? tool.title ?? "", inputSchema: tool.inputSchema });
+      }
+    }
+    return specs;
+  }
+
+  resolve(modelName: string): ToolRoute | undefined {
+    return this.#routes.get(modelName);
+  }
+
+  get size(): number {
+    return this.#routes.size;
+  }
+
+  /** The vendor-safe, unique form of a wanted name. */
+  #claim(wanted: string): string {
+    let base = wanted.replace(UNSAFE, "_");
+    if (base.length > VENDOR_NAME_MAX) base = `${base.slice(0, VENDOR_NAME_MAX - 9)}_${shortHash(wanted)}`;
+    let name = base;
+    for (let n = 2; this.#routes.has(name); n++) {
+      const suffix = `_${n}`;
+      name = base.slice(0, VENDOR_NAME_MAX - suffix.length) + suffix;
+    }
+    return name;
+  }
+}
+
+function shortHash(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
+type McpContent = { type: string; [key: string]: unknown };
+
+/** An MCP tool result as the parts a model reads: text and images verbatim, the rest described. */
+export function resultParts(result: { content?: unknown; structuredContent?: unknown }): (TextPart | ImagePart)[] {
+  const parts: (TextPart | ImagePart)[] = [];
+  for (const block of (Array.isArray(result.content) ? result.content : []) as McpContent[]) {
+    if (block.type === "text") parts.push({ type: "text", text: String(block.text ?? "") });
+    else if (block.type === "image") parts.push({ type: "image", data: String(block.data ?? ""), mimeType: String(block.mimeType ?? "image/png") });
+    else if (block.type === "resource") parts.push({ type: "text", text: embeddedResourceText(block.resource as McpContent) });
+    else if (block.type === "resource_link") parts.push({ type: "text", text: `[resource link: ${String(block.uri)}${block.name ? ` (${String(block.name)})` : ""}]` });
+    else if (block.type === "audio") parts.push({ type: "text", text: `[audio ${String(block.mimeType)}, ${String(block.data ?? "").length} base64 chars]` });
+    else parts.push({ type: "text", text: JSON.stringify(block) });
+  }
+  if (parts.length === 0 && result.structuredContent !== undefined) parts.push({ type: "text", text: JSON.stringify(result.structuredContent) });
+  if (parts.length === 0) parts.push({ type: "text", text: "(no content)" });
+  return parts;
+}
+
+function embeddedResourceText(resource: McpContent | undefined): string {
+  if (!resource) return "[resource]";
+  if (typeof resource.text === "string") return `[resource ${String(resource.uri)}]\n${resource.text}`;
+  return `[resource ${String(resource.uri)}: ${String(resource.mimeType ?? "binary")}, ${String(resource.blob ?? "").length} base64 chars]`;
+}

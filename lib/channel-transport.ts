@@ -1,0 +1,30 @@
+// Any lib message channel (stdio child, daemon session) as an SDK Transport, structurally: start,
+// send, close and the three hooks. lib/ does not import the SDK, so the shapes are typed loosely.
+import type { JsonRpcMessage, MessageChannel } from "./jsonrpc.ts";
+
+export class ChannelTransport {
+  // deno-lint-ignore no-explicit-any
+  onmessage?: (message: any) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  readonly channel: MessageChannel;
+
+  constructor(channel: MessageChannel) {
+    this.channel = channel;
+    channel.onmessage = (message) => this.onmessage?.(message);
+    channel.onerror = (error) => this.onerror?.(error);
+    channel.onclose = () => this.onclose?.();
+  }
+
+  start(): Promise<void> {
+    return this.channel.start();
+  }
+
+  send(message: unknown): Promise<void> {
+    return this.channel.send(message as JsonRpcMessage);
+  }
+
+  close(): Promise<void> {
+    return this.channel.close();
+  }
+}

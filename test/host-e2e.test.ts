@@ -1,0 +1,134 @@
+// The end-to-end proof of mcp-host: a scripted conversation (scripted provider, scripted user input
+// on stdin, Ctrl-C as SIGINT) against the reference server over stdio and over Streamable HTTP, on
+// 2026-07-28 and on the 2025 handshake. Every step asserts what the user would see; the last line
+// printed names how many checks passed.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { BUN, REFERENCE, ROOT, startReferenceHttp } from "./helpers.ts";
+import { HostDriver } from "./host-driver.ts";
+
+const K = "mcpkit-reference";
+let passed = 0;
+
+afterAll(() => {
+  console.log(`mcp-host end-to-end: ${passed} checks passed`);
+});
+
+type Leg = { transport: "stdio" | "http"; era: "2026-07-28" | "2025-11-25" };
+const LEGS: Leg[] = [
+  { transport: "stdio", era: "2026-07-28" },
+  { transport: "stdio", era: "2025-11-25" },
+  { transport: "http", era: "2026-07-28" },
+  { transport: "http", era: "2025-11-25" },
+];
+
+describe.each(LEGS)("scripted conversation over $transport on $era", ({ transport, era }) => {
+  test("every client feature round-trips", async () => {
+    const http = transport === "http" ? await startReferenceHttp() : undefined;
+    const extra = mkdtempSync(join(tmpdir(), "mcp-host-root-"));
+    const server = http ? http.url : `${BUN} ${REFERENCE}`;
+    const host = new HostDriver(["--server", server, ...(era === "2026-07-28" ? [] : ["--legacy"])]);
+    const check = async (pattern: RegExp | string) => {
+      await host.waitFor(pattern);
+      passed++;
+    };
+    try {
+      // Negotiation and namespacing.
+      await check(`connected to "${K}" as ${K} (${era}, 14 tools, 3 resources, 2 prompts)`);
+      host.send("/tools");
+      await check(`mcp__${K}__echo`);
+      await check(`mcp__${K}__region_query`);
+
+      // The tool loop, a failure fed back verbatim with isError.
+      host.send("call add a=2 b=3");
+      await check(`← ${K}/add: 5`);
+      await check(`mcp__${K}__add returned: 5`);
+      host.send("fail");
+      await check(`✗ ${K}/fail: fail: requested failure`);
+      await check(`mcp__${K}__fail failed: fail: requested failure. I give up on it.`);
+
+      // A resource attached with its provenance.
+      host.send(`@${K}:ref://hello what is this?`);
+      await check(`attached @${K}:ref://hello`);
+      await check(`I read ref://hello from ${K}`);
+
+      // Prompts seed the conversation in their own roles.
+      host.send(`/${K}:review code=x=1`);
+      await check("[user] Please review this code:");
+      await check("[assistant] Looks good to me.");
+      host.send(`/${K}:greet name=Ann`);
+      await check("[user] Hello, Ann!");
+      await check(/message\(s\) so far \([a-z, ]*user, assistant, user\)/);
+
+      // Completions through completion/complete.
+      host.send(`/complete /${K}:greet name=a`);
+      await check(`/${K}:greet name=alice`);
+
+      // Sampling needs approval, then runs through the same provider; a refusal reaches the server.
+      host.send("sample prompt=hello", "y");
+      await check(`Allow ${K} to sample scripted/scripted? [y/N] y`);
+      await check(`mcp__${K}__sample returned: (scripted) A sampled answer to: "hello"`);
+      host.send("sample prompt=again", "n");
+      await check("sampling declined");
+      await check(`mcp__${K}__sample failed:`);
+
+      // Elicitation: accept, decline and cancel all reach the server.
+      host.send("elicit", "a", "Ann");
+      await check(`{"action":"accept","content":{"name":"Ann"}}`);
+      host.send("elicit", "d");
+      await check(`{"action":"decline"}`);
+      host.send("elicit", "c");
+      await check(`{"action":"cancel"}`);
+
+      // Roots: the default (cwd), then one added at run time.
+      host.send("roots");
+      await check(pathToFileURL(ROOT).href);
+      host.send(`/root add ${extra}`, "roots");
+      await check(`added root ${pathToFileURL(realpathSync(extra)).href}`);
+      await check(`"uri":"${pathToFileURL(extra).href}"`);
+
+      // Logging and progress render while the work runs.
+      host.send("log level=warning message=careful");
+      await check(`[${K}] warning reference: careful`);
+      host.send("slow steps=3 delayMs=30");
+      await check(`… ${K}/slow 1/3 step 1/3`);
+      await check(`← ${K}/slow: done 3 steps`);
+
+      // Ctrl-C cancels the running call (the server is told) and the chat goes on.
+      host.send("slow steps=200 delayMs=50");
+      await check(`… ${K}/slow 2/200`);
+      host.interrupt();
+      await check(`✗ ${K}/slow: cancelled (the server was told)`);
+      if (transport === "stdio") {
+        await waitUntil(() => /slow: cancelled after \d+ steps/.test(host.stderr));
+        passed++;
+      }
+      host.send("call add a=1 b=1");
+      await check(`← ${K}/add: 2`);
+
+      // Subscriptions: resources/subscribe on 2025, subscriptions/listen on 2026-07-28.
+      host.send(`/watch @${K}:ref://hello`);
+      await check(`watching @${K}:ref://hello (${era === "2026-07-28" ? "subscriptions/listen" : "resources/subscribe"})`);
+      host.send("touch uri=ref://hello");
+      await check(`[${K}] resource updated: @${K}:ref://hello`);
+
+      host.send("/quit");
+      expect(await host.exit()).toBe(0);
+      passed++;
+    } finally {
+      host.child.kill("SIGKILL");
+      await http?.stop();
+    }
+  }, 90_000);
+});
+
+async function waitUntil(condition: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await Bun.sleep(10);
+  }
+}
