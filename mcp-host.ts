@@ -9,21 +9,14 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { splitCommandLine, takeRepeatable, unknownFlagsProblem } from "./lib/cli.ts";
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "./lib/client.ts";
-import { stripControl } from "./lib/log.ts";
 import { loadConfigTargets, resolveTarget, type StdioTarget, type Target } from "./lib/target.ts";
-import { answerElicitation, answerSampling } from "./host/asks.ts";
-import { openInBrowser } from "./host/browser.ts";
-import { Chat, type TurnResult } from "./host/chat.ts";
-import { complete, runCommand, type HostContext } from "./host/commands.ts";
 import { createProvider, pickProvider, PROVIDER_NAMES, type LLMProvider, type ProviderName } from "./host/provider.ts";
-import { eraChoice, keyForTarget, rootFor, ServerConnection, type EraChoice, type ServerEvents } from "./host/servers.ts";
-import { Terminal } from "./host/terminal.ts";
-import { uniqueServerKey } from "./host/tools.ts";
+import { eraChoice, rootFor } from "./host/servers.ts";
+import { EXIT, HostSession } from "./host/session.ts";
 import pkg from "./package.json" with { type: "json" };
 
 /** Set in the environment of the process that serves the embedded reference server. */
 const SERVE_REFERENCE_ENV = "MCPKIT_SERVE_REFERENCE";
-const EXIT = { ok: 0, error: 1, usage: 2, toolGaveUp: 3, interrupted: 130 } as const;
 
 const ARGS = {
   server: { type: "string", description: "an http(s) URL (Streamable HTTP, OAuth on demand) or a stdio command line; repeatable", valueHint: "url|cmd" },
@@ -100,78 +93,15 @@ async function host(args: Record<string, unknown>): Promise<number> {
     return fail(`${providerName}: ${(error as Error).message}`, EXIT.error);
   }
 
-  const servers = new Map<string, ServerConnection>();
-  const context = { servers, roots, current: undefined as AbortController | undefined } as HostContext & { current?: AbortController };
-  const terminal = new Terminal({ completer: (line) => complete(line, context), chatterToStderr: oneShot !== undefined });
-  context.terminal = terminal;
-  const events: ServerEvents = {
-    note: (server, line) => terminal.print(`  [${server}] ${line}`, "dim"),
-    onListsChanged: () => context.chat?.refreshTools(),
-    handlers: {
-      sampling: (server, params) => answerSampling(server, params, terminal, provider, context.current?.signal),
-      elicitation: (server, params) => answerElicitation(server, params, terminal, openInBrowser),
-      roots: () => roots,
-    },
-  };
-  // Until the chat starts, Ctrl-C leaves (an OAuth sign-in may be waiting for the browser).
-  terminal.onInterrupt(() => {
-    terminal.close();
-    process.exit(EXIT.interrupted);
-  });
-  const connected = await connectAll(targets.value, era.value, events, servers, terminal, callbackPort);
-  if (connected === 0 && targets.value.length > 0) {
-    terminal.close();
+  const session = new HostSession({ provider, targets: targets.value, era: era.value, roots, callbackPort, oneShot: oneShot !== undefined });
+  const connected = await session.connect();
+  if (connected === 0) {
+    await session.close();
     return fail("no server could be connected", EXIT.error);
   }
-  const chat = new Chat(servers, provider, terminal);
-  context.chat = chat;
-  context.run = async (work) => {
-    const controller = new AbortController();
-    context.current = controller;
-    try {
-      return await work(controller.signal);
-    } catch (error) {
-      if (!controller.signal.aborted) terminal.print(`error: ${(error as Error).message}`, "red");
-      else terminal.print("cancelled", "yellow");
-      return { gaveUp: false, cancelled: controller.signal.aborted, capped: false };
-    } finally {
-      context.current = undefined;
-    }
-  };
-
-  let quit = false;
-  terminal.onInterrupt(() => {
-    if (context.current) context.current.abort();
-    else if (terminal.currentLine !== "") terminal.clearLine();
-    else {
-      quit = true;
-      terminal.close();
-    }
-  });
-  terminal.print(`mcp-host ${pkg.version} · model ${provider.name}/${provider.model} · ${servers.size} server(s) · /help for commands`, "dim");
-
-  let exitCode: number = EXIT.ok;
-  if (oneShot !== undefined) {
-    const outcome = await context.run((signal) => chat.turn(oneShot, signal));
-    exitCode = outcomeCode(outcome);
-  } else {
-    while (!quit) {
-      const line = await terminal.ask(terminal.style("bold", "you> "));
-      if (line === null) break;
-      if (line.trim() === "") continue;
-      const outcome = line.trim().startsWith("/") ? await runCommand(line, context) : await context.run((signal) => chat.turn(line, signal));
-      if (outcome === "quit") break;
-    }
-  }
-  terminal.close();
-  await Promise.all([...servers.values()].map((server) => server.close()));
-  return exitCode;
-}
-
-function outcomeCode(outcome: TurnResult | undefined): number {
-  if (!outcome) return EXIT.error;
-  if (outcome.cancelled) return EXIT.interrupted;
-  return outcome.gaveUp ? EXIT.toolGaveUp : EXIT.ok;
+  const code = oneShot !== undefined ? await session.answerOnce(oneShot) : await session.repl();
+  await session.close();
+  return code;
 }
 
 function port(value: unknown): number | undefined | null {
@@ -209,46 +139,4 @@ function referenceServer(): StdioTarget {
   const compiled = script.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/i.test(script);
   const runtimeArgs = compiled ? [] : "Deno" in globalThis ? ["run", "-A", fileURLToPath(import.meta.url)] : [fileURLToPath(import.meta.url)];
   return { kind: "stdio", command: process.execPath, args: runtimeArgs, env: { [SERVE_REFERENCE_ENV]: "1" }, name: "reference" };
-}
-
-async function connectAll(targets: Target[], era: EraChoice, events: ServerEvents, servers: Map<string, ServerConnection>, terminal: Terminal, callbackPort: number | undefined): Promise<number> {
-  const taken = new Set<string>();
-  const connections = targets.map((target) => new ServerConnection(uniqueServerKey(keyForTarget(target), taken), target, events, era));
-  const results = await Promise.allSettled(
-    connections.map((connection) =>
-      connection.connect({
-        era,
-        onStderr: (chunk) => process.stderr.write(prefixLines(connection.key, new TextDecoder().decode(chunk))),
-        connectHttp: async (client, target) => {
-          const { connectHttp } = await import("./host/oauth.ts");
-          return connectHttp(client, new URL(target.url), {
-            headers: target.headers,
-            callbackPort,
-            ui: { confirm: (question) => terminal.confirm(question), print: (line) => terminal.print(line) },
-          });
-        },
-      }),
-    ),
-  );
-  const keys = new Set<string>();
-  results.forEach((result, i) => {
-    const connection = connections[i]!;
-    if (result.status === "fulfilled") {
-      // Unnamed servers are known by the name they give themselves, as the tools' namespace.
-      connection.key = uniqueServerKey(connection.target.name ?? connection.client.getServerVersion()?.name ?? connection.key, keys);
-      servers.set(connection.key, connection);
-      terminal.print(`connected to ${connection.describe()}`, "green");
-    } else {
-      terminal.print(`could not connect to ${connection.key}: ${(result.reason as Error).message}`, "red");
-    }
-  });
-  return servers.size;
-}
-
-function prefixLines(key: string, text: string): string {
-  return stripControl(text)
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => `[${key}] ${line}\n`)
-    .join("");
 }

@@ -29,7 +29,7 @@ export async function answerSampling(server: string, params: Json, terminal: Ter
   if (params.modelPreferences) details.push(`preferences ${JSON.stringify(params.modelPreferences)}`);
   if (typeof params.temperature === "number") details.push(`temperature ${params.temperature}`);
   terminal.print(`  ${details.join(", ")}`, "dim");
-  if (!(await terminal.confirm(`Allow ${server} to sample ${provider.name}/${provider.model}?`))) {
+  if (!(await terminal.confirm(`Allow ${server} to sample ${provider.name}/${provider.model}?`, signal))) {
     terminal.print("sampling declined", "dim");
     throw new AskRefused("the user declined the sampling request");
   }
@@ -64,8 +64,8 @@ function samplingMessage(message: { role: string; content: unknown }): ChatMessa
 
 // ---- elicitation -------------------------------------------------------------------------------
 
-export async function answerElicitation(server: string, params: Json, terminal: Terminal, openUrl: (url: string) => Promise<void>): Promise<Json> {
-  if (params.mode === "url") return answerUrlElicitation(server, params, terminal, openUrl);
+export async function answerElicitation(server: string, params: Json, terminal: Terminal, openUrl: (url: string) => Promise<void>, signal?: AbortSignal): Promise<Json> {
+  if (params.mode === "url") return answerUrlElicitation(server, params, terminal, openUrl, signal);
   terminal.print(`[${server}] asks: ${String(params.message ?? "")}`, "yellow");
   const schema = (params.requestedSchema ?? {}) as Json;
   const properties = (schema.properties ?? {}) as Record<string, Json>;
@@ -73,12 +73,12 @@ export async function answerElicitation(server: string, params: Json, terminal: 
   for (const [name, field] of Object.entries(properties)) {
     terminal.print(`  ${name}${required.has(name) ? " (required)" : ""}: ${describeField(field)}`, "dim");
   }
-  const choice = (await terminal.ask("accept, decline or cancel? [a/d/c] "))?.trim().toLowerCase();
+  const choice = (await terminal.ask("accept, decline or cancel? [a/d/c] ", { signal }))?.trim().toLowerCase();
   if (choice === "d" || choice === "decline") return { action: "decline" };
   if (choice !== "a" && choice !== "accept") return { action: "cancel" };
   const content: Json = {};
   for (const [name, field] of Object.entries(properties)) {
-    const value = await askField(terminal, name, field, required.has(name));
+    const value = await askField(terminal, name, field, required.has(name), signal);
     if (value === CANCELLED) return { action: "cancel" };
     if (value !== undefined) content[name] = value;
   }
@@ -87,11 +87,11 @@ export async function answerElicitation(server: string, params: Json, terminal: 
 
 const CANCELLED = Symbol("cancelled");
 
-async function askField(terminal: Terminal, name: string, field: Json, required: boolean): Promise<unknown> {
+async function askField(terminal: Terminal, name: string, field: Json, required: boolean, signal?: AbortSignal): Promise<unknown> {
   const fallback = field.default;
   const hint = fallback !== undefined ? ` [${String(fallback)}]` : required ? "" : " (Enter to skip)";
   for (let attempt = 0; attempt < FIELD_ATTEMPTS; attempt++) {
-    const line = await terminal.ask(`  ${String(field.title ?? name)}${hint}: `);
+    const line = await terminal.ask(`  ${String(field.title ?? name)}${hint}: `, { signal });
     if (line === null) return CANCELLED;
     const raw = line.trim();
     if (raw === "") {
@@ -169,7 +169,7 @@ function describeField(field: Json): string {
   return [field.description, kind].filter(Boolean).join(" - ");
 }
 
-async function answerUrlElicitation(server: string, params: Json, terminal: Terminal, openUrl: (url: string) => Promise<void>): Promise<Json> {
+async function answerUrlElicitation(server: string, params: Json, terminal: Terminal, openUrl: (url: string) => Promise<void>, signal?: AbortSignal): Promise<Json> {
   const raw = String(params.url ?? "");
   terminal.print(`[${server}] asks you to open a page: ${String(params.message ?? "")}`, "yellow");
   const url = URL.canParse(raw) ? new URL(raw) : undefined;
@@ -178,7 +178,7 @@ async function answerUrlElicitation(server: string, params: Json, terminal: Term
     return { action: "decline" };
   }
   terminal.print(`  ${url.href}`);
-  if (!(await terminal.confirm(`Open it in your browser?`))) return { action: "decline" };
+  if (!(await terminal.confirm(`Open it in your browser?`, signal))) return { action: "decline" };
   await openUrl(url.href).catch(() => terminal.print("  could not start a browser: open the URL above yourself", "dim"));
   return { action: "accept" };
 }

@@ -22,6 +22,10 @@ export async function openInBrowser(url: string): Promise<void> {
         ? ["rundll32", ["url.dll,FileProtocolHandler", url]]
         : ["xdg-open", [url]];
   const child = spawn(command, args, { stdio: "ignore", detached: true, shell: false, windowsHide: true });
-  child.on("error", () => {});
   child.unref();
+  // No browser opener on this machine (a server, a container) is worth saying: the URL is printed anyway.
+  await new Promise<void>((resolve, reject) => {
+    child.once("spawn", () => resolve());
+    child.once("error", (error) => reject(new Error(`could not start ${command}: ${error.message}`)));
+  });
 }

@@ -13,6 +13,13 @@ export const CHAT_MAX_TOKENS = 4096;
 /** An attached resource is cut to this many characters, and says so. */
 export const MAX_ATTACHMENT_CHARS = 32 * 1024;
 const MENTION = /@([A-Za-z0-9_-]+):(\S+)/g;
+/** A tool's result is previewed on one line of at most this many characters. */
+const PREVIEW_CHARS = 200;
+/** The error a server answers when the user must first finish a step in the browser (URL elicitation). */
+const URL_ELICITATION_REQUIRED = -32042;
+
+/** Asks the user to open a page a server needs; resolves with the elicitation result. */
+export type UrlAsk = (server: string, elicitation: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
 export interface TurnResult {
   /** A tool failed and the model ended the turn without a later success. */
@@ -20,6 +27,8 @@ export interface TurnResult {
   cancelled: boolean;
   /** The turn hit MAX_TOOL_ROUNDS. */
   capped: boolean;
+  /** The model (or a server) failed: no answer came. */
+  failed: boolean;
 }
 
 export class Chat {
@@ -29,11 +38,13 @@ export class Chat {
   readonly #servers: Map<string, ServerConnection>;
   readonly #terminal: Terminal;
   provider: LLMProvider;
+  readonly #askUrl: UrlAsk;
 
-  constructor(servers: Map<string, ServerConnection>, provider: LLMProvider, terminal: Terminal) {
+  constructor(servers: Map<string, ServerConnection>, provider: LLMProvider, terminal: Terminal, askUrl: UrlAsk) {
     this.#servers = servers;
     this.provider = provider;
     this.#terminal = terminal;
+    this.#askUrl = askUrl;
     this.refreshTools();
   }
 
@@ -72,7 +83,7 @@ export class Chat {
       if (streamed) this.#terminal.write("\n");
       this.messages.push({ role: "assistant", content: result.content });
       const calls = result.content.filter((part) => part.type === "tool_use");
-      if (calls.length === 0) return { gaveUp: lastFailed, cancelled: false, capped: false };
+      if (calls.length === 0) return { gaveUp: lastFailed, cancelled: false, capped: false, failed: false };
       const results: ToolResultPart[] = [];
       let cancelled = false;
       for (const call of calls) {
@@ -86,11 +97,11 @@ export class Chat {
         results.push(outcome.result);
       }
       this.messages.push({ role: "user", content: results });
-      if (cancelled) return { gaveUp: false, cancelled: true, capped: false };
+      if (cancelled) return { gaveUp: false, cancelled: true, capped: false, failed: false };
       lastFailed = results.some((part) => part.isError);
     }
     this.#terminal.print(`stopped: the model called tools ${MAX_TOOL_ROUNDS} rounds in a row`, "yellow");
-    return { gaveUp: lastFailed, cancelled: false, capped: true };
+    return { gaveUp: lastFailed, cancelled: false, capped: true, failed: false };
   }
 
   /** Seeds the history with a prompt's messages, each in its own role. */
@@ -127,13 +138,25 @@ export class Chat {
       return { result: { type: "tool_result", toolUseId: id, content: parts, isError }, cancelled: false };
     } catch (error) {
       if (signal.aborted) {
-        this.#terminal.print(`✗ ${label}: cancelled (the server was told)`, "yellow");
+        this.#terminal.print(`✗ ${label}: cancelled`, "yellow");
         return { result: errorResult(id, "Cancelled by the user while it ran."), cancelled: true };
       }
       const message = (error as Error).message;
       this.#terminal.print(`✗ ${label}: ${message}`, "red");
+      const elicitations = urlElicitations(error);
+      if (elicitations.length > 0) return { result: await this.#browserSteps(id, route.server, elicitations, signal), cancelled: false };
       return { result: errorResult(id, message), cancelled: false };
     }
+  }
+
+  /** The server needs the user in a browser first: ask, then tell the model to call again once done. */
+  async #browserSteps(id: string, server: string, elicitations: Record<string, unknown>[], signal: AbortSignal): Promise<ToolResultPart> {
+    const outcomes: string[] = [];
+    for (const elicitation of elicitations) {
+      const answer = await this.#askUrl(server, { mode: "url", ...elicitation }, signal);
+      outcomes.push(`${String(elicitation.url)}: the user ${answer.action === "accept" ? "opened it" : "declined"}`);
+    }
+    return errorResult(id, `The server needs a step in the user's browser before this call can succeed (${outcomes.join("; ")}). Call the tool again once the user says it is done.`);
   }
 
   async #withAttachments(text: string, signal: AbortSignal): Promise<ContentPart[]> {
@@ -216,5 +239,11 @@ function errorResult(id: string, text: string): ToolResultPart {
 
 function preview(parts: (TextPart | ImagePart)[]): string {
   const text = parts.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join(" ").replace(/\s+/g, " ");
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 3)}...` : text;
+}
+
+function urlElicitations(error: unknown): Record<string, unknown>[] {
+  const { code, data } = error as { code?: number; data?: { elicitations?: unknown } };
+  if (code !== URL_ELICITATION_REQUIRED || !Array.isArray(data?.elicitations)) return [];
+  return data.elicitations.filter((item): item is Record<string, unknown> => typeof item === "object" && item !== null);
 }

@@ -153,7 +153,7 @@ async function runPrompt(key: string, name: string, argument: string, host: Host
       const text = message.content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join(" ");
       terminal.print(`[${message.role}] ${text}`, "dim");
     }
-    if (seeded.at(-1)?.role !== "user") return { gaveUp: false, cancelled: false, capped: false };
+    if (seeded.at(-1)?.role !== "user") return { gaveUp: false, cancelled: false, capped: false, failed: false };
     return host.chat.respond(signal);
   });
 }
@@ -178,14 +178,34 @@ export async function complete(line: string, host: HostContext): Promise<string[
   }
   const mention = /(^|\s)@(\S*)$/.exec(line);
   if (mention) {
-    const before = line.slice(0, line.length - mention[2]!.length - 1);
+    const typed = mention[2]!;
+    const before = line.slice(0, line.length - typed.length - 1);
     const candidates: string[] = [];
     for (const server of host.servers.values()) {
       for (const uri of [...server.resources.map((r) => r.uri), ...server.templates.map((t) => t.uriTemplate)]) candidates.push(`${server.key}:${uri}`);
+      candidates.push(...(await completeTemplate(server, typed)));
     }
-    return candidates.filter((c) => c.startsWith(mention[2]!)).map((c) => `${before}@${c}`);
+    return [...new Set(candidates)].filter((c) => c.startsWith(typed)).map((c) => `${before}@${c}`);
   }
   return [];
+}
+
+/** `@server:ref://items/it` + Tab: the template's last variable, completed by the server (ref/resource). */
+async function completeTemplate(server: ServerConnection, typed: string): Promise<string[]> {
+  if (!typed.startsWith(`${server.key}:`) || !server.capabilities.completions) return [];
+  const uri = typed.slice(server.key.length + 1);
+  const found: string[] = [];
+  for (const { uriTemplate } of server.templates) {
+    const variable = /^([^{}]*)\{([A-Za-z0-9_]+)\}$/.exec(uriTemplate);
+    if (!variable || !uri.startsWith(variable[1]!)) continue;
+    try {
+      const result = await server.client.complete({ ref: { type: "ref/resource", uri: uriTemplate }, argument: { name: variable[2]!, value: uri.slice(variable[1]!.length) } });
+      found.push(...result.completion.values.map((value) => `${server.key}:${variable[1]}${value}`));
+    } catch {
+      // A server that cannot complete this template simply offers nothing.
+    }
+  }
+  return found;
 }
 
 async function completeArgument(line: string, match: RegExpExecArray, host: HostContext): Promise<string[]> {

@@ -9,13 +9,16 @@ import { LEGACY_PROTOCOL_VERSIONS, META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } fr
 import { DaemonTransport } from "../lib/daemon-client.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import type { Target } from "../lib/target.ts";
+import pkg from "../package.json" with { type: "json" };
 import type { McpTool } from "./tools.ts";
 
-export const CLIENT_INFO = { name: "mcp-host", version: "0.1.0" };
+export const CLIENT_INFO = { name: "mcp-host", version: pkg.version };
 /** Server log messages at this level and above are shown. */
 export const LOG_LEVEL = "info";
 /** How long one request may take before the host gives up on it (tool calls are cancellable by Ctrl-C). */
 export const REQUEST_TIMEOUT_MS = 10 * 60_000;
+/** A server that has not answered the handshake by then is reported, and the chat goes on without it. */
+export const CONNECT_TIMEOUT_MS = 30_000;
 
 /** --legacy, --protocol-version V, or the default probe for 2026-07-28. */
 export type EraChoice = { mode: "auto" } | { mode: "legacy" } | { mode: "pin"; version: string };
@@ -28,9 +31,10 @@ export interface ServerEvents {
   handlers: ClientHandlers;
 }
 
+/** `signal` aborts when the server withdraws its request. */
 export interface ClientHandlers {
-  sampling(server: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
-  elicitation(server: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  sampling(server: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
+  elicitation(server: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
   roots(): { uri: string; name: string }[];
 }
 
@@ -83,6 +87,7 @@ export class ServerConnection {
   readonly watched = new Map<string, { close(): Promise<void> }>();
   readonly #events: ServerEvents;
   readonly #era: EraChoice;
+  #closing = false;
 
   constructor(key: string, target: Target, events: ServerEvents, era: EraChoice) {
     this.key = key;
@@ -122,7 +127,7 @@ export class ServerConnection {
       const transport = target.stateful || target.kind === "http"
         ? new DaemonTransport(target)
         : new ChannelTransport(new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: options.onStderr }));
-      await this.client.connect(transport as unknown as Transport, { timeout: REQUEST_TIMEOUT_MS });
+      await this.client.connect(transport as unknown as Transport, { timeout: CONNECT_TIMEOUT_MS });
     }
     const era = this.#era;
     if (era.mode === "pin" && this.protocolVersion !== era.version) {
@@ -183,6 +188,7 @@ export class ServerConnection {
   }
 
   async close(): Promise<void> {
+    this.#closing = true;
     await this.client.close().catch(() => {});
   }
 
@@ -208,20 +214,23 @@ export class ServerConnection {
       await this.refresh();
       this.#events.onListsChanged(this.key);
     } catch (error) {
-      this.#events.note(this.key, `could not refresh lists: ${(error as Error).message}`);
+      if (!this.#closing) this.#events.note(this.key, `could not refresh lists: ${(error as Error).message}`);
     }
   }
 
   #wire(): void {
     const { handlers, note } = this.#events;
     const client = this.client;
-    client.setRequestHandler("sampling/createMessage", async (request) => handlers.sampling(this.key, request.params as Record<string, unknown>) as never);
-    client.setRequestHandler("elicitation/create", async (request) => handlers.elicitation(this.key, request.params as Record<string, unknown>) as never);
+    client.setRequestHandler("sampling/createMessage", async (request, ctx) => handlers.sampling(this.key, request.params as Record<string, unknown>, ctx.mcpReq.signal) as never);
+    client.setRequestHandler("elicitation/create", async (request, ctx) => handlers.elicitation(this.key, request.params as Record<string, unknown>, ctx.mcpReq.signal) as never);
     client.setRequestHandler("roots/list", async () => ({ roots: handlers.roots() }));
     client.setNotificationHandler("notifications/message", (notification) => {
       const { level, logger, data } = notification.params;
       const text = typeof data === "string" ? data : JSON.stringify(data);
       note(this.key, `${level}${logger ? ` ${logger}` : ""}: ${text}`);
+    });
+    client.setNotificationHandler("notifications/elicitation/complete", (notification) => {
+      note(this.key, `the browser step ${notification.params.elicitationId} is complete`);
     });
     client.setNotificationHandler("notifications/resources/updated", (notification) => {
       note(this.key, `resource updated: @${this.key}:${notification.params.uri}`);

@@ -1,13 +1,24 @@
 // The host's terminal: one queue of input lines (typed at a TTY with tab completion, or piped in by
-// a script, which then reads the same way), answers to the host's questions, and output that never
-// lets server- or model-supplied text rewrite the screen.
+// a script, which then reads the same way), questions that may arrive while another is open (a
+// server asks while the chat waits at its prompt: the newest question is answered first, then the
+// older one is asked again), and output that never lets server- or model-supplied text rewrite the
+// screen.
 import { createInterface, type Interface } from "node:readline";
+import { setImmediate } from "node:timers";
 import { stripControl } from "../lib/log.ts";
 
 export type Completer = (line: string) => Promise<string[]>;
 
 const STYLES = { dim: "2", bold: "1", cyan: "36", yellow: "33", red: "31", green: "32" } as const;
 export type Style = keyof typeof STYLES;
+/** Lines of input history kept for the arrow keys. */
+const HISTORY_LINES = 200;
+const CLEAR_LINE = "\r\u001b[K";
+
+interface Question {
+  prompt: string;
+  resolve: (line: string | null) => void;
+}
 
 export class Terminal {
   readonly interactive: boolean;
@@ -17,7 +28,11 @@ export class Terminal {
   readonly #chatter: NodeJS.WriteStream;
   readonly #rl: Interface;
   readonly #lines: string[] = [];
-  #waiting?: (line: string | null) => void;
+  /** Open questions, the newest last: it gets the next line. */
+  readonly #questions: Question[] = [];
+  /** The question whose prompt is on screen. */
+  #shown?: Question;
+  #delivering = false;
   #ended = false;
   #atLineStart = true;
   #interruptHandler: () => void = () => {};
@@ -33,12 +48,12 @@ export class Terminal {
       input,
       output: this.interactive ? this.#chatter : undefined,
       terminal: this.interactive,
-      historySize: 200,
+      historySize: HISTORY_LINES,
       ...(this.interactive && completer
         ? {
             completer: (line: string, callback: (error: null, result: [string[], string]) => void) => {
               completer(line).then(
-                (candidates) => callback(null, [candidates, line]),
+                (candidates) => callback(null, [candidates.map(stripControl), line]),
                 () => callback(null, [[], line]),
               );
             },
@@ -48,45 +63,62 @@ export class Terminal {
     this.#rl.on("line", (line) => this.#push(line));
     this.#rl.on("close", () => {
       this.#ended = true;
-      this.#deliver(null);
+      for (const question of this.#questions.splice(0)) question.resolve(null);
     });
     // At a TTY, readline owns Ctrl-C; piped, the signal arrives as SIGINT.
     this.#rl.on("SIGINT", () => this.#interruptHandler());
     if (!this.interactive) process.on("SIGINT", () => this.#interruptHandler());
   }
 
-  /** Ctrl-C: the host decides whether it cancels work, clears the line or exits. */
+  /** Ctrl-C: the host decides whether it cancels work, a question, clears the line or exits. */
   onInterrupt(handler: () => void): void {
     this.#interruptHandler = handler;
   }
 
-  /** The next line of input after showing `prompt`; null when input has ended. */
-  ask(prompt: string): Promise<string | null> {
+  /** How many questions are open (the chat's own prompt included). */
+  get openQuestions(): number {
+    return this.#questions.length;
+  }
+
+  /**
+   * The next line of input after showing `prompt` (untrusted text is stripped); null when input has
+   * ended, the signal aborts, or the question is cancelled.
+   */
+  ask(prompt: string, options: { style?: Style; signal?: AbortSignal } = {}): Promise<string | null> {
+    const shown = this.#styled(stripControl(prompt), options.style);
+    if (options.signal?.aborted) return Promise.resolve(null);
     this.#ensureLineStart();
     const queued = this.#lines.shift();
     if (queued !== undefined || this.#ended) {
       const line = queued ?? null;
-      if (!this.interactive) this.#chatter.write(`${prompt}${line ?? ""}\n`);
+      if (!this.interactive) this.#chatter.write(`${shown}${line ?? ""}\n`);
       return Promise.resolve(line);
     }
-    // A question left unanswered (its work was cancelled) gets no answer rather than the next line.
-    this.#deliver(null);
     return new Promise((resolve) => {
-      this.#waiting = resolve;
-      if (this.interactive) {
-        this.#rl.setPrompt(prompt);
-        this.#rl.prompt();
-      } else {
-        this.#chatter.write(prompt);
-        this.#atLineStart = false;
-      }
+      const question: Question = {
+        prompt: shown,
+        resolve: (line) => {
+          options.signal?.removeEventListener("abort", abandon);
+          resolve(line);
+        },
+      };
+      const abandon = () => this.#withdraw(question);
+      options.signal?.addEventListener("abort", abandon, { once: true });
+      this.#questions.push(question);
+      this.#show(question);
     });
   }
 
-  /** A yes/no question; anything but y/yes (or no input at all) is no. */
-  async confirm(question: string): Promise<boolean> {
-    const answer = await this.ask(`${this.style("yellow", question)} [y/N] `);
+  /** A yes/no question; anything but y/yes (or no answer at all) is no. */
+  async confirm(question: string, signal?: AbortSignal): Promise<boolean> {
+    const answer = await this.ask(`${question} [y/N] `, { style: "yellow", signal });
     return /^\s*y(es)?\s*$/i.test(answer ?? "");
+  }
+
+  /** Withdraws the newest question (Ctrl-C while a server's question is open): it gets no answer. */
+  cancelNewestQuestion(): void {
+    const newest = this.#questions.at(-1);
+    if (newest) this.#withdraw(newest);
   }
 
   /** Clears whatever the user has typed at the prompt (Ctrl-C on a non-empty line). */
@@ -99,11 +131,13 @@ export class Terminal {
     return this.interactive ? this.#rl.line : "";
   }
 
-  /** One whole line of (untrusted) text, optionally styled. */
+  /** One whole line of (untrusted) text, optionally styled. At a TTY, an open prompt is redrawn below it. */
   print(text: string, style?: Style): void {
-    this.#ensureLineStart();
-    const safe = stripControl(text);
-    this.#chatter.write(`${style ? this.style(style, safe) : safe}\n`);
+    const redraw = this.interactive && this.#questions.length > 0;
+    if (redraw) this.#chatter.write(CLEAR_LINE);
+    else this.#ensureLineStart();
+    this.#chatter.write(`${this.#styled(stripControl(text), style)}\n`);
+    if (redraw) this.#rl.prompt(true);
   }
 
   /** Streamed text, as it arrives. */
@@ -114,13 +148,38 @@ export class Terminal {
     this.#atLineStart = safe.endsWith("\n");
   }
 
-  style(style: Style, text: string): string {
-    return this.#color ? `\u001b[${STYLES[style]}m${text}\u001b[0m` : text;
-  }
-
   close(): void {
     this.#ended = true;
     this.#rl.close();
+  }
+
+  #styled(text: string, style: Style | undefined): string {
+    return this.#color && style ? `\u001b[${STYLES[style]}m${text}\u001b[0m` : text;
+  }
+
+  #show(question: Question): void {
+    this.#shown = question;
+    if (this.interactive) {
+      this.#rl.setPrompt(question.prompt);
+      this.#rl.prompt();
+    } else {
+      this.#ensureLineStart();
+      this.#chatter.write(question.prompt);
+      this.#atLineStart = false;
+    }
+  }
+
+  #withdraw(question: Question): void {
+    const index = this.#questions.indexOf(question);
+    if (index === -1) return;
+    const newest = index === this.#questions.length - 1;
+    this.#questions.splice(index, 1);
+    if (this.interactive && newest) this.#chatter.write(CLEAR_LINE);
+    question.resolve(null);
+    if (newest) {
+      this.#shown = undefined;
+      this.#deliverSoon();
+    }
   }
 
   #ensureLineStart(): void {
@@ -129,16 +188,30 @@ export class Terminal {
   }
 
   #push(line: string): void {
-    if (this.#waiting) this.#deliver(line);
-    else this.#lines.push(line);
+    this.#lines.push(line);
+    this.#deliverSoon();
   }
 
-  #deliver(line: string | null): void {
-    const waiting = this.#waiting;
-    if (!waiting) return;
-    this.#waiting = undefined;
-    if (!this.interactive) this.#chatter.write(`${line ?? ""}\n`);
-    this.#atLineStart = true;
-    waiting(line);
+  /**
+   * Hands queued lines to the newest question, one per turn of the event loop: lines pasted or
+   * piped together arrive in one tick, and the code that got an answer must be able to ask its next
+   * question (a form's next field) before the following line is given to an older one.
+   */
+  #deliverSoon(): void {
+    if (this.#delivering) return;
+    this.#delivering = true;
+    setImmediate(() => {
+      this.#delivering = false;
+      const top = this.#questions.at(-1);
+      if (top && top !== this.#shown) this.#show(top);
+      if (!top || this.#lines.length === 0) return;
+      this.#questions.pop();
+      this.#shown = undefined;
+      const line = this.#lines.shift()!;
+      if (!this.interactive) this.#chatter.write(`${line}\n`);
+      this.#atLineStart = true;
+      top.resolve(line);
+      this.#deliverSoon();
+    });
   }
 }

@@ -5,6 +5,8 @@ import type { ImagePart, TextPart, ToolSpec } from "./provider.ts";
 
 export const VENDOR_NAME_MAX = 64;
 const UNSAFE = /[^A-Za-z0-9_-]/g;
+/** Server keys stay short: they prefix every tool name, and vendors cap names at 64. */
+const SERVER_KEY_MAX = 24;
 
 export interface McpTool {
   name: string;
@@ -20,7 +22,7 @@ export interface ToolRoute {
 
 /** A server key in the namespace's alphabet; keys that collide get _2, _3 ... */
 export function uniqueServerKey(name: string, taken: Set<string>): string {
-  const base = name.replace(UNSAFE, "_").slice(0, 24) || "server";
+  const base = name.replace(UNSAFE, "_").slice(0, SERVER_KEY_MAX) || "server";
   let key = base;
   for (let n = 2; taken.has(key); n++) key = `${base}_${n}`;
   taken.add(key);

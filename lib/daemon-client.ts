@@ -10,7 +10,7 @@ import { RawClient } from "./client.ts";
 import { DAEMON_PROTOCOL, daemonPaths, processAlive, type DaemonPaths } from "./daemon-protocol.ts";
 import { parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type MessageChannel } from "./jsonrpc.ts";
 import { LineSplitter } from "./lines.ts";
-import { LineWriter } from "./stdio.ts";
+import { LineWriter, serverEnvironment } from "./stdio.ts";
 import type { Target } from "./target.ts";
 
 /** How long a starting daemon may take to answer its first hello. */
@@ -112,6 +112,18 @@ function resolvePaths(options: DaemonOptions): DaemonPaths {
   return paths.value;
 }
 
+/**
+ * The long-lived daemon gets what any server gets plus its own settings, not the caller's whole
+ * environment: API keys in a shell (or in mcp-host) must not sit in a background process for hours.
+ */
+export function daemonEnvironment(base: Record<string, string | undefined>): Record<string, string> {
+  const env = serverEnvironment({}, base);
+  for (const [name, value] of Object.entries(base)) {
+    if (value !== undefined && (name.startsWith("MCPKIT_") || name === "XDG_RUNTIME_DIR")) env[name] = value;
+  }
+  return env;
+}
+
 async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline: number): Promise<void> {
   const [command, ...args] = options.command ?? daemonCommand(options.env);
   // Its stderr goes to the log, so a daemon that fails at once leaves its reason where we point.
@@ -121,7 +133,7 @@ async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline:
     stdio: ["ignore", "ignore", log],
     // Not the first caller's directory: each session carries its own cwd.
     cwd: "/",
-    env: { ...process.env, ...options.env, MCPKIT_DAEMON_DIR: paths.dir, [DETACHED_ENV]: "1" },
+    env: { ...daemonEnvironment(process.env), ...options.env, MCPKIT_DAEMON_DIR: paths.dir, [DETACHED_ENV]: "1" },
   });
   closeSync(log);
   const failed = new Promise<Error>((resolve) => child.once("error", resolve));

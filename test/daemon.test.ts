@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { callDaemonTool, DaemonTransport, listDaemonTools } from "../lib/daemon-client.ts";
+import { callDaemonTool, daemonEnvironment, DaemonTransport, listDaemonTools } from "../lib/daemon-client.ts";
 import type { StdioTarget } from "../lib/target.ts";
 import { BUN, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, alive, inspect, runTool } from "./helpers.ts";
 
@@ -247,4 +247,9 @@ describe("the socket's directory", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("over this system's limit");
   }, LONG);
+});
+
+test("the daemon starts with an allow-listed environment: its own settings, never the caller's API keys", () => {
+  const env = daemonEnvironment({ PATH: "/bin", HOME: "/h", MCPKIT_DAEMON_DIR: "/d", XDG_RUNTIME_DIR: "/run/u", OPENAI_API_KEY: "sk-x", GITHUB_TOKEN: "t" });
+  expect(env).toEqual({ PATH: "/bin", HOME: "/h", MCPKIT_DAEMON_DIR: "/d", XDG_RUNTIME_DIR: "/run/u" });
 });

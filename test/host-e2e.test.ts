@@ -37,7 +37,7 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
     };
     try {
       // Negotiation and namespacing.
-      await check(`connected to "${K}" as ${K} (${era}, 14 tools, 3 resources, 2 prompts)`);
+      await check(`connected to "${K}" as ${K} (${era}, 16 tools, 3 resources, 2 prompts)`);
       host.send("/tools");
       await check(`mcp__${K}__echo`);
       await check(`mcp__${K}__region_query`);
@@ -66,6 +66,8 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
       // Completions through completion/complete.
       host.send(`/complete /${K}:greet name=a`);
       await check(`/${K}:greet name=alice`);
+      host.send(`/complete @${K}:ref://items/item-`);
+      await check(`@${K}:ref://items/item-5`);
 
       // Sampling needs approval, then runs through the same provider; a refusal reaches the server.
       host.send("sample prompt=hello", "y");
@@ -82,6 +84,26 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
       await check(`{"action":"decline"}`);
       host.send("elicit", "c");
       await check(`{"action":"cancel"}`);
+      // A question a 2025 server asks on its own while the chat waits at its prompt: answered, and
+      // the prompt comes back (2026-07-28 has no server->client requests outside a call).
+      if (era === "2025-11-25") {
+        host.send("elicit_later delayMs=300");
+        await check(`elicit_later returned: will ask later`);
+        await check("A later question: your name?");
+        host.send("a", "Zed");
+        await check(`later: accept {"name":"Zed"}`);
+        host.send("call add a=4 b=4");
+        await check(`← ${K}/add: 8`);
+      }
+
+      // URL mode: only after consent, and never a URL that is neither https nor loopback.
+      host.send("elicit_url url=https://example.com/consent", "n");
+      await check(/^ {2}https:\/\/example\.com\/consent$/m);
+      await check("Open it in your browser? [y/N] n");
+      await check(`elicit_url returned: {"action":"decline"}`);
+      host.send("elicit_url url=http://evil.example/x");
+      await check("refused: http://evil.example/x is not an https or loopback URL");
+      await check(`elicit_url returned: {"action":"decline"}`);
 
       // Roots: the default (cwd), then one added at run time.
       host.send("roots");
@@ -101,7 +123,7 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
       host.send("slow steps=200 delayMs=50");
       await check(`… ${K}/slow 2/200`);
       host.interrupt();
-      await check(`✗ ${K}/slow: cancelled (the server was told)`);
+      await check(`✗ ${K}/slow: cancelled`);
       if (transport === "stdio") {
         await waitUntil(() => /slow: cancelled after \d+ steps/.test(host.stderr));
         passed++;

@@ -25,7 +25,7 @@ function plain(text: string): string {
   return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, "").replace(/\r/g, "");
 }
 
-test("the compiled host in a terminal: chat, Tab completion, Ctrl-C cancels a tool call, Ctrl-C at an empty prompt exits", async () => {
+test("the compiled host in a terminal: chat, Tab completion, Ctrl-C cancels a tool call and a question, Ctrl-C at an empty prompt exits 130", async () => {
   let screen = "";
   const env = { ...process.env, ...NO_VENDOR_KEYS, NO_COLOR: "1", TERM: "xterm-256color" };
   const child = Bun.spawn([binary], {
@@ -48,7 +48,7 @@ test("the compiled host in a terminal: chat, Tab completion, Ctrl-C cancels a to
     }
   };
   try {
-    await see(`connected to "mcpkit-reference" as reference (2026-07-28, 14 tools`);
+    await see(`connected to "mcpkit-reference" as reference (2026-07-28, 16 tools`);
     await see("you> ");
     terminal.write("call add a=20 b=22\r");
     await see("mcp__reference__add returned: 42");
@@ -64,15 +64,26 @@ test("the compiled host in a terminal: chat, Tab completion, Ctrl-C cancels a to
     terminal.write("slow steps=300 delayMs=50\r");
     await see("reference/slow 2/300");
     terminal.write("\u0003");
-    await see("reference/slow: cancelled (the server was told)");
+    await see("reference/slow: cancelled");
     await see("you> ");
     // The server's own stderr says it stopped early (it may arrive after the prompt).
     const deadline = Date.now() + 10_000;
     while (!plain(screen).includes("[reference] slow: cancelled after") && Date.now() < deadline) await Bun.sleep(20);
     expect(plain(screen)).toContain("[reference] slow: cancelled after");
 
+    // Ctrl-C at a server's question (sampling approval) cancels the turn it belongs to.
+    terminal.write("sample\r");
+    await see("Allow reference to sample scripted/scripted? [y/N]");
     terminal.write("\u0003");
-    expect(await child.exited).toBe(0);
+    await see("reference/sample: cancelled");
+    await see("you> ");
+    terminal.write("call add a=1 b=1\r");
+    await see("mcp__reference__add returned: 2");
+    await see("you> ");
+
+    // Ctrl-C at the empty prompt leaves, as a signal would: 130.
+    terminal.write("\u0003");
+    expect(await child.exited).toBe(130);
   } finally {
     child.kill("SIGKILL");
     terminal.close();

@@ -6,6 +6,8 @@ import { parsePairs } from "../host/commands.ts";
 import { createScriptedProvider } from "../host/providers/scripted.ts";
 import { resultParts, ToolNamespace, uniqueServerKey, VENDOR_NAME_MAX } from "../host/tools.ts";
 import { splitCommandLine } from "../lib/cli.ts";
+import { PassThrough } from "node:stream";
+import { Terminal } from "../host/terminal.ts";
 
 const schema = { type: "object", properties: {} };
 
@@ -138,5 +140,50 @@ describe("the scripted model", () => {
     expect(result.stopReason).toBe("end_turn");
     expect(deltas.length).toBeGreaterThan(3);
     expect(deltas.join("")).toBe("(scripted) mcp__s__add failed: bad input. I give up on it.");
+  });
+});
+
+describe("the terminal", () => {
+  function terminal() {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    let screen = "";
+    stdout.on("data", (chunk) => (screen += String(chunk)));
+    const term = new Terminal({ input: stdin as unknown as NodeJS.ReadStream, output: stdout as unknown as NodeJS.WriteStream });
+    return { term, type: (text: string) => stdin.write(text), screen: () => screen };
+  }
+
+  test("server text in a question's prompt cannot rewrite the screen", async () => {
+    const { term, type, screen } = terminal();
+    type("Ann\n");
+    expect(await term.ask("  Na\u001b[2Jme\u001b]0;pwned\u0007: ")).toBe("Ann");
+    term.close();
+    expect(screen()).toBe("  Name: Ann\n");
+  });
+
+  test("a question asked while another is open is answered first, even with both lines typed at once", async () => {
+    const { term, type, screen } = terminal();
+    const prompt = term.ask("you> ");
+    const choice = term.ask("accept? ");
+    expect(term.openQuestions).toBe(2);
+    // A form: its second question is asked only once the first is answered.
+    const form = choice.then((answer) => (answer === "a" ? term.ask("name: ") : null));
+    type("a\nZed\nhello\n");
+    expect(await form).toBe("Zed");
+    expect(await prompt).toBe("hello");
+    term.close();
+    expect(screen()).toBe("you> \naccept? a\nname: Zed\nyou> hello\n");
+  });
+
+  test("a withdrawn question gets no answer, and the line goes to the question below it", async () => {
+    const { term, type } = terminal();
+    const prompt = term.ask("you> ");
+    const aborter = new AbortController();
+    const question = term.ask("approve? ", { signal: aborter.signal });
+    aborter.abort();
+    expect(await question).toBeNull();
+    type("next\n");
+    expect(await prompt).toBe("next");
+    term.close();
   });
 });

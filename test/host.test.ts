@@ -65,13 +65,22 @@ describe("one-shot mode", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("mcp__reference__add returned: 5");
     expect(result.stdout).not.toContain("connected to");
-    expect(result.stderr).toContain(`connected to "mcpkit-reference" as reference (2026-07-28, 14 tools`);
+    expect(result.stderr).toContain(`connected to "mcpkit-reference" as reference (2026-07-28, 16 tools`);
   }, LONG);
 
   test("exits 3 when a tool failed and the model gave up", async () => {
     const result = await host(["-p", "fail"]);
     expect(result.code).toBe(3);
     expect(result.stdout).toContain("failed: fail: requested failure");
+  }, LONG);
+
+  test("a server that needs a browser step first (-32042): the user is asked, the model is told to retry", async () => {
+    const result = await host(["--server", EVERYTHING, "-p", "trigger-url-elicitation url=https://example.com/step errorPath=true"], { stdin: "n\n" });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("asks you to open a page: Open this link to satisfy the prerequisite");
+    expect(result.stderr).toContain("Open it in your browser? [y/N] n");
+    expect(result.stdout).toContain("needs a step in the user's browser before this call can succeed");
+    expect(result.stdout).toContain("the user declined");
   }, LONG);
 
   test("talks to a published server: @modelcontextprotocol/server-everything", async () => {
@@ -161,5 +170,29 @@ test("a vendor SDK drives the tool loop: Anthropic's, against a loopback fake of
     expect(JSON.stringify(toolResult.content)).toContain('"5"');
   } finally {
     fake.stop();
+  }
+}, LONG);
+
+test("an HTTP server answering 401: the host asks, prints the sign-in URL, and connects once the browser comes back", async () => {
+  const { startOAuthServer } = await import("./fixtures/oauth-server.ts");
+  const { HostDriver } = await import("./host-driver.ts");
+  const server = await startOAuthServer();
+  const host = new HostDriver(["--server", server.url]);
+  try {
+    host.send("y");
+    await host.waitFor("[y/N] y");
+    const [authorizeUrl] = await host.waitFor(/http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+/);
+    // The test is the browser: the authorization server redirects to the host's loopback callback.
+    const page = await fetch(authorizeUrl);
+    expect(page.status).toBe(200);
+    await host.waitFor(/connected to "[^"]+" as [\w-]+ \(2026-07-28, 1 tools/);
+    host.send("whoami", "/quit");
+    await host.waitFor(/whoami returned: authorized as \S+/);
+    expect(await host.exit()).toBe(0);
+    expect(server.record.authorizations[0]?.code_challenge_method).toBe("S256");
+    for (const token of server.record.accessTokens) expect(host.stdout + host.stderr).not.toContain(token);
+  } finally {
+    host.child.kill("SIGKILL");
+    await server.stop();
   }
 }, LONG);

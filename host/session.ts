@@ -1,0 +1,185 @@
+// One run of the host: the servers it connects, the conversation, and who owns Ctrl-C at each
+// moment (a running turn, a server's open question, the prompt). Every way out closes every server.
+import { stripControl } from "../lib/log.ts";
+import type { Target } from "../lib/target.ts";
+import { answerElicitation, answerSampling } from "./asks.ts";
+import { openInBrowser } from "./browser.ts";
+import { Chat, type TurnResult } from "./chat.ts";
+import { complete, runCommand, type HostContext } from "./commands.ts";
+import type { LLMProvider } from "./provider.ts";
+import { keyForTarget, ServerConnection, type EraChoice, type ServerEvents } from "./servers.ts";
+import { Terminal } from "./terminal.ts";
+import { uniqueServerKey } from "./tools.ts";
+
+export const EXIT = { ok: 0, error: 1, usage: 2, toolGaveUp: 3, interrupted: 130, hangup: 129, terminated: 143 } as const;
+
+export interface SessionOptions {
+  provider: LLMProvider;
+  targets: Target[];
+  era: EraChoice;
+  roots: { uri: string; name: string }[];
+  callbackPort?: number;
+  /** One-shot mode: stdout carries only the model's answer. */
+  oneShot: boolean;
+}
+
+export class HostSession implements HostContext {
+  readonly servers = new Map<string, ServerConnection>();
+  readonly terminal: Terminal;
+  readonly roots: { uri: string; name: string }[];
+  chat!: Chat;
+  /** The running turn, which Ctrl-C cancels. */
+  #current?: AbortController;
+  /** Every connection made, connected or not, so that leaving closes them all. */
+  readonly #connections: ServerConnection[] = [];
+  readonly #options: SessionOptions;
+  #leaving = false;
+
+  constructor(options: SessionOptions) {
+    this.#options = options;
+    this.roots = options.roots;
+    this.terminal = new Terminal({ completer: (line) => complete(line, this), chatterToStderr: options.oneShot });
+    for (const [signal, code] of [["SIGTERM", EXIT.terminated], ["SIGHUP", EXIT.hangup]] as const) process.once(signal, () => void this.leave(code));
+    // Until the chat starts, Ctrl-C leaves (an OAuth sign-in may be waiting for the browser).
+    this.terminal.onInterrupt(() => void this.leave(EXIT.interrupted));
+  }
+
+  /** Connects every target; resolves with how many answered. */
+  async connect(): Promise<number> {
+    const { targets, era, callbackPort } = this.#options;
+    const terminal = this.terminal;
+    const taken = new Set<string>();
+    const connections = targets.map((target) => new ServerConnection(uniqueServerKey(keyForTarget(target), taken), target, this.#events(), era));
+    this.#connections.push(...connections);
+    const results = await Promise.allSettled(
+      connections.map((connection) =>
+        connection.connect({
+          era,
+          onStderr: stderrPrinter(() => connection.key),
+          connectHttp: async (client, target) => {
+            const { connectHttp } = await import("./oauth.ts");
+            return connectHttp(client, new URL(target.url), {
+              headers: target.headers,
+              callbackPort,
+              ui: { confirm: (question) => terminal.confirm(question), print: (line) => terminal.print(line) },
+            });
+          },
+        }),
+      ),
+    );
+    const keys = new Set<string>();
+    results.forEach((result, i) => {
+      const connection = connections[i]!;
+      if (result.status === "fulfilled") {
+        // Unnamed servers are known by the name they give themselves, as the tools' namespace.
+        connection.key = uniqueServerKey(connection.target.name ?? connection.client.getServerVersion()?.name ?? connection.key, keys);
+        this.servers.set(connection.key, connection);
+        terminal.print(`connected to ${connection.describe()}`, "green");
+      } else {
+        terminal.print(`could not connect to ${connection.key}: ${(result.reason as Error).message}`, "red");
+      }
+    });
+    const askUrl = (server: string, elicitation: Record<string, unknown>, signal: AbortSignal) => answerElicitation(server, elicitation, terminal, openInBrowser, signal);
+    this.chat = new Chat(this.servers, this.#options.provider, terminal, askUrl);
+    return this.servers.size;
+  }
+
+  /** Runs cancellable work: Ctrl-C aborts its signal. */
+  async run(work: (signal: AbortSignal) => Promise<TurnResult>): Promise<TurnResult> {
+    const controller = new AbortController();
+    this.#current = controller;
+    try {
+      return await work(controller.signal);
+    } catch (error) {
+      if (controller.signal.aborted) {
+        this.terminal.print("cancelled", "yellow");
+        return { gaveUp: false, cancelled: true, capped: false, failed: false };
+      }
+      this.terminal.print(`error: ${(error as Error).message}`, "red");
+      return { gaveUp: false, cancelled: false, capped: false, failed: true };
+    } finally {
+      this.#current = undefined;
+    }
+  }
+
+  /** The chat at the prompt, until /quit, end of input or Ctrl-C at an empty prompt. */
+  async repl(): Promise<number> {
+    const terminal = this.terminal;
+    let exitCode: number = EXIT.ok;
+    terminal.onInterrupt(() => {
+      if (this.#current) this.#current.abort();
+      else if (terminal.openQuestions > 1) terminal.cancelNewestQuestion();
+      else if (terminal.currentLine !== "") terminal.clearLine();
+      else {
+        exitCode = EXIT.interrupted;
+        terminal.close();
+      }
+    });
+    this.#banner();
+    for (;;) {
+      const line = await terminal.ask("you> ", { style: "bold" });
+      if (line === null) break;
+      if (line.trim() === "") continue;
+      const outcome = line.trim().startsWith("/") ? await runCommand(line, this) : await this.run((signal) => this.chat.turn(line, signal));
+      if (outcome === "quit") break;
+    }
+    return exitCode;
+  }
+
+  /** One answer, then out: the exit code says how it went. */
+  async answerOnce(message: string): Promise<number> {
+    this.terminal.onInterrupt(() => this.#current?.abort());
+    this.#banner();
+    const outcome = await this.run((signal) => this.chat.turn(message, signal));
+    if (outcome.failed) return EXIT.error;
+    if (outcome.cancelled) return EXIT.interrupted;
+    return outcome.gaveUp ? EXIT.toolGaveUp : EXIT.ok;
+  }
+
+  /** Closes every server (their process groups included) and the terminal. */
+  async close(): Promise<void> {
+    this.terminal.close();
+    await Promise.all(this.#connections.map((connection) => connection.close()));
+  }
+
+  /** A signal, or Ctrl-C before the chat starts: close everything, then exit with 128+N. */
+  async leave(code: number): Promise<void> {
+    if (this.#leaving) return;
+    this.#leaving = true;
+    this.#current?.abort();
+    await this.close();
+    process.exit(code);
+  }
+
+  #banner(): void {
+    const { provider } = this.#options;
+    this.terminal.print(`mcp-host · model ${provider.name}/${provider.model} · ${this.servers.size} server(s) · /help for commands`, "dim");
+  }
+
+  #events(): ServerEvents {
+    const { terminal } = this;
+    const provider = this.#options.provider;
+    // A server's question ends when the server withdraws it or the user cancels the turn it belongs to.
+    const withTurn = (signal: AbortSignal) => (this.#current ? AbortSignal.any([signal, this.#current.signal]) : signal);
+    return {
+      note: (server, line) => terminal.print(`  [${server}] ${line}`, "dim"),
+      onListsChanged: () => this.chat?.refreshTools(),
+      handlers: {
+        sampling: (server, params, signal) => answerSampling(server, params, terminal, provider, withTurn(signal)),
+        elicitation: (server, params, signal) => answerElicitation(server, params, terminal, openInBrowser, withTurn(signal)),
+        roots: () => this.roots,
+      },
+    };
+  }
+}
+
+/** A server's stderr on ours, line by line (characters and lines may be split across chunks), each prefixed. */
+function stderrPrinter(key: () => string): (chunk: Uint8Array) => void {
+  const decoder = new TextDecoder();
+  let partial = "";
+  return (chunk) => {
+    const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) if (line.trim() !== "") process.stderr.write(`[${key()}] ${stripControl(line)}\n`);
+  };
+}
