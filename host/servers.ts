@@ -88,6 +88,8 @@ export class ServerConnection {
   readonly #events: ServerEvents;
   readonly #era: EraChoice;
   #closing = false;
+  /** Held so that a server still in its handshake can be stopped too (the client closes only connected ones). */
+  #transport?: { close(): Promise<void> };
 
   constructor(key: string, target: Target, events: ServerEvents, era: EraChoice) {
     this.key = key;
@@ -127,6 +129,7 @@ export class ServerConnection {
       const transport = target.stateful || target.kind === "http"
         ? new DaemonTransport(target)
         : new ChannelTransport(new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: options.onStderr }));
+      this.#transport = transport;
       await this.client.connect(transport as unknown as Transport, { timeout: CONNECT_TIMEOUT_MS });
     }
     const era = this.#era;
@@ -190,6 +193,7 @@ export class ServerConnection {
   async close(): Promise<void> {
     this.#closing = true;
     await this.client.close().catch(() => {});
+    await this.#transport?.close().catch(() => {});
   }
 
   #clientOptions(): ClientOptions {

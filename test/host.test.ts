@@ -196,3 +196,42 @@ test("an HTTP server answering 401: the host asks, prints the sign-in URL, and c
     await server.stop();
   }
 }, LONG);
+
+describe("leaving closes every server", () => {
+  for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    test(`${signal}: the host exits ${code} and its server process is gone`, async () => {
+      const { HostDriver } = await import("./host-driver.ts");
+      const { processAlive } = await import("../lib/daemon-protocol.ts");
+      const host = new HostDriver(["--server", REFERENCE_SERVER]);
+      try {
+        host.send("whoami");
+        const [, pid] = await host.waitFor(/whoami returned: (\d+)/);
+        host.child.kill(signal);
+        expect(await host.exit()).toBe(code);
+        const deadline = Date.now() + 5_000;
+        while (processAlive(Number(pid)) && Date.now() < deadline) await Bun.sleep(20);
+        expect(processAlive(Number(pid))).toBe(false);
+      } finally {
+        host.child.kill("SIGKILL");
+      }
+    }, LONG);
+  }
+
+  test("Ctrl-C while a server is still in its handshake leaves at once with 130, and stops that server", async () => {
+    const { HostDriver } = await import("./host-driver.ts");
+    const { processAlive } = await import("../lib/daemon-protocol.ts");
+    const host = new HostDriver(["--server", `sh -c 'echo pid=$$ >&2; exec sleep 600'`]);
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!/pid=(\d+)/.test(host.stderr) && Date.now() < deadline) await Bun.sleep(20);
+      const pid = Number(/pid=(\d+)/.exec(host.stderr)?.[1]);
+      expect(processAlive(pid)).toBe(true);
+      host.interrupt();
+      expect(await host.exit(10_000)).toBe(130);
+      while (processAlive(pid) && Date.now() < deadline) await Bun.sleep(20);
+      expect(processAlive(pid)).toBe(false);
+    } finally {
+      host.child.kill("SIGKILL");
+    }
+  }, LONG);
+});
