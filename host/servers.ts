@@ -215,11 +215,24 @@ export class ServerConnection {
 
   async #listsChanged(): Promise<void> {
     try {
+      const before = this.#names();
       await this.refresh();
+      const after = this.#names();
+      const changes = Object.keys(after).flatMap((list) => {
+        const was = new Set(before[list]);
+        const now = new Set(after[list]);
+        const diff = [...now].filter((n) => !was.has(n)).map((n) => `+${n}`).concat([...was].filter((n) => !now.has(n)).map((n) => `-${n}`));
+        return diff.length > 0 ? [`${list} ${diff.join(" ")}`] : [];
+      });
+      if (changes.length > 0) this.#events.note(this.key, `changed: ${changes.join("; ")}`);
       this.#events.onListsChanged(this.key);
     } catch (error) {
       if (!this.#closing) this.#events.note(this.key, `could not refresh lists: ${(error as Error).message}`);
     }
+  }
+
+  #names(): Record<string, string[]> {
+    return { tools: this.tools.map((t) => t.name), resources: this.resources.map((r) => r.uri), prompts: this.prompts.map((p) => p.name) };
   }
 
   #wire(): void {

@@ -12,7 +12,7 @@ const REFERENCE = join(import.meta.dir, "fixtures", "reference-server.ts");
 const FAULTY = join(import.meta.dir, "fixtures", "faulty-server.ts");
 const T = 30_000; // generous bound against hangs, not a performance check
 
-const TOOLS = ["add", "big", "crash", "echo", "elicit", "elicit_later", "elicit_url", "fail", "log", "region_query", "roots", "sample", "slow", "touch", "typed", "whoami"];
+const TOOLS = ["add", "big", "crash", "echo", "elicit", "elicit_later", "elicit_url", "fail", "grow", "log", "region_query", "roots", "sample", "slow", "touch", "typed", "whoami"];
 const MODERN = "2026-07-28";
 
 // ---- bookkeeping: everything spawned or connected here is torn down ----------------------------

@@ -37,7 +37,7 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
     };
     try {
       // Negotiation and namespacing.
-      await check(`connected to "${K}" as ${K} (${era}, 16 tools, 3 resources, 2 prompts)`);
+      await check(`connected to "${K}" as ${K} (${era}, 17 tools, 3 resources, 2 prompts)`);
       host.send("/tools");
       await check(`mcp__${K}__echo`);
       await check(`mcp__${K}__region_query`);
@@ -130,6 +130,12 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
       }
       host.send("call add a=1 b=1");
       await check(`← ${K}/add: 2`);
+
+      // list_changed keeps the tools the model sees fresh.
+      host.send("grow");
+      await check(`[${K}] changed: tools +grown_1`);
+      host.send("/tools");
+      await check(`mcp__${K}__grown_1`);
 
       // Subscriptions: resources/subscribe on 2025, subscriptions/listen on 2026-07-28.
       host.send(`/watch @${K}:ref://hello`);
