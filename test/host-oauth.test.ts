@@ -9,7 +9,8 @@ import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { isBrowserSafeUrl } from "../host/browser.ts";
-import { CALLBACK_PATH, connectHttp, type AuthUi, type HttpConnectOptions } from "../host/oauth.ts";
+import { CALLBACK_PATH } from "../host/oauth-callback.ts";
+import { connectHttp, type AuthUi, type HttpConnectOptions } from "../host/oauth.ts";
 import { startOAuthServer, type OAuthFixture, type OAuthFixtureOptions } from "./fixtures/oauth-server.ts";
 
 const T = 20_000; // generous bound against hangs, not a performance check
