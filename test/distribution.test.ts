@@ -8,7 +8,7 @@ import { gunzipSync, inflateRawSync } from "node:zlib";
 import { createHash } from "node:crypto";
 import { tarGz } from "../build/archive.ts";
 import pkg from "../package.json" with { type: "json" };
-import { BUN, REFERENCE, ROOT } from "./helpers.ts";
+import { BUN, NO_VENDOR_KEYS, REFERENCE, ROOT } from "./helpers.ts";
 
 const LONG = 180_000;
 const work = mkdtempSync(join(tmpdir(), "mcpkit-dist-"));
@@ -71,6 +71,10 @@ describe("install.sh", () => {
     expect((await run([join(bin, "mcp-proxy"), "--help"])).stdout).toContain("hot-reloading");
     expect((await run([join(bin, "mcpkit"), "mcp-daemon", "--help"])).stdout).toContain("stateful");
     expect((await run([join(bin, "mcpkit"), "nope"])).stderr).toContain('unknown tool "nope"');
+    // The installed mcp-host's tour: its reference server is this same binary, run again.
+    const tour = await run([join(bin, "mcp-host"), "-p", "call add a=2 b=3"], { env: NO_VENDOR_KEYS });
+    expect(tour.stdout).toContain("mcp__reference__add returned: 5");
+    expect(tour.code).toBe(0);
   }, LONG);
 
   test("one changed byte in the archive stops the install with a checksum message, and installs nothing", async () => {
