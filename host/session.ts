@@ -133,7 +133,8 @@ export class HostSession implements HostContext {
     const outcome = await this.run((signal) => this.chat.turn(message, signal));
     if (outcome.failed) return EXIT.error;
     if (outcome.cancelled) return EXIT.interrupted;
-    return outcome.gaveUp ? EXIT.toolGaveUp : EXIT.ok;
+    // No answer came of the tools: one failed and the model gave up, or the model never stopped.
+    return outcome.gaveUp || outcome.capped ? EXIT.toolGaveUp : EXIT.ok;
   }
 
   /** Closes every server (their process groups included) and the terminal. */

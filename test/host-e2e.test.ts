@@ -143,6 +143,18 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
       host.send("touch uri=ref://hello");
       await check(`[${K}] resource updated: @${K}:ref://hello`);
 
+      // The listing commands.
+      host.send("/help");
+      await check("/watch @server:uri");
+      host.send("/servers");
+      await check(`"${K}" as ${K} (${era}, 18 tools`);
+      host.send("/resources");
+      await check(`@${K}:ref://items/{id}  item (template)`);
+      host.send("/prompts");
+      await check(`/${K}:greet name= [style=]  Greet someone`);
+      host.send("/roots");
+      await check(pathToFileURL(extra).href);
+
       host.send("/quit");
       expect(await host.exit()).toBe(0);
       passed++;

@@ -187,3 +187,28 @@ describe("the terminal", () => {
     term.close();
   });
 });
+
+test("sampling: the user approves, and maxTokens is capped whatever the server asked", async () => {
+  const { answerSampling, SAMPLING_MAX_TOKENS } = await import("../host/asks.ts");
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  let screen = "";
+  stdout.on("data", (chunk) => (screen += String(chunk)));
+  const term = new Terminal({ input: stdin as unknown as NodeJS.ReadStream, output: stdout as unknown as NodeJS.WriteStream });
+  const asked: number[] = [];
+  const provider = {
+    name: "scripted" as const,
+    model: "m",
+    async generate(request: { maxTokens: number }) {
+      asked.push(request.maxTokens);
+      return { content: [{ type: "text" as const, text: "ok" }], stopReason: "end_turn" as const, model: "m" };
+    },
+  };
+  stdin.write("y\n");
+  const result = await answerSampling("srv", { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 50_000, systemPrompt: "be brief" }, term, provider);
+  term.close();
+  expect(asked).toEqual([SAMPLING_MAX_TOKENS]);
+  expect(result).toEqual({ role: "assistant", content: { type: "text", text: "ok" }, model: "m", stopReason: "endTurn" });
+  expect(screen).toContain("system: be brief");
+  expect(screen).toContain(`maxTokens 50000 (capped to ${SAMPLING_MAX_TOKENS})`);
+});

@@ -235,3 +235,20 @@ describe("leaving closes every server", () => {
     }
   }, LONG);
 });
+
+test("a model that keeps calling tools is stopped after the round cap", async () => {
+  const { anthropicStream, startFakeVendor } = await import("./fixtures/fake-vendors.ts");
+  const { MAX_TOOL_ROUNDS } = await import("../host/chat.ts");
+  const fake = startFakeVendor("anthropic");
+  try {
+    // The last reply repeats: a tool call, every time.
+    fake.replies = [anthropicStream({ model: "claude-test", toolCall: { id: "toolu_loop", name: "mcp__reference__echo", argumentChunks: ['{"message":"again"}'] }, stop: "tool_use" })];
+    const env = { ANTHROPIC_API_KEY: "sk-test", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MODEL: "claude-test" };
+    const result = await host(["-p", "loop"], { env });
+    expect(result.stderr).toContain(`stopped: the model called tools ${MAX_TOOL_ROUNDS} rounds in a row`);
+    expect(fake.requestsTo("/messages")).toHaveLength(MAX_TOOL_ROUNDS);
+    expect(result.code).toBe(3);
+  } finally {
+    fake.stop();
+  }
+}, LONG);
