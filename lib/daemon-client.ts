@@ -7,7 +7,7 @@ import { connect, type Socket } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { RawClient } from "./client.ts";
 import { DAEMON_PROTOCOL, daemonPaths, processAlive, type DaemonPaths } from "./daemon-protocol.ts";
-import { parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type MessageChannel } from "./jsonrpc.ts";
+import { parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type MessageChannel, type RawMessage } from "./jsonrpc.ts";
 import { LineSplitter } from "./lines.ts";
 import { LineWriter } from "./stdio.ts";
 import type { Target } from "./target.ts";
@@ -176,7 +176,7 @@ class DaemonUnreachable extends Error {}
 
 /** One session of the daemon as a message channel: the same code path as a direct connection. */
 export class DaemonChannel implements MessageChannel {
-  onmessage?: (message: JsonRpcMessage, raw?: string) => void;
+  onmessage?: (message: JsonRpcMessage, raw?: RawMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
   /** The session key and the server's pid, once attached. */
@@ -261,7 +261,7 @@ export class DaemonChannel implements MessageChannel {
     await attached.promise;
   }
 
-  send(message: JsonRpcMessage, raw?: string): Promise<void> {
+  send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
     if (!this.#writer || this.#closed) return Promise.reject(new Error("not attached to mcp-daemon"));
     return this.#writer.write(raw ?? serializeMessage(message));
   }

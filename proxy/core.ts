@@ -16,13 +16,16 @@ import {
   isPartial,
   isRequest,
   isResponse,
+  isBlank,
   parseForRouting,
+  rawText,
   serializeMessage,
   type JsonObject,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
   type MessageChannel,
+  type RawMessage,
 } from "../lib/jsonrpc.ts";
 import { META_PROTOCOL_VERSION } from "../lib/client.ts";
 import { DroppedLineError } from "../lib/stdio.ts";
@@ -62,8 +65,8 @@ export const RESTART_TOOL_DEFINITION = {
 export interface ProxyOptions {
   /** A fresh, unstarted link to a new server process (or HTTP session) each time. */
   connect: () => MessageChannel;
-  /** Writes one line to the client. */
-  write: (line: string) => Promise<void>;
+  /** Writes one line to the client (bytes are passed on as they are). */
+  write: (line: RawMessage) => Promise<void>;
   log: ConsolaInstance;
   restartTimeoutMs: number;
   autoRestart: boolean;
@@ -84,7 +87,7 @@ interface InFlight {
   id: JsonRpcId;
   method: string;
   message: JsonRpcRequest;
-  raw: string;
+  raw: RawMessage;
 }
 
 type Pending = { resolve: (result: JsonObject) => void; reject: (error: Error) => void };
@@ -104,7 +107,7 @@ export class McpProxy {
   #expired: InFlight[] = [];
   /** The server's own requests, under ids of ours so that two processes' ids can never meet. */
   readonly #serverRequests = new Map<string, { generation: number; id: JsonRpcId }>();
-  #queue: { message: JsonRpcMessage; raw: string }[] = [];
+  #queue: { message: JsonRpcMessage; raw: RawMessage }[] = [];
   /** A random part makes our ids ones no client would pick. */
   readonly #ownIds = new IdAllocator(`mcp-proxy-${randomUUID()}-`);
   readonly #own = new Map<JsonRpcId, Pending>();
@@ -135,9 +138,9 @@ export class McpProxy {
     await this.restart("start");
   }
 
-  /** One line from the client. */
-  fromClient(raw: string): void {
-    if (this.#state === "closed" || raw.trim() === "") return;
+  /** One line from the client: its text, or its bytes as they arrived (valid UTF-8). */
+  fromClient(raw: RawMessage): void {
+    if (this.#state === "closed" || isBlank(raw)) return;
     const parsed = parseForRouting(raw);
     if (!parsed.ok) {
       this.#log.warn(`answered a client line that is not JSON-RPC (${parsed.error})`);
@@ -145,7 +148,8 @@ export class McpProxy {
       return;
     }
     let message = parsed.value;
-    if (isPartial(message) && "method" in message && (READ_IN_FULL.has(message.method) || raw.includes(RESTART_TOOL))) {
+    // A large message was read for its routing fields only (and a tool call's params.name).
+    if (isPartial(message) && "method" in message && (READ_IN_FULL.has(message.method) || (message.method === "tools/call" && message.params?.name === RESTART_TOOL))) {
       message = completeMessage(message, raw);
     }
     if (isRequest(message) && message.method === "tools/call" && message.params?.name === RESTART_TOOL) {
@@ -164,7 +168,7 @@ export class McpProxy {
     this.#dispatch(message, raw);
   }
 
-  #dispatch(message: JsonRpcMessage, raw: string): void {
+  #dispatch(message: JsonRpcMessage, raw: RawMessage): void {
     if (isRequest(message)) {
       this.#remember(message);
       if (this.#state === "broken") {
@@ -213,7 +217,7 @@ export class McpProxy {
     }
   }
 
-  #toChild(message: JsonRpcMessage, raw?: string): void {
+  #toChild(message: JsonRpcMessage, raw?: RawMessage): void {
     const child = this.#child;
     const generation = this.#generation;
     if (!child) return;
@@ -234,7 +238,7 @@ export class McpProxy {
   }
 
   /** One message from the server process of `generation`. */
-  #fromChild(generation: number, message: JsonRpcMessage, raw: string | undefined): void {
+  #fromChild(generation: number, message: JsonRpcMessage, raw: RawMessage | undefined): void {
     if (generation !== this.#generation || this.#state === "closed") return;
     if (isResponse(message)) return this.#responseFromChild(message, raw);
     if (isRequest(message)) {
@@ -246,7 +250,7 @@ export class McpProxy {
     void this.#send(message, raw);
   }
 
-  #responseFromChild(message: JsonRpcMessage & { id: JsonRpcId | null }, raw: string | undefined): void {
+  #responseFromChild(message: JsonRpcMessage & { id: JsonRpcId | null }, raw: RawMessage | undefined): void {
     if (message.id !== null && this.#own.has(message.id)) {
       const full = raw === undefined ? message : completeMessage(message, raw);
       const pending = this.#own.get(message.id)!;
@@ -279,7 +283,7 @@ export class McpProxy {
     }
   }
 
-  #send(message: JsonRpcMessage, raw?: string): Promise<void> {
+  #send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
     // Once the client is gone, nothing more is written: stdout may be closed.
     if (this.#state === "closed") return Promise.resolve();
     return this.#options.write(raw ?? serializeMessage(message));
@@ -569,10 +573,10 @@ export class McpProxy {
 }
 
 /** -32700 for text that is not JSON; -32600 (with the id, when there is one) for JSON that is not JSON-RPC. */
-function invalidLineAnswer(raw: string, error: string): JsonRpcMessage {
+function invalidLineAnswer(raw: RawMessage, error: string): JsonRpcMessage {
   let value: unknown;
   try {
-    value = JSON.parse(raw);
+    value = JSON.parse(rawText(raw));
   } catch {
     return errorResponse(null, ErrorCode.ParseError, `mcp-proxy: ${error}`);
   }
