@@ -51,6 +51,9 @@ export const IDEMPOTENT_METHODS = new Set([
 const READ_IN_FULL = new Set([
   "initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "subscriptions/listen", "notifications/cancelled",
 ]);
+/** What a server sends first on a subscriptions/listen stream; the client must see it once per listen. */
+const LISTEN_ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
+const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 /** Answers the proxy rewrites before passing them on. */
 const PATCHED_RESULTS = new Set(["initialize", "server/discover", "tools/list"]);
 
@@ -117,6 +120,8 @@ export class McpProxy {
   #modernMeta?: JsonObject;
   #logLevel?: string;
   readonly #subscriptions = new Set<string>();
+  /** subscriptions/listen streams (by request id) whose acknowledgement the client already has. */
+  readonly #acknowledgedListens = new Set<string>();
   #childCapabilities: JsonObject = {};
   #restarting?: Promise<RestartReport>;
   #restartAgain?: string;
@@ -181,7 +186,10 @@ export class McpProxy {
       if (message.method === "notifications/initialized") this.#clientInitialized = true;
       if (message.method === "notifications/cancelled" && message.params) {
         const id = message.params.requestId;
-        if (typeof id === "string" || typeof id === "number") this.#inFlight.delete(keyOf(id));
+        if (typeof id === "string" || typeof id === "number") {
+          this.#inFlight.delete(keyOf(id));
+          this.#acknowledgedListens.delete(keyOf(id));
+        }
       }
       if (this.#state === "running") this.#toChild(message, raw);
     } else {
@@ -247,7 +255,24 @@ export class McpProxy {
       void this.#send({ ...(raw === undefined ? message : completeMessage(message, raw)), id } as JsonRpcRequest);
       return;
     }
+    if (message.method === LISTEN_ACKNOWLEDGED && this.#repeatedAcknowledgement(raw === undefined ? message : completeMessage(message, raw))) return;
     void this.#send(message, raw);
+  }
+
+  /**
+   * A listen re-sent to a new process is acknowledged again; the client already had its
+   * acknowledgement (the first message of the stream), so the second is not passed on.
+   */
+  #repeatedAcknowledgement(message: JsonRpcMessage): boolean {
+    const meta = "params" in message ? (message.params?._meta as JsonObject | undefined) : undefined;
+    const id = meta?.[META_SUBSCRIPTION_ID];
+    if (typeof id !== "string" && typeof id !== "number") return false;
+    if (!this.#acknowledgedListens.has(keyOf(id))) {
+      this.#acknowledgedListens.add(keyOf(id));
+      return false;
+    }
+    this.#log.debug(`the client already has the acknowledgement of subscriptions/listen ${JSON.stringify(id)}: not passed on again`);
+    return true;
   }
 
   #responseFromChild(message: JsonRpcMessage & { id: JsonRpcId | null }, raw: RawMessage | undefined): void {
@@ -266,6 +291,8 @@ export class McpProxy {
       return;
     }
     this.#inFlight.delete(keyOf(entry.id));
+    // A listen that ended: a new one may reuse its id, and gets its own acknowledgement.
+    if (entry.method === "subscriptions/listen") this.#acknowledgedListens.delete(keyOf(entry.id));
     if (!PATCHED_RESULTS.has(entry.method)) return void this.#send(message, raw);
     const full = raw === undefined ? message : completeMessage(message, raw);
     if (!isResponse(full)) return void this.#send(message, raw);
@@ -533,7 +560,10 @@ export class McpProxy {
     const waiting = [...also, ...this.#inFlight.values(), ...this.#expired];
     this.#inFlight.clear();
     this.#expired = [];
-    for (const entry of waiting) void this.#send(errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
+    for (const entry of waiting) {
+      if (entry.method === "subscriptions/listen") this.#acknowledgedListens.delete(keyOf(entry.id));
+      void this.#send(errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
+    }
     const queued = this.#queue;
     this.#queue = [];
     for (const { message, raw } of queued) this.#dispatch(message, raw);
