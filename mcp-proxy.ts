@@ -10,7 +10,7 @@ import { HttpChannel } from "./lib/http.ts";
 import type { MessageChannel } from "./lib/jsonrpc.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "./lib/lines.ts";
 import { createLogger, isLogLevelName, stripControl, type LogLevelName } from "./lib/log.ts";
-import { LineWriter, readLines, StdioChannel } from "./lib/stdio.ts";
+import { LineWriter, readByteLines, StdioChannel } from "./lib/stdio.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
 import { McpProxy } from "./proxy/core.ts";
 import { Builder, startWatching } from "./proxy/watch.ts";
@@ -170,7 +170,7 @@ async function serve(settings: Settings): Promise<number> {
   const proxy = new McpProxy({
     connect: (): MessageChannel =>
       target.kind === "stdio"
-        ? new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: (chunk) => stderrPrefix.push(chunk), peekLargeMessages: true })
+        ? new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: (chunk) => stderrPrefix.push(chunk), forwarding: true })
         : new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: true }),
     write: (line) => toClient.write(line),
     log,
@@ -213,7 +213,7 @@ async function serve(settings: Settings): Promise<number> {
   const finished = Promise.withResolvers<number>();
   // A client that stops reading (EPIPE) is a client that left.
   process.stdout.on("error", () => finished.resolve(0));
-  readLines(process.stdin, (line) => proxy.fromClient(line), {
+  readByteLines(process.stdin, (line) => proxy.fromClient(line), {
     onerror: (error) => {
       log.warn(`dropped a ${error.bytes}-byte line from the client (${error.kind})`);
       if (error.kind === "oversize") proxy.refuseOversize(error.head, error.tail, error.bytes, MAX_LINE_BYTES);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bun
 // What does mcp-proxy cost? One run, side by side, on compiled binaries:
 //   - tools/call echo with 1 KB and 1 MB payloads, direct to the fixture vs through mcp-proxy,
-//     at concurrency 1 and 64: round trips per second, p50 and p99 latency;
+//     at concurrency 1 and 64: round trips per second, p50 and p99 latency. Both peers run side by
+//     side and take turns in short slices (direct, proxy, proxy, direct, ...), so a change in the
+//     machine's load during a cell (these are shared, noisy cores) weighs on both alike;
 //   - the restart blackout (restart_server sent -> first tools/call answered by the new process)
 //     vs the fixture's own start-up (spawn -> first answer);
 //   - the proxy's own RSS.
@@ -12,6 +14,8 @@ import { compile, median, percentile, printTable, scratchDir } from "./common.ts
 
 const CELL_SECONDS_DEFAULT = 2;
 const BLACKOUT_RUNS = 10;
+/** Each cell's time is cut into this many turns per peer, in ABBA order. */
+const SLICES = 4;
 const GOALS = { throughputRatio: 0.8, addedP50Ms1Kb: 0.2, blackoutExtraMs: 50, rssMb: 60 };
 const INIT = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "0" } };
 
@@ -77,10 +81,10 @@ class Peer {
   }
 }
 
-/** Keeps `concurrency` calls in flight for the cell's duration; returns per-call latencies. */
-async function load(peer: Peer, payload: string, concurrency: number): Promise<{ rps: number; latencies: number[] }> {
+/** Keeps `concurrency` calls in flight for `seconds`; returns per-call latencies and the time taken. */
+async function load(peer: Peer, payload: string, concurrency: number, seconds: number): Promise<{ ms: number; latencies: number[] }> {
   const latencies: number[] = [];
-  const deadline = performance.now() + cellSeconds * 1000;
+  const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
   const worker = async () => {
     while (performance.now() < deadline) {
@@ -91,7 +95,7 @@ async function load(peer: Peer, payload: string, concurrency: number): Promise<{
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { rps: latencies.length / ((performance.now() - started) / 1000), latencies };
+  return { ms: performance.now() - started, latencies };
 }
 
 function hwmMb(pid: number): number {
@@ -112,24 +116,33 @@ try {
   for (const [label, bytes] of [["1 KB", 1024], ["1 MB", 1024 * 1024]] as const) {
     const payload = "p".repeat(bytes);
     for (const concurrency of [1, 64]) {
-      const results: Record<string, { rps: number; latencies: number[] }> = {};
-      for (const via of ["direct", "proxy"] as const) {
-        const peer = new Peer(via === "direct" ? [fixture] : [proxy, "--log-level", "error", "--", fixture]);
+      const peers = { direct: new Peer([fixture]), proxy: new Peer([proxy, "--log-level", "error", "--", fixture]) };
+      const results = { direct: { ms: 0, latencies: [] as number[] }, proxy: { ms: 0, latencies: [] as number[] } };
+      for (const peer of Object.values(peers)) {
         await peer.initialize();
-        await load(peer, payload, concurrency); // warm-up pass, same length
-        results[via] = await load(peer, payload, concurrency);
-        if (via === "proxy") rss[`${label} c=${concurrency}`] = hwmMb(peer.child.pid);
-        else fixtureRss[`${label} c=${concurrency}`] = hwmMb(peer.child.pid);
-        await peer.close();
-        const r = results[via]!;
-        rows.push([`${label} c=${concurrency} ${via}`, r.rps.toFixed(0), median(r.latencies).toFixed(3), percentile(r.latencies, 99).toFixed(3)]);
+        await load(peer, payload, concurrency, cellSeconds); // warm-up pass, same length
       }
-      const throughput = results.proxy!.rps / results.direct!.rps;
-      const addedP50 = median(results.proxy!.latencies) - median(results.direct!.latencies);
+      for (let slice = 0; slice < SLICES; slice++) {
+        for (const via of slice % 2 === 0 ? (["direct", "proxy"] as const) : (["proxy", "direct"] as const)) {
+          const r = await load(peers[via], payload, concurrency, cellSeconds / SLICES);
+          results[via].ms += r.ms;
+          for (const latency of r.latencies) results[via].latencies.push(latency);
+        }
+      }
+      rss[`${label} c=${concurrency}`] = hwmMb(peers.proxy.child.pid);
+      fixtureRss[`${label} c=${concurrency}`] = hwmMb(peers.direct.child.pid);
+      await Promise.all(Object.values(peers).map((peer) => peer.close()));
+      for (const via of ["direct", "proxy"] as const) {
+        const r = results[via];
+        rows.push([`${label} c=${concurrency} ${via}`, (r.latencies.length / (r.ms / 1000)).toFixed(0), median(r.latencies).toFixed(3), percentile(r.latencies, 99).toFixed(3)]);
+      }
+      const rate = (r: { ms: number; latencies: number[] }) => r.latencies.length / r.ms;
+      const throughput = rate(results.proxy) / rate(results.direct);
+      const addedP50 = median(results.proxy.latencies) - median(results.direct.latencies);
       ratios.push(`${label} c=${concurrency}: throughput ${throughput.toFixed(2)}x direct (goal >= ${GOALS.throughputRatio}), p50 added ${addedP50.toFixed(3)} ms${label === "1 KB" ? ` (goal < ${GOALS.addedP50Ms1Kb})` : ""}`);
     }
   }
-  printTable(`tools/call echo, ${cellSeconds} s per cell after an equal warm-up`, ["case", "calls/s", "p50 ms", "p99 ms"], rows);
+  printTable(`tools/call echo, ${cellSeconds} s per cell and peer (${SLICES} turns each) after an equal warm-up`, ["case", "calls/s", "p50 ms", "p99 ms"], rows);
   console.log("");
   for (const line of ratios) console.log(line);
 

@@ -8,7 +8,7 @@ import { basename, dirname, join } from "node:path";
 import { ChannelTransport } from "./channel-transport.ts";
 import { RawClient } from "./client.ts";
 import { DAEMON_PROTOCOL, daemonPaths, processAlive, type DaemonPaths } from "./daemon-protocol.ts";
-import { parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type MessageChannel } from "./jsonrpc.ts";
+import { parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type MessageChannel, type RawMessage } from "./jsonrpc.ts";
 import { LineSplitter } from "./lines.ts";
 import { LineWriter, serverEnvironment } from "./stdio.ts";
 import type { Target } from "./target.ts";
@@ -189,7 +189,7 @@ class DaemonUnreachable extends Error {}
 
 /** One session of the daemon as a message channel: the same code path as a direct connection. */
 export class DaemonChannel implements MessageChannel {
-  onmessage?: (message: JsonRpcMessage, raw?: string) => void;
+  onmessage?: (message: JsonRpcMessage, raw?: RawMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
   /** The session key and the server's pid, once attached. */
@@ -274,7 +274,7 @@ export class DaemonChannel implements MessageChannel {
     await attached.promise;
   }
 
-  send(message: JsonRpcMessage, raw?: string): Promise<void> {
+  send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
     if (!this.#writer || this.#closed) return Promise.reject(new Error("not attached to mcp-daemon"));
     return this.#writer.write(raw ?? serializeMessage(message));
   }

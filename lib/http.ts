@@ -8,11 +8,13 @@ import {
   isRequest,
   isResponse,
   parseMessage,
+  rawText,
   validateMessage,
   TRANSPORT_ERROR_DATA,
   type JsonRpcId,
   type JsonRpcMessage,
   type MessageChannel,
+  type RawMessage,
 } from "./jsonrpc.ts";
 import { META_PROTOCOL_VERSION } from "./client.ts";
 import { paramHeaderSpecs, paramHeaders, type ParamHeader } from "./param-headers.ts";
@@ -52,7 +54,7 @@ export interface HttpChannelOptions {
 }
 
 export class HttpChannel implements MessageChannel {
-  onmessage?: (message: JsonRpcMessage, raw?: string) => void;
+  onmessage?: (message: JsonRpcMessage, raw?: RawMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
   /** The 2025 revision an initialize answer negotiated (2026 requests name theirs in _meta). */
@@ -89,9 +91,9 @@ export class HttpChannel implements MessageChannel {
     if (this.#mode === "sse") await this.#openLegacySse();
   }
 
-  async send(message: JsonRpcMessage, raw?: string): Promise<void> {
+  async send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
     if (this.#closed) throw new Error("the HTTP channel is closed");
-    const body = raw ?? JSON.stringify(message);
+    const body = raw === undefined ? JSON.stringify(message) : rawText(raw);
     if (isRequest(message) && message.method === "initialize") this.#initializeIds.add(message.id);
     if (isRequest(message) && message.method === "tools/list" && (this.#versionOf(message) ?? "") >= FIRST_MODERN_REVISION) this.#toolListIds.add(message.id);
     if (this.#mode === "sse") return this.#postLegacy(body);

@@ -181,16 +181,37 @@ export class IdRemapper<Owner> {
  * Errors about single bad messages go to onerror and the channel lives on; onclose fires once.
  */
 export interface MessageChannel {
-  /** `raw` is the message's exact text as it arrived, for forwarders that pass bytes through. */
-  onmessage?: (message: JsonRpcMessage, raw?: string) => void;
+  /** `raw` is the message exactly as it arrived (text or bytes), for forwarders that pass bytes through. */
+  onmessage?: (message: JsonRpcMessage, raw?: RawMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
   start(): Promise<void>;
   /** With `raw`, those exact bytes are sent (forwarding); otherwise the message is serialized. */
-  send(message: JsonRpcMessage, raw?: string): Promise<void>;
+  send(message: JsonRpcMessage, raw?: RawMessage): Promise<void>;
   /** Cancels a request the transport's own way, if it has one; false means "send notifications/cancelled". */
   cancel?(id: JsonRpcId): boolean;
   close(): Promise<void>;
+}
+
+/** A message as it arrived: text, or the UTF-8 bytes of one line (what forwarders pass on untouched). */
+export type RawMessage = string | Uint8Array;
+
+const utf8 = new TextDecoder();
+const utf8Encoder = new TextEncoder();
+
+/** The text of a raw message (bytes are expected to be valid UTF-8 already). */
+export function rawText(raw: RawMessage): string {
+  return typeof raw === "string" ? raw : utf8.decode(raw);
+}
+
+/** A line of nothing but whitespace (skipped: it is no message, and no error either). */
+export function isBlank(line: RawMessage): boolean {
+  if (typeof line === "string") return line.trim() === "";
+  for (let i = 0; i < line.length; i++) {
+    const code = line[i];
+    if (code !== 32 && code !== 9 && code !== 13 && code !== 10) return false;
+  }
+  return true;
 }
 
 /** Messages longer than this are routed on their top-level fields only, never fully parsed. */
@@ -203,56 +224,96 @@ export function isPartial(message: JsonRpcMessage): boolean {
 }
 
 /**
- * For forwarders: parses small messages fully, and reads only jsonrpc/id/method and which of
- * params/result/error are present from large ones, jumping over their big values with indexOf.
- * A 20 MB tool result costs a few native scans instead of a full parse. Anything the scanner
- * cannot read falls back to the full parser, so validation is never weaker.
+ * For forwarders: parses small messages fully, and reads only jsonrpc/id/method, which of
+ * params/result/error are present, and a string params.name (a tool call's tool) from large ones,
+ * jumping over their big values with indexOf. A 20 MB tool result costs a few native scans instead
+ * of a full parse (and, given bytes, no decoding). Anything the scanner cannot read falls back to
+ * the full parser, so validation is never weaker.
  */
-export function parseForRouting(text: string): ParseResult {
-  if (text.length <= PEEK_ABOVE_CHARS) return parseMessage(text);
-  const peeked = peekMessage(text);
-  return peeked ? { ok: true, value: peeked } : parseMessage(text);
+export function parseForRouting(raw: RawMessage): ParseResult {
+  if (raw.length <= PEEK_ABOVE_CHARS) return parseMessage(rawText(raw));
+  const peeked = peekMessage(typeof raw === "string" ? utf8Encoder.encode(raw) : raw);
+  return peeked ? { ok: true, value: peeked } : parseMessage(rawText(raw));
 }
 
 /** The whole message: parses the raw text again if only its routing fields were read. */
-export function completeMessage(message: JsonRpcMessage, raw: string): JsonRpcMessage {
+export function completeMessage(message: JsonRpcMessage, raw: RawMessage): JsonRpcMessage {
   if (!isPartial(message)) return message;
-  const parsed = parseMessage(raw);
+  const parsed = parseMessage(rawText(raw));
   return parsed.ok ? parsed.value : message;
 }
 
-function peekMessage(text: string): JsonRpcMessage | undefined {
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+
+/** A small JSON value inside the bytes, or undefined if it is not valid JSON. */
+function smallValue(bytes: Uint8Array, start: number, end: number): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(utf8.decode(bytes.subarray(start, end))) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Visits the members of the JSON object that opens at `start`; `visit(key, valueStart, valueEnd)`.
+ * Returns the index just past the object, or -1 when the bytes are not such an object.
+ */
+function eachMember(bytes: Uint8Array, start: number, visit: (key: string, valueStart: number, valueEnd: number) => boolean): number {
+  let i = skipSpace(bytes, start);
+  if (bytes[i] !== OPEN_BRACE) return -1;
+  i = skipSpace(bytes, i + 1);
+  while (bytes[i] !== CLOSE_BRACE) {
+    if (bytes[i] !== QUOTE) return -1;
+    const keyEnd = stringEnd(bytes, i);
+    if (keyEnd < 0) return -1;
+    const key = smallValue(bytes, i, keyEnd + 1);
+    if (!key) return -1;
+    i = skipSpace(bytes, keyEnd + 1);
+    if (bytes[i] !== COLON) return -1;
+    const valueStart = skipSpace(bytes, i + 1);
+    const end = valueEnd(bytes, valueStart);
+    if (end < 0 || !visit(key.value as string, valueStart, end)) return -1;
+    i = skipSpace(bytes, end);
+    if (bytes[i] === COMMA) i = skipSpace(bytes, i + 1);
+    else if (bytes[i] !== CLOSE_BRACE) return -1;
+  }
+  return i + 1;
+}
+
+function peekMessage(bytes: Uint8Array): JsonRpcMessage | undefined {
   const fields: Record<string, unknown> = {};
-  let i = skipSpace(text, 0);
-  if (text[i] !== "{") return undefined;
-  i = skipSpace(text, i + 1);
-  while (text[i] !== "}") {
-    if (text[i] !== '"') return undefined;
-    const keyEnd = stringEnd(text, i);
-    if (keyEnd < 0) return undefined;
-    const key = JSON.parse(text.slice(i, keyEnd + 1)) as string;
-    i = skipSpace(text, keyEnd + 1);
-    if (text[i] !== ":") return undefined;
-    const start = skipSpace(text, i + 1);
-    const end = valueEnd(text, start);
-    if (end < 0) return undefined;
+  let toolName: string | undefined;
+  const end = eachMember(bytes, 0, (key, start, end) => {
     if (key === "jsonrpc" || key === "id" || key === "method") {
-      try {
-        fields[key] = JSON.parse(text.slice(start, end));
-      } catch {
-        return undefined;
-      }
+      const parsed = smallValue(bytes, start, end);
+      if (!parsed) return false;
+      fields[key] = parsed.value;
     } else if (key === "params" || key === "result" || key === "error") {
       fields[key] = true;
+      if (key === "params" && bytes[start] === OPEN_BRACE) {
+        eachMember(bytes, start, (inner, innerStart, innerEnd) => {
+          if (inner === "name" && bytes[innerStart] === QUOTE && innerEnd - innerStart <= 1024) {
+            const name = smallValue(bytes, innerStart, innerEnd);
+            if (typeof name?.value === "string") toolName = name.value;
+          }
+          return true;
+        });
+      }
     }
-    i = skipSpace(text, end);
-    if (text[i] === ",") i = skipSpace(text, i + 1);
-    else if (text[i] !== "}") return undefined;
-  }
-  if (skipSpace(text, i + 1) !== text.length) return undefined;
+    return true;
+  });
+  if (end < 0 || skipSpace(bytes, end) !== bytes.length) return undefined;
   const shape: Record<string, unknown> = { jsonrpc: fields.jsonrpc };
   if ("method" in fields) shape.method = fields.method;
   if ("id" in fields) shape.id = fields.id;
+  if (toolName !== undefined) shape.params = { name: toolName };
   if (fields.result) shape.result = {};
   if (fields.error) shape.error = { code: 0, message: "" };
   const checked = validateMessage(shape);
@@ -261,9 +322,9 @@ function peekMessage(text: string): JsonRpcMessage | undefined {
   return checked.value;
 }
 
-function skipSpace(text: string, i: number): number {
-  while (i < text.length) {
-    const code = text.charCodeAt(i);
+function skipSpace(bytes: Uint8Array, i: number): number {
+  while (i < bytes.length) {
+    const code = bytes[i];
     if (code !== 32 && code !== 10 && code !== 13 && code !== 9) break;
     i++;
   }
@@ -271,38 +332,41 @@ function skipSpace(text: string, i: number): number {
 }
 
 /** Index of the quote closing the string that opens at `start`, or -1. */
-function stringEnd(text: string, start: number): number {
+function stringEnd(bytes: Uint8Array, start: number): number {
   let i = start + 1;
   for (;;) {
-    const quote = text.indexOf('"', i);
+    const quote = bytes.indexOf(QUOTE, i);
     if (quote < 0) return -1;
     let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === 92) backslashes++;
+    while (bytes[quote - 1 - backslashes] === BACKSLASH) backslashes++;
     if (backslashes % 2 === 0) return quote;
     i = quote + 1;
   }
 }
 
 /** Index just past the JSON value that starts at `start`, or -1. */
-function valueEnd(text: string, start: number): number {
-  const first = text[start];
-  if (first === '"') {
-    const end = stringEnd(text, start);
+function valueEnd(bytes: Uint8Array, start: number): number {
+  const first = bytes[start];
+  if (first === QUOTE) {
+    const end = stringEnd(bytes, start);
     return end < 0 ? -1 : end + 1;
   }
-  if (first !== "{" && first !== "[") {
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
     let i = start;
-    while (i < text.length && !",}] \n\r\t".includes(text[i]!)) i++;
+    for (; i < bytes.length; i++) {
+      const code = bytes[i];
+      if (code === COMMA || code === CLOSE_BRACE || code === CLOSE_BRACKET || code === 32 || code === 10 || code === 13 || code === 9) break;
+    }
     return i === start ? -1 : i;
   }
   let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 34) {
-      i = stringEnd(text, i);
+  for (let i = start; i < bytes.length; i++) {
+    const code = bytes[i];
+    if (code === QUOTE) {
+      i = stringEnd(bytes, i);
       if (i < 0) return -1;
-    } else if (code === 123 || code === 91) depth++;
-    else if (code === 125 || code === 93) {
+    } else if (code === OPEN_BRACE || code === OPEN_BRACKET) depth++;
+    else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
       depth--;
       if (depth === 0) return i + 1;
     }

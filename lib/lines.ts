@@ -2,6 +2,7 @@
 // contain embedded newlines"). Splitting happens on bytes, so a UTF-8 character cut across two
 // chunks is never decoded half-way, and a line is decoded once, when it is complete: one giant
 // line costs linear time. A line over the cap is dropped with an error, and the stream goes on.
+import { isUtf8 } from "node:buffer";
 
 /** Large enough for a 20 MB tool result; a larger line is dropped, not buffered without end. */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024;
@@ -23,11 +24,26 @@ export interface LineSplitterOptions {
   onerror?: (error: LineError) => void;
 }
 
-/** Push-based core: feed chunks, receive whole lines (without the LF or a trailing CR). */
-export class LineSplitter {
+export interface ByteLineSplitterOptions extends LineSplitterOptions {
+  /** Check each line is valid UTF-8 (a bad one is dropped with an error); default true. */
+  validateUtf8?: boolean;
+  /**
+   * The caller hands each chunk over and never writes to it again (true of node and web streams):
+   * lines and the parts of unfinished lines are then views into the chunks, never copies.
+   */
+  chunksAreOwned?: boolean;
+}
+
+/**
+ * Push-based core on bytes: feed chunks, receive whole lines (without the LF or a trailing CR) as
+ * bytes, checked to be UTF-8. For forwarders, which pass on the bytes that arrived: a line that fits
+ * in one chunk is a view into it, a longer one is joined once.
+ */
+export class ByteLineSplitter {
   readonly #maxLineBytes: number;
   readonly #onerror: (error: LineError) => void;
-  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+  readonly #validate: boolean;
+  readonly #owned: boolean;
   #parts: Uint8Array[] = [];
   #pendingBytes = 0;
   #discarding = false;
@@ -35,11 +51,13 @@ export class LineSplitter {
   #tail: Uint8Array = new Uint8Array(0);
 
   constructor(
-    readonly online: (line: string) => void,
-    options: LineSplitterOptions = {},
+    readonly online: (line: Uint8Array) => void,
+    options: ByteLineSplitterOptions = {},
   ) {
     this.#maxLineBytes = options.maxLineBytes ?? MAX_LINE_BYTES;
     this.#onerror = options.onerror ?? (() => {});
+    this.#validate = options.validateUtf8 ?? true;
+    this.#owned = options.chunksAreOwned ?? false;
   }
 
   push(chunk: Uint8Array): void {
@@ -51,8 +69,8 @@ export class LineSplitter {
         return;
       }
       if (this.#pendingBytes === 0 && !this.#discarding && newline - start <= this.#maxLineBytes) {
-        // The whole line is inside this chunk: decode it in place, no copy.
-        this.#emit(chunk.subarray(start, newline), newline - start);
+        // The whole line is inside this chunk: no copy.
+        this.#emit(chunk.subarray(start, newline));
       } else {
         this.#append(chunk.subarray(start, newline));
         this.#finishLine();
@@ -81,8 +99,8 @@ export class LineSplitter {
       this.#pendingBytes += bytes.length;
       return;
     }
-    // Copy: the caller may reuse its buffer after push returns.
-    this.#parts.push(bytes.slice());
+    // Copy unless the chunk is ours to keep: the caller may reuse its buffer after push returns.
+    this.#parts.push(this.#owned ? bytes : bytes.slice());
     this.#pendingBytes += bytes.length;
   }
 
@@ -99,17 +117,50 @@ export class LineSplitter {
       this.#tail = new Uint8Array(0);
       return;
     }
-    this.#emit(parts.length === 1 ? parts[0]! : concat(parts, bytes), bytes);
+    this.#emit(parts.length === 1 ? parts[0]! : concat(parts, bytes));
   }
 
-  #emit(bytes: Uint8Array, size: number): void {
-    let line = bytes;
-    if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
+  #emit(bytes: Uint8Array): void {
+    const size = bytes.length;
+    const line = size > 0 && bytes[size - 1] === CR ? bytes.subarray(0, size - 1) : bytes;
+    if (this.#validate && !isUtf8(line)) {
+      this.#onerror({ kind: "invalid-utf8", bytes: size });
+      return;
+    }
+    this.online(line);
+  }
+}
+
+/** Push-based core: feed chunks, receive whole lines (without the LF or a trailing CR) as text. */
+export class LineSplitter {
+  readonly #bytes: ByteLineSplitter;
+  readonly #onerror: (error: LineError) => void;
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+
+  constructor(
+    readonly online: (line: string) => void,
+    options: LineSplitterOptions = {},
+  ) {
+    this.#onerror = options.onerror ?? (() => {});
+    // A line is decoded once, when it is complete; the decoder is what checks it is UTF-8.
+    this.#bytes = new ByteLineSplitter((line) => this.#emit(line), { ...options, validateUtf8: false });
+  }
+
+  push(chunk: Uint8Array): void {
+    this.#bytes.push(chunk);
+  }
+
+  /** Flushes a last line that had no trailing newline. */
+  end(): void {
+    this.#bytes.end();
+  }
+
+  #emit(line: Uint8Array): void {
     let text: string;
     try {
       text = this.#decoder.decode(line);
     } catch {
-      this.#onerror({ kind: "invalid-utf8", bytes: size });
+      this.#onerror({ kind: "invalid-utf8", bytes: line.length });
       return;
     }
     this.online(text);

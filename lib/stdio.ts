@@ -3,8 +3,8 @@
 // shut down in the order the spec gives: close stdin, then SIGTERM, then SIGKILL.
 import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
-import { parseForRouting, parseMessage, serializeMessage, type JsonRpcMessage, type MessageChannel } from "./jsonrpc.ts";
-import { LineSplitter, MAX_LINE_BYTES, type LineError } from "./lines.ts";
+import { isBlank, parseForRouting, parseMessage, rawText, serializeMessage, type JsonRpcMessage, type MessageChannel, type RawMessage } from "./jsonrpc.ts";
+import { ByteLineSplitter, LineSplitter, MAX_LINE_BYTES, type LineError } from "./lines.ts";
 
 /** Variables a server inherits from us; API keys and the rest stay behind unless configured. */
 export const INHERITED_ENV_POSIX = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
@@ -46,8 +46,11 @@ export interface StdioServerOptions {
   maxLineBytes?: number;
   /** The environment to pick allow-listed variables from (defaults to ours). */
   baseEnv?: Record<string, string | undefined>;
-  /** Forwarders: read large messages' routing fields only (see parseForRouting). */
-  peekLargeMessages?: boolean;
+  /**
+   * Forwarders: `raw` is each line's bytes as they arrived (valid UTF-8), and large messages are
+   * read for their routing fields only (see parseForRouting).
+   */
+  forwarding?: boolean;
 }
 
 export function serverEnvironment(
@@ -65,7 +68,7 @@ export function serverEnvironment(
 }
 
 export class StdioChannel implements MessageChannel {
-  onmessage?: (message: JsonRpcMessage, raw?: string) => void;
+  onmessage?: (message: JsonRpcMessage, raw?: RawMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
 
@@ -116,20 +119,22 @@ export class StdioChannel implements MessageChannel {
       child.once("error", () => resolve());
     });
 
-    const splitter = new LineSplitter((line) => this.#online(line), {
-      maxLineBytes: this.options.maxLineBytes ?? MAX_LINE_BYTES,
-      onerror: (error) =>
-        this.onerror?.(
-          new DroppedLineError(
-            error.kind,
-            error.kind === "oversize"
-              ? `dropped a ${error.bytes}-byte message from the server (over the ${this.options.maxLineBytes ?? MAX_LINE_BYTES}-byte limit)`
-              : "dropped a line from the server that is not valid UTF-8",
-            error.kind === "oversize" ? error.head : "",
-            error.kind === "oversize" ? error.tail : "",
-          ),
+    const maxLineBytes = this.options.maxLineBytes ?? MAX_LINE_BYTES;
+    const onerror = (error: LineError) =>
+      this.onerror?.(
+        new DroppedLineError(
+          error.kind,
+          error.kind === "oversize"
+            ? `dropped a ${error.bytes}-byte message from the server (over the ${maxLineBytes}-byte limit)`
+            : "dropped a line from the server that is not valid UTF-8",
+          error.kind === "oversize" ? error.head : "",
+          error.kind === "oversize" ? error.tail : "",
         ),
-    });
+      );
+    // Stream chunks are handed over, never reused: lines can be views into them.
+    const splitter = this.options.forwarding
+      ? new ByteLineSplitter((line) => this.#online(line), { maxLineBytes, onerror, chunksAreOwned: true })
+      : new LineSplitter((line) => this.#online(line), { maxLineBytes, onerror });
     child.stdout!.on("data", (chunk: Uint8Array) => splitter.push(chunk));
     child.stdout!.on("end", () => splitter.end());
     child.stderr!.on("data", (chunk: Uint8Array) => {
@@ -154,7 +159,7 @@ export class StdioChannel implements MessageChannel {
     });
   }
 
-  send(message: JsonRpcMessage, raw?: string): Promise<void> {
+  send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
     const stdin = this.#child?.stdin;
     if (!stdin || this.#closed || stdin.destroyed || !stdin.writable) return Promise.reject(new Error("the server's stdin is closed"));
     this.#writer ??= new LineWriter(stdin);
@@ -213,14 +218,15 @@ export class StdioChannel implements MessageChannel {
     }
   }
 
-  #online(line: string): void {
-    if (line.trim() === "") return;
-    const parsed = this.options.peekLargeMessages ? parseForRouting(line) : parseMessage(line);
+  #online(line: RawMessage): void {
+    if (isBlank(line)) return;
+    const parsed = typeof line === "string" ? parseMessage(line) : parseForRouting(line);
     if (parsed.ok) {
       this.onmessage?.(parsed.value, line);
       return;
     }
-    const shown = line.length > SHOWN_JUNK_CHARS ? `${line.slice(0, SHOWN_JUNK_CHARS)}…` : line;
+    const text = rawText(line.length > SHOWN_JUNK_CHARS * 4 ? line.slice(0, SHOWN_JUNK_CHARS * 4) : line);
+    const shown = text.length > SHOWN_JUNK_CHARS ? `${text.slice(0, SHOWN_JUNK_CHARS)}…` : text;
     this.onerror?.(new DroppedLineError("not-json-rpc", `skipped a line from the server that is not JSON-RPC (${parsed.error}): ${JSON.stringify(shown)}`));
   }
 
@@ -242,34 +248,52 @@ export class StdioChannel implements MessageChannel {
 }
 
 interface LineSink {
-  write(chunk: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   once(event: "drain" | "close", listener: () => void): unknown;
   off(event: "drain" | "close", listener: () => void): unknown;
+  /** How many bytes are queued and not yet written (node streams have it). */
+  readonly writableLength?: number;
 }
 
 /** Lines this long are written on their own rather than joined into a batch. */
 export const BATCH_LINE_LIMIT = 64 * 1024;
+const NEWLINE = new Uint8Array([0x0a]);
+const encoder = new TextEncoder();
 
 /**
- * Writes newline-terminated lines to a stream. Lines written in the same turn of the event loop
- * go out in one write (one syscall instead of one per message, which is what costs under load);
- * nothing waits on a timer. The promise settles when the stream has room again, so a caller that
- * awaits it respects backpressure.
+ * Writes newline-terminated lines (text, or the bytes of a line as it arrived) to a stream. Lines
+ * written in the same turn of the event loop go out in one write (one syscall instead of one per
+ * message, which is what costs under load); nothing waits on a timer. The promise settles when the
+ * stream has room again, so a caller that awaits it respects backpressure.
  */
 export class LineWriter {
-  #pending: string[] = [];
+  #pending: RawMessage[] = [];
+  #pendingBytes = 0;
+  #hasText = false;
   #scheduled = false;
   #room: Promise<void> = Promise.resolve();
   #roomAvailable = true;
 
   constructor(readonly sink: LineSink) {}
 
-  write(line: string): Promise<void> {
+  /** Whether the stream has room (false from a refused write until it drains). */
+  get hasRoom(): boolean {
+    return this.#roomAvailable;
+  }
+
+  write(line: RawMessage): Promise<void> {
     if (line.length > BATCH_LINE_LIMIT) {
       this.#flush();
-      this.#put(`${line}\n`);
+      if (typeof line === "string") this.#put(`${line}\n`);
+      else {
+        // No copy of a large line: its bytes, then the newline.
+        this.#put(line);
+        this.#put(NEWLINE);
+      }
     } else {
       this.#pending.push(line);
+      this.#pendingBytes += line.length + 1;
+      if (typeof line === "string") this.#hasText = true;
       if (!this.#scheduled) {
         this.#scheduled = true;
         queueMicrotask(() => this.#flush());
@@ -280,14 +304,32 @@ export class LineWriter {
 
   #flush(): void {
     this.#scheduled = false;
-    if (this.#pending.length === 0) return;
-    const text = this.#pending.length === 1 ? `${this.#pending[0]}\n` : `${this.#pending.join("\n")}\n`;
+    const pending = this.#pending;
+    if (pending.length === 0) return;
+    const bytes = this.#pendingBytes;
+    const hasText = this.#hasText;
     this.#pending = [];
-    this.#put(text);
+    this.#pendingBytes = 0;
+    this.#hasText = false;
+    if (!hasText) {
+      // One buffer for the whole batch: the lines' bytes, each with its newline.
+      const out = new Uint8Array(bytes);
+      let offset = 0;
+      for (const line of pending as Uint8Array[]) {
+        out.set(line, offset);
+        offset += line.length;
+        out[offset++] = 0x0a;
+      }
+      this.#put(out);
+    } else if (pending.length === 1) {
+      this.#put(`${pending[0]}\n`);
+    } else {
+      this.#put(`${pending.map((line) => (typeof line === "string" ? line : rawText(line))).join("\n")}\n`);
+    }
   }
 
-  #put(text: string): void {
-    if (this.sink.write(text) || !this.#roomAvailable) return;
+  #put(chunk: string | Uint8Array): void {
+    if (this.sink.write(chunk) || !this.#roomAvailable) return;
     this.#roomAvailable = false;
     this.#room = new Promise((resolve) => {
       const done = () => {
@@ -305,17 +347,32 @@ export class LineWriter {
 
 /** Feeds a readable byte stream (our stdin, a socket) through the capped line splitter. */
 export function readLines(
-  source: { on(event: "data", listener: (chunk: Uint8Array) => void): unknown; once(event: "end" | "close", listener: () => void): unknown },
+  source: ByteSource,
   online: (line: string) => void,
   options: { onerror?: (error: LineError) => void; onend?: () => void; maxLineBytes?: number } = {},
 ): void {
-  const splitter = new LineSplitter(online, { maxLineBytes: options.maxLineBytes, onerror: options.onerror });
+  feed(source, new LineSplitter(online, { maxLineBytes: options.maxLineBytes, onerror: options.onerror }), options.onend);
+}
+
+/** readLines for forwarders: each line's bytes as they arrived (checked to be UTF-8), no decoding. */
+export function readByteLines(
+  source: ByteSource,
+  online: (line: Uint8Array) => void,
+  options: { onerror?: (error: LineError) => void; onend?: () => void; maxLineBytes?: number } = {},
+): void {
+  // Stream chunks are handed over, never reused: lines can be views into them.
+  feed(source, new ByteLineSplitter(online, { maxLineBytes: options.maxLineBytes, onerror: options.onerror, chunksAreOwned: true }), options.onend);
+}
+
+type ByteSource = { on(event: "data", listener: (chunk: Uint8Array) => void): unknown; once(event: "end" | "close", listener: () => void): unknown };
+
+function feed(source: ByteSource, splitter: { push(chunk: Uint8Array): void; end(): void }, onend?: () => void): void {
   let ended = false;
   const end = () => {
     if (ended) return;
     ended = true;
     splitter.end();
-    options.onend?.();
+    onend?.();
   };
   source.on("data", (chunk) => splitter.push(chunk));
   source.once("end", end);

@@ -16,13 +16,16 @@ import {
   isPartial,
   isRequest,
   isResponse,
+  isBlank,
   parseForRouting,
+  rawText,
   serializeMessage,
   type JsonObject,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
   type MessageChannel,
+  type RawMessage,
 } from "../lib/jsonrpc.ts";
 import { META_PROTOCOL_VERSION } from "../lib/client.ts";
 import { DroppedLineError } from "../lib/stdio.ts";
@@ -48,6 +51,9 @@ export const IDEMPOTENT_METHODS = new Set([
 const READ_IN_FULL = new Set([
   "initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "subscriptions/listen", "notifications/cancelled",
 ]);
+/** What a server sends first on a subscriptions/listen stream; the client must see it once per listen. */
+const LISTEN_ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
+const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 /** Answers the proxy rewrites before passing them on. */
 const PATCHED_RESULTS = new Set(["initialize", "server/discover", "tools/list"]);
 
@@ -62,8 +68,8 @@ export const RESTART_TOOL_DEFINITION = {
 export interface ProxyOptions {
   /** A fresh, unstarted link to a new server process (or HTTP session) each time. */
   connect: () => MessageChannel;
-  /** Writes one line to the client. */
-  write: (line: string) => Promise<void>;
+  /** Writes one line to the client (bytes are passed on as they are). */
+  write: (line: RawMessage) => Promise<void>;
   log: ConsolaInstance;
   restartTimeoutMs: number;
   autoRestart: boolean;
@@ -84,7 +90,7 @@ interface InFlight {
   id: JsonRpcId;
   method: string;
   message: JsonRpcRequest;
-  raw: string;
+  raw: RawMessage;
 }
 
 type Pending = { resolve: (result: JsonObject) => void; reject: (error: Error) => void };
@@ -104,7 +110,7 @@ export class McpProxy {
   #expired: InFlight[] = [];
   /** The server's own requests, under ids of ours so that two processes' ids can never meet. */
   readonly #serverRequests = new Map<string, { generation: number; id: JsonRpcId }>();
-  #queue: { message: JsonRpcMessage; raw: string }[] = [];
+  #queue: { message: JsonRpcMessage; raw: RawMessage }[] = [];
   /** A random part makes our ids ones no client would pick. */
   readonly #ownIds = new IdAllocator(`mcp-proxy-${randomUUID()}-`);
   readonly #own = new Map<JsonRpcId, Pending>();
@@ -114,6 +120,8 @@ export class McpProxy {
   #modernMeta?: JsonObject;
   #logLevel?: string;
   readonly #subscriptions = new Set<string>();
+  /** subscriptions/listen streams (by request id) whose acknowledgement the client already has. */
+  readonly #acknowledgedListens = new Set<string>();
   #childCapabilities: JsonObject = {};
   #restarting?: Promise<RestartReport>;
   #restartAgain?: string;
@@ -135,9 +143,9 @@ export class McpProxy {
     await this.restart("start");
   }
 
-  /** One line from the client. */
-  fromClient(raw: string): void {
-    if (this.#state === "closed" || raw.trim() === "") return;
+  /** One line from the client: its text, or its bytes as they arrived (valid UTF-8). */
+  fromClient(raw: RawMessage): void {
+    if (this.#state === "closed" || isBlank(raw)) return;
     const parsed = parseForRouting(raw);
     if (!parsed.ok) {
       this.#log.warn(`answered a client line that is not JSON-RPC (${parsed.error})`);
@@ -145,7 +153,8 @@ export class McpProxy {
       return;
     }
     let message = parsed.value;
-    if (isPartial(message) && "method" in message && (READ_IN_FULL.has(message.method) || raw.includes(RESTART_TOOL))) {
+    // A large message was read for its routing fields only (and a tool call's params.name).
+    if (isPartial(message) && "method" in message && (READ_IN_FULL.has(message.method) || (message.method === "tools/call" && message.params?.name === RESTART_TOOL))) {
       message = completeMessage(message, raw);
     }
     if (isRequest(message) && message.method === "tools/call" && message.params?.name === RESTART_TOOL) {
@@ -164,7 +173,7 @@ export class McpProxy {
     this.#dispatch(message, raw);
   }
 
-  #dispatch(message: JsonRpcMessage, raw: string): void {
+  #dispatch(message: JsonRpcMessage, raw: RawMessage): void {
     if (isRequest(message)) {
       this.#remember(message);
       if (this.#state === "broken") {
@@ -177,7 +186,10 @@ export class McpProxy {
       if (message.method === "notifications/initialized") this.#clientInitialized = true;
       if (message.method === "notifications/cancelled" && message.params) {
         const id = message.params.requestId;
-        if (typeof id === "string" || typeof id === "number") this.#inFlight.delete(keyOf(id));
+        if (typeof id === "string" || typeof id === "number") {
+          this.#inFlight.delete(keyOf(id));
+          this.#acknowledgedListens.delete(keyOf(id));
+        }
       }
       if (this.#state === "running") this.#toChild(message, raw);
     } else {
@@ -213,7 +225,7 @@ export class McpProxy {
     }
   }
 
-  #toChild(message: JsonRpcMessage, raw?: string): void {
+  #toChild(message: JsonRpcMessage, raw?: RawMessage): void {
     const child = this.#child;
     const generation = this.#generation;
     if (!child) return;
@@ -234,7 +246,7 @@ export class McpProxy {
   }
 
   /** One message from the server process of `generation`. */
-  #fromChild(generation: number, message: JsonRpcMessage, raw: string | undefined): void {
+  #fromChild(generation: number, message: JsonRpcMessage, raw: RawMessage | undefined): void {
     if (generation !== this.#generation || this.#state === "closed") return;
     if (isResponse(message)) return this.#responseFromChild(message, raw);
     if (isRequest(message)) {
@@ -243,10 +255,27 @@ export class McpProxy {
       void this.#send({ ...(raw === undefined ? message : completeMessage(message, raw)), id } as JsonRpcRequest);
       return;
     }
+    if (message.method === LISTEN_ACKNOWLEDGED && this.#repeatedAcknowledgement(raw === undefined ? message : completeMessage(message, raw))) return;
     void this.#send(message, raw);
   }
 
-  #responseFromChild(message: JsonRpcMessage & { id: JsonRpcId | null }, raw: string | undefined): void {
+  /**
+   * A listen re-sent to a new process is acknowledged again; the client already had its
+   * acknowledgement (the first message of the stream), so the second is not passed on.
+   */
+  #repeatedAcknowledgement(message: JsonRpcMessage): boolean {
+    const meta = "params" in message ? (message.params?._meta as JsonObject | undefined) : undefined;
+    const id = meta?.[META_SUBSCRIPTION_ID];
+    if (typeof id !== "string" && typeof id !== "number") return false;
+    if (!this.#acknowledgedListens.has(keyOf(id))) {
+      this.#acknowledgedListens.add(keyOf(id));
+      return false;
+    }
+    this.#log.debug(`the client already has the acknowledgement of subscriptions/listen ${JSON.stringify(id)}: not passed on again`);
+    return true;
+  }
+
+  #responseFromChild(message: JsonRpcMessage & { id: JsonRpcId | null }, raw: RawMessage | undefined): void {
     if (message.id !== null && this.#own.has(message.id)) {
       const full = raw === undefined ? message : completeMessage(message, raw);
       const pending = this.#own.get(message.id)!;
@@ -262,6 +291,8 @@ export class McpProxy {
       return;
     }
     this.#inFlight.delete(keyOf(entry.id));
+    // A listen that ended: a new one may reuse its id, and gets its own acknowledgement.
+    if (entry.method === "subscriptions/listen") this.#acknowledgedListens.delete(keyOf(entry.id));
     if (!PATCHED_RESULTS.has(entry.method)) return void this.#send(message, raw);
     const full = raw === undefined ? message : completeMessage(message, raw);
     if (!isResponse(full)) return void this.#send(message, raw);
@@ -279,7 +310,7 @@ export class McpProxy {
     }
   }
 
-  #send(message: JsonRpcMessage, raw?: string): Promise<void> {
+  #send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
     // Once the client is gone, nothing more is written: stdout may be closed.
     if (this.#state === "closed") return Promise.resolve();
     return this.#options.write(raw ?? serializeMessage(message));
@@ -529,7 +560,10 @@ export class McpProxy {
     const waiting = [...also, ...this.#inFlight.values(), ...this.#expired];
     this.#inFlight.clear();
     this.#expired = [];
-    for (const entry of waiting) void this.#send(errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
+    for (const entry of waiting) {
+      if (entry.method === "subscriptions/listen") this.#acknowledgedListens.delete(keyOf(entry.id));
+      void this.#send(errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
+    }
     const queued = this.#queue;
     this.#queue = [];
     for (const { message, raw } of queued) this.#dispatch(message, raw);
@@ -569,10 +603,10 @@ export class McpProxy {
 }
 
 /** -32700 for text that is not JSON; -32600 (with the id, when there is one) for JSON that is not JSON-RPC. */
-function invalidLineAnswer(raw: string, error: string): JsonRpcMessage {
+function invalidLineAnswer(raw: RawMessage, error: string): JsonRpcMessage {
   let value: unknown;
   try {
-    value = JSON.parse(raw);
+    value = JSON.parse(rawText(raw));
   } catch {
     return errorResponse(null, ErrorCode.ParseError, `mcp-proxy: ${error}`);
   }

@@ -152,6 +152,26 @@ describe("restarts", () => {
     }
   }, LONG);
 
+  test("a subscriptions/listen re-sent across a restart is acknowledged to the client once", async () => {
+    const peer = proxy(["--", BUN, REFERENCE]);
+    const _meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "wire-test", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const acks = (id: string) =>
+      peer.messages.filter((m) => m.method === "notifications/subscriptions/acknowledged" && m.params?._meta?.["io.modelcontextprotocol/subscriptionId"] === id);
+    peer.send({ jsonrpc: "2.0", id: "sub", method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta } });
+    await peer.waitFor(() => acks("sub").length === 1, 20_000, "the first acknowledgement");
+    const restart = await peer.request("restart", "tools/call", { name: "restart_server", arguments: {}, _meta });
+    expect(restart.result.isError).toBe(false);
+    // The re-sent listen is live on the new process: its list_changed reaches the stream.
+    await peer.waitFor(() => peer.messages.some((m) => m.method === "notifications/tools/list_changed" && m.params?._meta?.["io.modelcontextprotocol/subscriptionId"] === "sub"));
+    const echo = await peer.request("after", "tools/call", { name: "echo", arguments: { message: "still here" }, _meta });
+    expect(echo.result.content[0].text).toBe("still here");
+    expect(acks("sub").length).toBe(1);
+  }, LONG);
+
   test("a crashed server is restarted automatically; requests keep being answered", async () => {
     const peer = proxy(["--restart-delay", "50", "--", BUN, REFERENCE]);
     await initialized(peer);

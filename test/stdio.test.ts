@@ -27,7 +27,7 @@ describe("StdioChannel", () => {
     const errors: Error[] = [];
     const raws: string[] = [];
     channel.onerror = (error) => errors.push(error);
-    channel.onmessage = (_message, raw) => raws.push(raw!);
+    channel.onmessage = (_message, raw) => raws.push(raw as string);
     let closes = 0;
     channel.onclose = () => closes++;
     await channel.start();
