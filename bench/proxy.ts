@@ -6,7 +6,9 @@
 //     machine's load during a cell (these are shared, noisy cores) weighs on both alike;
 //   - the restart blackout (restart_server sent -> first tools/call answered by the new process)
 //     vs the fixture's own start-up (spawn -> first answer);
-//   - the proxy's own RSS.
+//   - the proxy's own RSS;
+//   - beside them, the floor: a forwarder that only copies bytes (bench/byte-forwarder.ts), which
+//     is what the extra process hop alone costs on this machine.
 // Usage: bun bench/proxy.ts [--seconds S]   (time spent per measured cell, default 2)
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -108,22 +110,24 @@ try {
   process.stderr.write("compiling the fixture and mcp-proxy...\n");
   const fixture = await compile("test/fixtures/reference-server.ts", join(dir, "reference-server"));
   const proxy = await compile("mcp-proxy.ts", join(dir, "mcp-proxy"), process.env.SMOL ? ["--compile-exec-argv=--smol"] : []);
+  const forwarder = await compile("bench/byte-forwarder.ts", join(dir, "byte-forwarder"));
 
   const rows: (string | number)[][] = [];
   const ratios: string[] = [];
   const rss: Record<string, number> = {};
   const fixtureRss: Record<string, number> = {};
+  const floorRss: Record<string, number> = {};
   for (const [label, bytes] of [["1 KB", 1024], ["1 MB", 1024 * 1024]] as const) {
     const payload = "p".repeat(bytes);
     for (const concurrency of [1, 64]) {
-      const peers = { direct: new Peer([fixture]), proxy: new Peer([proxy, "--log-level", "error", "--", fixture]) };
-      const results = { direct: { ms: 0, latencies: [] as number[] }, proxy: { ms: 0, latencies: [] as number[] } };
+      const peers = { direct: new Peer([fixture]), proxy: new Peer([proxy, "--log-level", "error", "--", fixture]), floor: new Peer([forwarder, fixture]) };
+      const results = { direct: { ms: 0, latencies: [] as number[] }, proxy: { ms: 0, latencies: [] as number[] }, floor: { ms: 0, latencies: [] as number[] } };
       for (const peer of Object.values(peers)) {
         await peer.initialize();
         await load(peer, payload, concurrency, cellSeconds); // warm-up pass, same length
       }
       for (let slice = 0; slice < SLICES; slice++) {
-        for (const via of slice % 2 === 0 ? (["direct", "proxy"] as const) : (["proxy", "direct"] as const)) {
+        for (const via of slice % 2 === 0 ? (["direct", "proxy", "floor"] as const) : (["floor", "proxy", "direct"] as const)) {
           const r = await load(peers[via], payload, concurrency, cellSeconds / SLICES);
           results[via].ms += r.ms;
           for (const latency of r.latencies) results[via].latencies.push(latency);
@@ -131,15 +135,17 @@ try {
       }
       rss[`${label} c=${concurrency}`] = hwmMb(peers.proxy.child.pid);
       fixtureRss[`${label} c=${concurrency}`] = hwmMb(peers.direct.child.pid);
+      floorRss[`${label} c=${concurrency}`] = hwmMb(peers.floor.child.pid);
       await Promise.all(Object.values(peers).map((peer) => peer.close()));
-      for (const via of ["direct", "proxy"] as const) {
+      for (const via of ["direct", "proxy", "floor"] as const) {
         const r = results[via];
         rows.push([`${label} c=${concurrency} ${via}`, (r.latencies.length / (r.ms / 1000)).toFixed(0), median(r.latencies).toFixed(3), percentile(r.latencies, 99).toFixed(3)]);
       }
       const rate = (r: { ms: number; latencies: number[] }) => r.latencies.length / r.ms;
       const throughput = rate(results.proxy) / rate(results.direct);
+      const floor = rate(results.floor) / rate(results.direct);
       const addedP50 = median(results.proxy.latencies) - median(results.direct.latencies);
-      ratios.push(`${label} c=${concurrency}: throughput ${throughput.toFixed(2)}x direct (goal >= ${GOALS.throughputRatio}), p50 added ${addedP50.toFixed(3)} ms${label === "1 KB" ? ` (goal < ${GOALS.addedP50Ms1Kb})` : ""}`);
+      ratios.push(`${label} c=${concurrency}: throughput ${throughput.toFixed(2)}x direct (goal >= ${GOALS.throughputRatio}; a byte-copying forwarder: ${floor.toFixed(2)}x), p50 added ${addedP50.toFixed(3)} ms${label === "1 KB" ? ` (goal < ${GOALS.addedP50Ms1Kb})` : ""}`);
     }
   }
   printTable(`tools/call echo, ${cellSeconds} s per cell and peer (${SLICES} turns each) after an equal warm-up`, ["case", "calls/s", "p50 ms", "p99 ms"], rows);
@@ -176,6 +182,7 @@ try {
   const extra = median(blackouts) - median(startups);
   console.log(`\nblackout - start-up = ${extra.toFixed(1)} ms (goal <= ${GOALS.blackoutExtraMs} ms)`);
   console.log(`proxy peak RSS: ${Object.entries(rss).map(([k, v]) => `${k} ${v.toFixed(1)} MB`).join(", ")} (goal < ${GOALS.rssMb} MB)`);
+  console.log(`the byte-copying forwarder's peak RSS (a bun process doing nothing else): ${Object.entries(floorRss).map(([k, v]) => `${k} ${v.toFixed(1)} MB`).join(", ")}`);
   console.log(`for scale, the fixture's own peak RSS under the same direct load: ${Object.entries(fixtureRss).map(([k, v]) => `${k} ${v.toFixed(1)} MB`).join(", ")}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
