@@ -1,6 +1,5 @@
 // One run of the host: the servers it connects, the conversation, and who owns Ctrl-C at each
 // moment (a running turn, a server's open question, the prompt). Every way out closes every server.
-import { stripControl } from "../lib/log.ts";
 import type { Target } from "../lib/target.ts";
 import { answerElicitation, answerSampling } from "./asks.ts";
 import { openInBrowser } from "./browser.ts";
@@ -55,7 +54,7 @@ export class HostSession implements HostContext {
       connections.map((connection) =>
         connection.connect({
           era,
-          onStderr: stderrPrinter(() => connection.key),
+          onStderr: stderrPrinter(() => connection.key, terminal),
           connectHttp: async (client, target) => {
             const { connectHttp } = await import("./oauth.ts");
             return connectHttp(client, new URL(target.url), {
@@ -147,6 +146,7 @@ export class HostSession implements HostContext {
   async leave(code: number): Promise<void> {
     if (this.#leaving) return;
     this.#leaving = true;
+    this.terminal.close();
     this.#current?.abort();
     await this.close();
     process.exit(code);
@@ -175,12 +175,12 @@ export class HostSession implements HostContext {
 }
 
 /** A server's stderr on ours, line by line (characters and lines may be split across chunks), each prefixed. */
-function stderrPrinter(key: () => string): (chunk: Uint8Array) => void {
+function stderrPrinter(key: () => string, terminal: Terminal): (chunk: Uint8Array) => void {
   const decoder = new TextDecoder();
   let partial = "";
   return (chunk) => {
     const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
     partial = lines.pop() ?? "";
-    for (const line of lines) if (line.trim() !== "") process.stderr.write(`[${key()}] ${stripControl(line)}\n`);
+    for (const line of lines) if (line.trim() !== "") terminal.printError(`[${key()}] ${line}`);
   };
 }

@@ -18,6 +18,8 @@ const CLEAR_LINE = "\r\u001b[K";
 interface Question {
   prompt: string;
   resolve: (line: string | null) => void;
+  /** What the user had typed at this prompt when a newer question took the screen. */
+  draft?: string;
 }
 
 export class Terminal {
@@ -61,9 +63,10 @@ export class Terminal {
         : {}),
     });
     this.#rl.on("line", (line) => this.#push(line));
+    // Lines still queued are answers: they are handed out before the open questions get "no input".
     this.#rl.on("close", () => {
       this.#ended = true;
-      for (const question of this.#questions.splice(0)) question.resolve(null);
+      this.#deliverSoon();
     });
     // At a TTY, readline owns Ctrl-C; piped, the signal arrives as SIGINT.
     this.#rl.on("SIGINT", () => this.#interruptHandler());
@@ -89,11 +92,12 @@ export class Terminal {
     if (options.signal?.aborted) return Promise.resolve(null);
     this.#ensureLineStart();
     const queued = this.#lines.shift();
-    if (queued !== undefined || this.#ended) {
-      const line = queued ?? null;
-      if (!this.interactive) this.#chatter.write(`${shown}${line ?? ""}\n`);
-      return Promise.resolve(line);
+    if (queued !== undefined) {
+      // Typed ahead: show which question the line answers.
+      this.#chatter.write(`${shown}${queued}\n`);
+      return Promise.resolve(queued);
     }
+    if (this.#ended) return Promise.resolve(null);
     return new Promise((resolve) => {
       const question: Question = {
         prompt: shown,
@@ -140,6 +144,14 @@ export class Terminal {
     if (redraw) this.#rl.prompt(true);
   }
 
+  /** A line for stderr (a server's own output), keeping an open prompt intact at a TTY. */
+  printError(text: string): void {
+    const redraw = this.interactive && this.#questions.length > 0;
+    if (redraw) this.#chatter.write(CLEAR_LINE);
+    process.stderr.write(`${stripControl(text)}\n`);
+    if (redraw) this.#rl.prompt(true);
+  }
+
   /** Streamed text, as it arrives. */
   write(text: string): void {
     const safe = stripControl(text);
@@ -158,10 +170,21 @@ export class Terminal {
   }
 
   #show(question: Question): void {
+    const previous = this.#shown;
     this.#shown = question;
     if (this.interactive) {
+      // A half-typed answer stays with its own question, not with the one that interrupted it.
+      if (previous && previous !== question && this.#rl.line !== "") {
+        previous.draft = this.#rl.line;
+        this.#rl.write(null, { ctrl: true, name: "e" });
+        this.#rl.write(null, { ctrl: true, name: "u" });
+      }
       this.#rl.setPrompt(question.prompt);
       this.#rl.prompt();
+      if (question.draft) {
+        this.#rl.write(question.draft);
+        question.draft = undefined;
+      }
     } else {
       this.#ensureLineStart();
       this.#chatter.write(question.prompt);
@@ -203,8 +226,21 @@ export class Terminal {
     setImmediate(() => {
       this.#delivering = false;
       const top = this.#questions.at(-1);
-      if (top && top !== this.#shown) this.#show(top);
-      if (!top || this.#lines.length === 0) return;
+      if (!top) return;
+      if (this.#lines.length === 0) {
+        if (!this.#ended) {
+          if (top !== this.#shown) this.#show(top);
+          return;
+        }
+        // Input is over: each open question, newest first, gets no answer.
+        this.#questions.pop();
+        this.#shown = undefined;
+        this.#ensureLineStart();
+        top.resolve(null);
+        this.#deliverSoon();
+        return;
+      }
+      if (top !== this.#shown) this.#show(top);
       this.#questions.pop();
       this.#shown = undefined;
       const line = this.#lines.shift()!;

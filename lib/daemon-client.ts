@@ -119,10 +119,13 @@ function resolvePaths(options: DaemonOptions): DaemonPaths {
 export function daemonEnvironment(base: Record<string, string | undefined>): Record<string, string> {
   const env = serverEnvironment({}, base);
   for (const [name, value] of Object.entries(base)) {
-    if (value !== undefined && (name.startsWith("MCPKIT_") || name === "XDG_RUNTIME_DIR")) env[name] = value;
+    if (value !== undefined && (name.startsWith("MCPKIT_") || DAEMON_NETWORK_ENV.has(name.toUpperCase()))) env[name] = value;
   }
   return env;
 }
+
+/** What stateful HTTP sessions (which run inside the daemon) need to reach their servers. */
+const DAEMON_NETWORK_ENV = new Set(["XDG_RUNTIME_DIR", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS"]);
 
 async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline: number): Promise<void> {
   const [command, ...args] = options.command ?? daemonCommand(options.env);

@@ -249,7 +249,8 @@ describe("the socket's directory", () => {
   }, LONG);
 });
 
-test("the daemon starts with an allow-listed environment: its own settings, never the caller's API keys", () => {
-  const env = daemonEnvironment({ PATH: "/bin", HOME: "/h", MCPKIT_DAEMON_DIR: "/d", XDG_RUNTIME_DIR: "/run/u", OPENAI_API_KEY: "sk-x", GITHUB_TOKEN: "t" });
-  expect(env).toEqual({ PATH: "/bin", HOME: "/h", MCPKIT_DAEMON_DIR: "/d", XDG_RUNTIME_DIR: "/run/u" });
+test("the daemon starts with an allow-listed environment: its own and network settings, never the caller's API keys", () => {
+  const env = daemonEnvironment({ PATH: "/bin", HOME: "/h", MCPKIT_DAEMON_DIR: "/d", XDG_RUNTIME_DIR: "/run/u", OPENAI_API_KEY: "sk-x", GITHUB_TOKEN: "t", https_proxy: "http://p:3128", NODE_EXTRA_CA_CERTS: "/ca.pem" });
+  // Stateful HTTP sessions run inside the daemon: proxy and CA settings are what they need to connect.
+  expect(env).toEqual({ PATH: "/bin", HOME: "/h", MCPKIT_DAEMON_DIR: "/d", XDG_RUNTIME_DIR: "/run/u", https_proxy: "http://p:3128", NODE_EXTRA_CA_CERTS: "/ca.pem" });
 });

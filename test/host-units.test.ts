@@ -144,12 +144,14 @@ describe("the scripted model", () => {
 });
 
 describe("the terminal", () => {
+  let endInput = () => {};
   function terminal() {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     let screen = "";
     stdout.on("data", (chunk) => (screen += String(chunk)));
     const term = new Terminal({ input: stdin as unknown as NodeJS.ReadStream, output: stdout as unknown as NodeJS.WriteStream });
+    endInput = () => stdin.end();
     return { term, type: (text: string) => stdin.write(text), screen: () => screen };
   }
 
@@ -173,6 +175,19 @@ describe("the terminal", () => {
     expect(await prompt).toBe("hello");
     term.close();
     expect(screen()).toBe("you> \naccept? a\nname: Zed\nyou> hello\n");
+  });
+
+  test("lines and the end of input arriving together while a question is open: every line is still an answer", async () => {
+    const { term, type } = terminal();
+    const first = term.ask("you> ");
+    type("call add a=1 b=2\ny\n");
+    // Ending input right behind the lines must not turn the queued answers into "no input".
+    const second = first.then(() => term.ask("approve? "));
+    const third = second.then(() => term.ask("you> "));
+    endInput();
+    expect(await first).toBe("call add a=1 b=2");
+    expect(await second).toBe("y");
+    expect(await third).toBeNull();
   });
 
   test("a withdrawn question gets no answer, and the line goes to the question below it", async () => {
