@@ -27,7 +27,7 @@ const ARGS = {
   legacy: { type: "boolean", description: "use the 2025 initialize handshake instead of probing for 2026-07-28" },
   "protocol-version": { type: "string", description: `negotiate exactly this revision or fail (${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")})`, valueHint: "v" },
   "callback-port": { type: "string", description: "fixed loopback port for the OAuth callback (default: any free port)", valueHint: "port" },
-  print: { type: "string", description: "one-shot: answer this message, print the answer and exit (3 when a tool failed and the model gave up)", alias: ["p"], valueHint: "message" },
+  print: { type: "string", description: "one-shot: answer this message, print the answer and exit (6 when a tool failed and the model gave up)", alias: ["p"], valueHint: "message" },
 } as const satisfies ArgsDef;
 
 const EXAMPLES = `Examples:
@@ -90,14 +90,14 @@ async function host(args: Record<string, unknown>): Promise<number> {
   try {
     provider = await createProvider(providerName as ProviderName, { model: args.model as string | undefined, env: process.env });
   } catch (error) {
-    return fail(`${providerName}: ${(error as Error).message}`, EXIT.error);
+    return fail(`${providerName}: ${(error as Error).message}`, EXIT.model);
   }
 
   const session = new HostSession({ provider, targets: targets.value, era: era.value, roots, callbackPort, oneShot: oneShot !== undefined });
   const connected = await session.connect();
   if (connected === 0) {
     await session.close();
-    return fail("no server could be connected", EXIT.error);
+    return fail("no server could be connected", EXIT.connection);
   }
   const code = oneShot !== undefined ? await session.answerOnce(oneShot) : await session.repl();
   await session.close();

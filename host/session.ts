@@ -10,7 +10,8 @@ import { keyForTarget, ServerConnection, type EraChoice, type ServerEvents } fro
 import { Terminal } from "./terminal.ts";
 import { uniqueServerKey } from "./tools.ts";
 
-export const EXIT = { ok: 0, error: 1, usage: 2, toolGaveUp: 3, interrupted: 130, hangup: 129, terminated: 143 } as const;
+/** The codes mcp-inspect uses where they mean the same (usage 1, connection 2, a tool's failure 6). */
+export const EXIT = { ok: 0, usage: 1, connection: 2, toolGaveUp: 6, model: 7, interrupted: 130, hangup: 129, terminated: 143 } as const;
 
 export interface SessionOptions {
   provider: LLMProvider;
@@ -130,7 +131,7 @@ export class HostSession implements HostContext {
     this.terminal.onInterrupt(() => this.#current?.abort());
     this.#banner();
     const outcome = await this.run((signal) => this.chat.turn(message, signal));
-    if (outcome.failed) return EXIT.error;
+    if (outcome.failed) return EXIT.model;
     if (outcome.cancelled) return EXIT.interrupted;
     // No answer came of the tools: one failed and the model gave up, or the model never stopped.
     return outcome.gaveUp || outcome.capped ? EXIT.toolGaveUp : EXIT.ok;

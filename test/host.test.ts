@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, EVERYTHING, NO_VENDOR_KEYS, REFERENCE, runTool } from "./helpers.ts";
+import { BUN, closedPort, EVERYTHING, NO_VENDOR_KEYS, REFERENCE, runTool } from "./helpers.ts";
 
 const LONG = 60_000;
 const host = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 const daemonDir = mkdtempSync("/tmp/mcph-");
 
-describe("bad input: one line on stderr, exit 2, nothing started", () => {
+describe("bad input: one line on stderr, exit 1, nothing started", () => {
   const cases: [string, string[], RegExp][] = [
     ["an unknown flag", ["--bogus"], /^error: unknown option --bogus \(see --help\)\n$/],
     ["an unknown provider", ["--provider", "nope"], /unknown provider "nope" \(choose anthropic, openai, gemini, scripted\)/],
@@ -36,7 +36,7 @@ describe("bad input: one line on stderr, exit 2, nothing started", () => {
   for (const [what, args, message] of cases) {
     test(what, async () => {
       const result = await host(args);
-      expect(result.code).toBe(2);
+      expect(result.code).toBe(1);
       expect(result.stderr).toMatch(message);
       expect(result.stderr.trim().split("\n")).toHaveLength(1);
       expect(result.stdout).toBe("");
@@ -51,9 +51,9 @@ test("--help teaches with examples", async () => {
   expect(result.stdout).toContain("--protocol-version");
 });
 
-test("a server that cannot start is reported, and with none connected the host exits 1", async () => {
+test("a server that cannot start is reported, and with none connected the host exits 2", async () => {
   const result = await host(["--server", "/nonexistent/server --flag", "-p", "hi"]);
-  expect(result.code).toBe(1);
+  expect(result.code).toBe(2);
   expect(result.stdout).toBe("");
   expect(result.stderr).toContain("could not connect to server:");
   expect(result.stderr).toContain("error: no server could be connected");
@@ -68,15 +68,15 @@ describe("one-shot mode", () => {
     expect(result.stderr).toContain(`connected to "mcpkit-reference" as reference (2026-07-28, 17 tools`);
   }, LONG);
 
-  test("exits 3 when a tool failed and the model gave up", async () => {
+  test("exits 6 when a tool failed and the model gave up", async () => {
     const result = await host(["-p", "fail"]);
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(6);
     expect(result.stdout).toContain("failed: fail: requested failure");
   }, LONG);
 
   test("a server that needs a browser step first (-32042): the user is asked, the model is told to retry", async () => {
     const result = await host(["--server", EVERYTHING, "-p", "trigger-url-elicitation url=https://example.com/step errorPath=true"], { stdin: "n\n" });
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(6);
     expect(result.stderr).toContain("asks you to open a page: Open this link to satisfy the prerequisite");
     expect(result.stderr).toContain("Open it in your browser? [y/N] n");
     expect(result.stdout).toContain("needs a step in the user's browser before this call can succeed");
@@ -100,7 +100,7 @@ describe("protocol revisions", () => {
 
   test("--protocol-version 2026-07-28 against a 2025-only server fails instead of settling", async () => {
     const result = await host(["--server", EVERYTHING, "--protocol-version", "2026-07-28", "-p", "hi"]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain("could not connect to");
     expect(result.stderr).toContain("error: no server could be connected");
   }, LONG);
@@ -247,7 +247,24 @@ test("a model that keeps calling tools is stopped after the round cap", async ()
     const result = await host(["-p", "loop"], { env });
     expect(result.stderr).toContain(`stopped: the model called tools ${MAX_TOOL_ROUNDS} rounds in a row`);
     expect(fake.requestsTo("/messages")).toHaveLength(MAX_TOOL_ROUNDS);
-    expect(result.code).toBe(3);
+    expect(result.code).toBe(6);
+  } finally {
+    fake.stop();
+  }
+}, LONG);
+
+test("the model failing is exit 7 with one line, in -p and when its model cannot even be resolved", async () => {
+  const { startFakeVendor } = await import("./fixtures/fake-vendors.ts");
+  const fake = startFakeVendor("anthropic");
+  try {
+    fake.replies = [{ kind: "error", status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }];
+    const env = { ANTHROPIC_API_KEY: "sk-bad", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_MODEL: "claude-test" };
+    const answered = await host(["-p", "hi"], { env });
+    expect(answered.code).toBe(7);
+    expect(answered.stderr).toContain("invalid x-api-key");
+    const unresolved = await host(["-p", "hi"], { env: { ANTHROPIC_API_KEY: "sk-bad", ANTHROPIC_BASE_URL: `http://127.0.0.1:${closedPort()}` } });
+    expect(unresolved.code).toBe(7);
+    expect(unresolved.stderr).toMatch(/^error: anthropic: .+\n$/);
   } finally {
     fake.stop();
   }
