@@ -61,15 +61,9 @@ export async function createAnthropicProvider(options: ProviderOptions): Promise
     env,
     vendor: VENDOR,
     wanted: "active Sonnet model",
-    listAndPick: async () => {
-      try {
-        const listed: ModelInfo[] = [];
-        for await (const info of client.models.list({ limit: MODELS_PAGE_SIZE })) listed.push(info);
-        return pickAnthropicModel(listed);
-      } catch (error) {
-        throw toOneLineError(error, context);
-      }
-    },
+    listModels: () => client.models.list({ limit: MODELS_PAGE_SIZE }),
+    pick: pickAnthropicModel,
+    describeError: (error) => toOneLineError(error, context),
   });
 
   return {

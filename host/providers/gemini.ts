@@ -79,15 +79,9 @@ export async function createGeminiProvider(options: ProviderOptions): Promise<LL
     env,
     vendor: VENDOR,
     wanted: "stable Flash model supporting generateContent",
-    listAndPick: async () => {
-      try {
-        const listed: Model[] = [];
-        for await (const info of await client.models.list({ config: { pageSize: MODELS_PAGE_SIZE } })) listed.push(info);
-        return pickGeminiModel(listed);
-      } catch (error) {
-        throw toOneLineError(error, context);
-      }
-    },
+    listModels: () => client.models.list({ config: { pageSize: MODELS_PAGE_SIZE } }),
+    pick: pickGeminiModel,
+    describeError: (error) => toOneLineError(error, context),
   });
 
   /** thoughtSignature per tool_use id, to replay on the next turn (see SKIP_SIGNATURE_CHECK). */

@@ -74,15 +74,9 @@ export async function createOpenAIProvider(options: ProviderOptions): Promise<LL
     env,
     vendor: VENDOR,
     wanted: isOfficial ? "mainline GPT chat model" : `mainline GPT chat model at ${baseURL}`,
-    listAndPick: async () => {
-      try {
-        const listed: Model[] = [];
-        for await (const info of client.models.list()) listed.push(info);
-        return pickOpenAIModel(listed);
-      } catch (error) {
-        throw toOneLineError(error, context);
-      }
-    },
+    listModels: () => client.models.list(),
+    pick: pickOpenAIModel,
+    describeError: (error) => toOneLineError(error, context),
   });
 
   return {

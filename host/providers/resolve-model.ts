@@ -7,7 +7,7 @@
  */
 export const VENDOR_MAX_RETRIES = 1;
 
-export interface ModelChoice {
+export interface ModelChoice<Listed> {
   /** The --model value, when given. */
   pinned?: string;
   /** e.g. "ANTHROPIC_MODEL": consulted when --model is absent. */
@@ -15,17 +15,27 @@ export interface ModelChoice {
   env: Record<string, string | undefined>;
   /** e.g. "anthropic": names the vendor in error messages. */
   vendor: string;
-  /** Asks the vendor's models API; runs only when neither --model nor the env var names a model. */
-  listAndPick: () => Promise<string | undefined>;
+  /** The vendor's models API, every page; asked only when neither --model nor the env var names a model. */
+  listModels: () => AsyncIterable<Listed> | Promise<AsyncIterable<Listed>>;
+  /** The newest suitable model among those listed. */
+  pick: (listed: Listed[]) => string | undefined;
+  /** The vendor's failure as one line. */
+  describeError: (error: unknown) => Error;
   /** What the picker looks for, for the error when nothing qualifies, e.g. "a Sonnet model". */
   wanted: string;
 }
 
 /** --model wins, then <VENDOR>_MODEL, then the newest suitable model the vendor lists. */
-export async function resolveModel(choice: ModelChoice): Promise<string> {
+export async function resolveModel<Listed>(choice: ModelChoice<Listed>): Promise<string> {
   const explicit = choice.pinned?.trim() || choice.env[choice.envVar]?.trim();
   if (explicit) return explicit;
-  const picked = await choice.listAndPick();
+  const listed: Listed[] = [];
+  try {
+    for await (const model of await choice.listModels()) listed.push(model);
+  } catch (error) {
+    throw choice.describeError(error);
+  }
+  const picked = choice.pick(listed);
   if (picked) return picked;
   throw new Error(
     `${choice.vendor}: the models API lists no ${choice.wanted} (set ${choice.envVar} or pass --model)`,
