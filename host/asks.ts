@@ -2,9 +2,10 @@
 // runs only after approval (through the chat's own model, maxTokens capped); elicitation becomes a
 // terminal form built from the requested schema; URL-mode elicitation opens only https or loopback
 // URLs, and only after consent.
-import type { LLMProvider, ChatMessage, ContentPart } from "./provider.ts";
+import type { LLMProvider, ChatMessage } from "./provider.ts";
 import { textOf } from "./provider.ts";
 import { isBrowserSafeUrl } from "./browser.ts";
+import { contentParts } from "./tools.ts";
 import type { Terminal } from "./terminal.ts";
 
 /** Whatever the server asks for, a sampled answer is at most this long. */
@@ -53,13 +54,7 @@ function samplingText(content: unknown): string {
 }
 
 function samplingMessage(message: { role: string; content: unknown }): ChatMessage {
-  const blocks = (Array.isArray(message.content) ? message.content : [message.content]) as Json[];
-  const content: ContentPart[] = blocks.map((block) =>
-    block?.type === "image"
-      ? { type: "image", data: String(block.data), mimeType: String(block.mimeType) }
-      : { type: "text", text: block?.type === "text" ? String(block.text) : `[${String(block?.type)}]` },
-  );
-  return { role: message.role === "assistant" ? "assistant" : "user", content };
+  return { role: message.role === "assistant" ? "assistant" : "user", content: contentParts(message.content) };
 }
 
 // ---- elicitation -------------------------------------------------------------------------------

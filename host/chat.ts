@@ -5,7 +5,7 @@ import type { ChatMessage, ContentPart, ImagePart, LLMProvider, TextPart, ToolRe
 import type { ServerConnection } from "./servers.ts";
 import { REQUEST_TIMEOUT_MS } from "./servers.ts";
 import type { Terminal } from "./terminal.ts";
-import { resultParts, ToolNamespace } from "./tools.ts";
+import { contentParts, resultParts, ToolNamespace } from "./tools.ts";
 
 /** A model that keeps calling tools is stopped after this many rounds in one turn. */
 export const MAX_TOOL_ROUNDS = 10;
@@ -218,19 +218,6 @@ function attachment(server: string, uri: string, contents: ResourceContents[]): 
 
 function attr(value: string): string {
   return value.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function contentParts(content: unknown): ContentPart[] {
-  const blocks = (Array.isArray(content) ? content : [content]) as Record<string, unknown>[];
-  return blocks.map((block): TextPart | ImagePart => {
-    if (block?.type === "text") return { type: "text", text: String(block.text) };
-    if (block?.type === "image") return { type: "image", data: String(block.data), mimeType: String(block.mimeType) };
-    if (block?.type === "resource") {
-      const resource = block.resource as ResourceContents;
-      return { type: "text", text: `<resource uri="${attr(resource.uri)}">\n${resource.text ?? "[binary]"}\n</resource>` };
-    }
-    return { type: "text", text: JSON.stringify(block) };
-  });
 }
 
 function errorResult(id: string, text: string): ToolResultPart {

@@ -75,17 +75,25 @@ function shortHash(text: string): string {
 
 type McpContent = { type: string; [key: string]: unknown };
 
-/** An MCP tool result as the parts a model reads: text and images verbatim, the rest described. */
+/**
+ * MCP content (one block or a list, as tool results, prompt messages and sampling messages carry it)
+ * as the parts a model reads: text and images verbatim, the rest described.
+ */
+export function contentParts(content: unknown): (TextPart | ImagePart)[] {
+  const blocks = (Array.isArray(content) ? content : content === undefined ? [] : [content]) as McpContent[];
+  return blocks.map((block): TextPart | ImagePart => {
+    if (block?.type === "text") return { type: "text", text: String(block.text ?? "") };
+    if (block?.type === "image") return { type: "image", data: String(block.data ?? ""), mimeType: String(block.mimeType ?? "image/png") };
+    if (block?.type === "resource") return { type: "text", text: embeddedResourceText(block.resource as McpContent) };
+    if (block?.type === "resource_link") return { type: "text", text: `[resource link: ${String(block.uri)}${block.name ? ` (${String(block.name)})` : ""}]` };
+    if (block?.type === "audio") return { type: "text", text: `[audio ${String(block.mimeType)}, ${String(block.data ?? "").length} base64 chars]` };
+    return { type: "text", text: JSON.stringify(block) };
+  });
+}
+
+/** An MCP tool result as the parts a model reads; structured content stands in when there is no other. */
 export function resultParts(result: { content?: unknown; structuredContent?: unknown }): (TextPart | ImagePart)[] {
-  const parts: (TextPart | ImagePart)[] = [];
-  for (const block of (Array.isArray(result.content) ? result.content : []) as McpContent[]) {
-    if (block.type === "text") parts.push({ type: "text", text: String(block.text ?? "") });
-    else if (block.type === "image") parts.push({ type: "image", data: String(block.data ?? ""), mimeType: String(block.mimeType ?? "image/png") });
-    else if (block.type === "resource") parts.push({ type: "text", text: embeddedResourceText(block.resource as McpContent) });
-    else if (block.type === "resource_link") parts.push({ type: "text", text: `[resource link: ${String(block.uri)}${block.name ? ` (${String(block.name)})` : ""}]` });
-    else if (block.type === "audio") parts.push({ type: "text", text: `[audio ${String(block.mimeType)}, ${String(block.data ?? "").length} base64 chars]` });
-    else parts.push({ type: "text", text: JSON.stringify(block) });
-  }
+  const parts = contentParts(Array.isArray(result.content) ? result.content : []);
   if (parts.length === 0 && result.structuredContent !== undefined) parts.push({ type: "text", text: JSON.stringify(result.structuredContent) });
   if (parts.length === 0) parts.push({ type: "text", text: "(no content)" });
   return parts;
