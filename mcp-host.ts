@@ -8,7 +8,7 @@ import { defineCommand, runMain, type ArgsDef } from "citty";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { splitCommandLine, takeRepeatable, unknownFlagsProblem } from "./lib/cli.ts";
-import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "./lib/client.ts";
+import { KNOWN_PROTOCOL_VERSIONS } from "./lib/client.ts";
 import { loadConfigTargets, resolveTarget, type StdioTarget, type Target } from "./lib/target.ts";
 import { createProvider, pickProvider, PROVIDER_NAMES, type LLMProvider, type ProviderName } from "./host/provider.ts";
 import { eraChoice, rootFor } from "./host/servers.ts";
@@ -25,7 +25,7 @@ const ARGS = {
   model: { type: "string", description: "pin a model id (default: the provider's newest mid-tier model, or <VENDOR>_MODEL)", valueHint: "id" },
   root: { type: "string", description: "a directory servers may see through roots/list; repeatable (default: the current directory)", valueHint: "dir" },
   legacy: { type: "boolean", description: "use the 2025 initialize handshake instead of probing for 2026-07-28" },
-  "protocol-version": { type: "string", description: `negotiate exactly this revision or fail (${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")})`, valueHint: "v" },
+  "protocol-version": { type: "string", description: `negotiate exactly this revision or fail (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`, valueHint: "v" },
   "callback-port": { type: "string", description: "fixed loopback port for the OAuth callback (default: any free port)", valueHint: "port" },
   print: { type: "string", description: "one-shot: answer this message, print the answer and exit (6 when a tool failed and the model gave up)", alias: ["p"], valueHint: "message" },
 } as const satisfies ArgsDef;

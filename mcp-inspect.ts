@@ -4,7 +4,7 @@
 // with a code that says what happened. `mcp` turns it into an MCP server of inspection tools.
 import { defineCommand, runMain, type ArgsDef, type CommandDef } from "citty";
 import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, takeRepeatable, TARGET_ARGS, unknownFlagsProblem } from "./lib/cli.ts";
-import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from "./lib/client.ts";
+import { KNOWN_PROTOCOL_VERSIONS } from "./lib/client.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
 import { stripControl } from "./lib/log.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
@@ -25,7 +25,7 @@ const COMMON_ARGS = {
   ...TARGET_ARGS,
   timeout: { type: "string", description: `give up after this many ms in all (default ${DEFAULT_TIMEOUT_MS}, or the config's timeout_ms; progress resets the timer)`, valueHint: "ms" },
   stateful: { type: "boolean", description: "keep the server running between calls, in mcp-daemon (started on demand)" },
-  "protocol-version": { type: "string", description: `pin a revision (${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")})`, valueHint: "v" },
+  "protocol-version": { type: "string", description: `pin a revision (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`, valueHint: "v" },
   json: { type: "boolean", description: "print the JSON envelope (default when stdout is not a terminal)" },
   text: { type: "boolean", description: "print readable text (default on a terminal)" },
   verbose: { type: "boolean", description: "show the server's stderr, skipped lines and notifications", alias: ["v"] },
@@ -367,8 +367,7 @@ function usageProblem(args: Args, defs: ArgsDef): string | undefined {
     if (Number(timeout) > MAX_TIMEOUT_MS) return `--timeout can be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`;
   }
   const pinned = args["protocol-version"];
-  const known = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
-  if (pinned !== undefined && !known.includes(pinned)) return `unknown --protocol-version ${pinned} (known: ${known.join(", ")})`;
+  if (pinned !== undefined && !KNOWN_PROTOCOL_VERSIONS.includes(pinned)) return `unknown --protocol-version ${pinned} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})`;
   if (args.json && args.text) return "give --json or --text, not both";
   return undefined;
 }

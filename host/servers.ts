@@ -5,7 +5,7 @@ import { Client, type ClientOptions, type Transport } from "@modelcontextprotoco
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ChannelTransport } from "../lib/channel-transport.ts";
-import { LEGACY_PROTOCOL_VERSIONS, META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
+import { KNOWN_PROTOCOL_VERSIONS, META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
 import { DaemonTransport } from "../lib/daemon-client.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import type { Target } from "../lib/target.ts";
@@ -60,8 +60,8 @@ export function eraChoice(legacy: boolean, version: string | undefined): { ok: t
   if (legacy && version) return { ok: false, error: "give --legacy or --protocol-version, not both" };
   if (legacy) return { ok: true, value: { mode: "legacy" } };
   if (version === undefined) return { ok: true, value: { mode: "auto" } };
-  if (!LEGACY_PROTOCOL_VERSIONS.includes(version) && !MODERN_PROTOCOL_VERSIONS.includes(version)) {
-    return { ok: false, error: `unknown protocol version ${JSON.stringify(version)} (known: ${[...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(", ")})` };
+  if (!KNOWN_PROTOCOL_VERSIONS.includes(version)) {
+    return { ok: false, error: `unknown protocol version ${JSON.stringify(version)} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})` };
   }
   return { ok: true, value: { mode: "pin", version } };
 }

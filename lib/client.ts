@@ -21,6 +21,8 @@ import {
 export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"];
 /** Revisions negotiated with the `initialize` handshake, newest first. */
 export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/** Every revision a --protocol-version may name, newest first. */
+export const KNOWN_PROTOCOL_VERSIONS = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** A legacy server may stay silent on an unknown method; past this the probe counts as "legacy". */
 export const DISCOVER_PROBE_TIMEOUT_MS = 5_000;
