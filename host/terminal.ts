@@ -127,8 +127,7 @@ export class Terminal {
 
   /** Clears whatever the user has typed at the prompt (Ctrl-C on a non-empty line). */
   clearLine(): void {
-    if (!this.interactive) return;
-    this.#rl.write(null, { ctrl: true, name: "u" });
+    if (this.interactive) this.#eraseInput();
   }
 
   get currentLine(): string {
@@ -176,8 +175,7 @@ export class Terminal {
       // A half-typed answer stays with its own question, not with the one that interrupted it.
       if (previous && previous !== question && this.#rl.line !== "") {
         previous.draft = this.#rl.line;
-        this.#rl.write(null, { ctrl: true, name: "e" });
-        this.#rl.write(null, { ctrl: true, name: "u" });
+        this.#eraseInput();
       }
       this.#rl.setPrompt(question.prompt);
       this.#rl.prompt();
@@ -203,6 +201,12 @@ export class Terminal {
       this.#shown = undefined;
       this.#deliverSoon();
     }
+  }
+
+  /** Readline's own keys: to the end of the line, then delete everything before the cursor. */
+  #eraseInput(): void {
+    this.#rl.write(null, { ctrl: true, name: "e" });
+    this.#rl.write(null, { ctrl: true, name: "u" });
   }
 
   #ensureLineStart(): void {
