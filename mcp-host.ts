@@ -11,8 +11,7 @@ import { splitCommandLine, takeRepeatable, unknownFlagsProblem } from "./lib/cli
 import { KNOWN_PROTOCOL_VERSIONS } from "./lib/client.ts";
 import { loadConfigTargets, resolveTarget, type StdioTarget, type Target } from "./lib/target.ts";
 import { createProvider, pickProvider, PROVIDER_NAMES, type LLMProvider, type ProviderName } from "./host/provider.ts";
-import { eraChoice, rootFor } from "./host/servers.ts";
-import { EXIT, HostSession } from "./host/session.ts";
+import { EXIT, eraChoice, rootFor } from "./host/options.ts";
 import pkg from "./package.json" with { type: "json" };
 
 /** Set in the environment of the process that serves the embedded reference server. */
@@ -93,6 +92,8 @@ async function host(args: Record<string, unknown>): Promise<number> {
     return fail(`${providerName}: ${(error as Error).message}`, EXIT.model);
   }
 
+  // The MCP SDK and the session load only now, so --help and --version stay instant.
+  const { HostSession } = await import("./host/session.ts");
   const session = new HostSession({ provider, targets: targets.value, era: era.value, roots, callbackPort, oneShot: oneShot !== undefined });
   const connected = await session.connect();
   if (connected === 0) {

@@ -4,7 +4,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Chat, TurnResult } from "./chat.ts";
 import type { ServerConnection } from "./servers.ts";
-import { rootFor } from "./servers.ts";
+import { rootFor } from "./options.ts";
 import type { Terminal } from "./terminal.ts";
 
 export interface HostContext {

@@ -3,13 +3,13 @@
 // and progress shown as they arrive, subscriptions on either protocol era.
 import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
 import { basename } from "node:path";
-import { pathToFileURL } from "node:url";
 import { ChannelTransport } from "../lib/channel-transport.ts";
-import { KNOWN_PROTOCOL_VERSIONS, META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
+import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
 import { DaemonTransport } from "../lib/daemon-client.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import type { Target } from "../lib/target.ts";
 import pkg from "../package.json" with { type: "json" };
+import type { EraChoice } from "./options.ts";
 import type { McpTool } from "./tools.ts";
 
 export const CLIENT_INFO = { name: "mcp-host", version: pkg.version };
@@ -20,8 +20,6 @@ export const REQUEST_TIMEOUT_MS = 10 * 60_000;
 /** A server that has not answered the handshake by then is reported, and the chat goes on without it. */
 export const CONNECT_TIMEOUT_MS = 30_000;
 
-/** --legacy, --protocol-version V, or the default probe for 2026-07-28. */
-export type EraChoice = { mode: "auto" } | { mode: "legacy" } | { mode: "pin"; version: string };
 
 /** What a connection needs from the terminal: the host's UI implements it. */
 export interface ServerEvents {
@@ -55,16 +53,6 @@ export interface PromptInfo {
   arguments?: { name: string; description?: string; required?: boolean }[];
 }
 
-/** Checks a --protocol-version value: a 2025-era revision runs the legacy handshake pinned to it. */
-export function eraChoice(legacy: boolean, version: string | undefined): { ok: true; value: EraChoice } | { ok: false; error: string } {
-  if (legacy && version) return { ok: false, error: "give --legacy or --protocol-version, not both" };
-  if (legacy) return { ok: true, value: { mode: "legacy" } };
-  if (version === undefined) return { ok: true, value: { mode: "auto" } };
-  if (!KNOWN_PROTOCOL_VERSIONS.includes(version)) {
-    return { ok: false, error: `unknown protocol version ${JSON.stringify(version)} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})` };
-  }
-  return { ok: true, value: { mode: "pin", version } };
-}
 
 export interface ConnectOptions {
   era: EraChoice;
@@ -267,7 +255,3 @@ export function keyForTarget(target: Target): string {
   return words.find((word) => !RUNNERS.has(word) && !word.startsWith("-")) ?? "server";
 }
 
-/** file:// roots for directories. */
-export function rootFor(directory: string): { uri: string; name: string } {
-  return { uri: pathToFileURL(directory).href, name: basename(directory) || directory };
-}

@@ -7,12 +7,11 @@ import { openInBrowser } from "./browser.ts";
 import { Chat, type TurnResult } from "./chat.ts";
 import { complete, runCommand, type HostContext } from "./commands.ts";
 import type { LLMProvider } from "./provider.ts";
-import { keyForTarget, ServerConnection, type EraChoice, type ServerEvents } from "./servers.ts";
+import { EXIT, type EraChoice } from "./options.ts";
+import { keyForTarget, ServerConnection, type ServerEvents } from "./servers.ts";
 import { Terminal } from "./terminal.ts";
 import { uniqueServerKey } from "./tools.ts";
 
-/** The codes mcp-inspect uses where they mean the same (usage 1, connection 2, a tool's failure 6). */
-export const EXIT = { ok: 0, usage: 1, connection: 2, toolGaveUp: 6, model: 7, interrupted: 130, hangup: 129, terminated: 143 } as const;
 
 export interface SessionOptions {
   provider: LLMProvider;

@@ -1,0 +1,28 @@
+// What mcp-host decides from its command line before anything heavy loads (the MCP SDK, a vendor
+// SDK): the protocol era to ask for, the roots to offer, and the exit codes. `--help` and
+// `--version` then stay instant.
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
+import { KNOWN_PROTOCOL_VERSIONS } from "../lib/client.ts";
+
+/** The codes mcp-inspect uses where they mean the same (usage 1, connection 2, a tool's failure 6). */
+export const EXIT = { ok: 0, usage: 1, connection: 2, toolGaveUp: 6, model: 7, interrupted: 130, hangup: 129, terminated: 143 } as const;
+
+/** --legacy, --protocol-version V, or the default probe for 2026-07-28. */
+export type EraChoice = { mode: "auto" } | { mode: "legacy" } | { mode: "pin"; version: string };
+
+/** Checks a --protocol-version value: a 2025-era revision runs the legacy handshake pinned to it. */
+export function eraChoice(legacy: boolean, version: string | undefined): { ok: true; value: EraChoice } | { ok: false; error: string } {
+  if (legacy && version) return { ok: false, error: "give --legacy or --protocol-version, not both" };
+  if (legacy) return { ok: true, value: { mode: "legacy" } };
+  if (version === undefined) return { ok: true, value: { mode: "auto" } };
+  if (!KNOWN_PROTOCOL_VERSIONS.includes(version)) {
+    return { ok: false, error: `unknown protocol version ${JSON.stringify(version)} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})` };
+  }
+  return { ok: true, value: { mode: "pin", version } };
+}
+
+/** file:// roots for directories. */
+export function rootFor(directory: string): { uri: string; name: string } {
+  return { uri: pathToFileURL(directory).href, name: basename(directory) || directory };
+}
