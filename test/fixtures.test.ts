@@ -5,11 +5,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Client, StreamableHTTPClientTransport, type ClientOptions } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
-import { join } from "node:path";
+import { alive, BUN, FAULTY, REFERENCE, waitUntil } from "./helpers.ts";
 
-const BUN = process.execPath;
-const REFERENCE = join(import.meta.dir, "fixtures", "reference-server.ts");
-const FAULTY = join(import.meta.dir, "fixtures", "faulty-server.ts");
 const T = 30_000; // generous bound against hangs, not a performance check
 
 const TOOLS = ["add", "big", "crash", "echo", "elicit", "elicit_later", "elicit_url", "fail", "grow", "log", "region_query", "roots", "sample", "slow", "touch", "typed", "whoami"];
@@ -26,15 +23,6 @@ afterAll(async () => {
   await Promise.allSettled(procs.map((p) => p.exited));
   for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGKILL");
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 type Era = "legacy" | "auto" | "pin";
 
@@ -171,7 +159,7 @@ async function checkSubscription(client: Client): Promise<void> {
   if (!modern) await client.subscribeResource({ uri: "ref://hello" });
   expect(firstText(await client.callTool({ name: "touch", arguments: { uri: "ref://data.json" } }))).toBe("touched ref://data.json");
   expect(firstText(await client.callTool({ name: "touch", arguments: { uri: "ref://hello" } }))).toBe("touched ref://hello");
-  await waitFor(() => updates.length > 0);
+  await waitUntil(() => updates.length > 0, 5000);
   expect(updates).toEqual(["ref://hello"]); // only the subscribed URI
   await sub?.close();
 }
@@ -193,7 +181,7 @@ describe("reference server over stdio", () => {
       expect(logs).toEqual([{ level: "warning", data: "careful", logger: "reference" }]);
       const pid = transport.pid!;
       await client.close();
-      await waitFor(() => !alive(pid));
+      await waitUntil(() => !alive(pid), 5000);
     },
     T,
   );
@@ -399,12 +387,4 @@ describe("faulty server", () => {
 function expectProgress(seen: number[], steps: number): void {
   expect(seen.length).toBeGreaterThanOrEqual(steps - 1);
   expect(seen).toEqual(Array.from({ length: seen.length }, (_, i) => i + 1));
-}
-
-async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await Bun.sleep(20);
-  }
 }

@@ -185,3 +185,12 @@ export const INITIALIZE = (version = "2025-11-25") => ({
 
 /** Whether a process with this pid is still running (a zombie waiting to be reaped is not). */
 export const alive = processAlive;
+
+/** Polls `condition` until it holds; throws when it has not within `ms`. */
+export async function waitUntil(condition: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await Bun.sleep(20);
+  }
+}

@@ -7,7 +7,7 @@ import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { BUN, REFERENCE, ROOT, startReferenceHttp } from "./helpers.ts";
+import { BUN, REFERENCE, ROOT, startReferenceHttp, waitUntil } from "./helpers.ts";
 import { HostDriver } from "./host-driver.ts";
 
 const K = "mcpkit-reference";
@@ -164,11 +164,3 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
     }
   }, 90_000);
 });
-
-async function waitUntil(condition: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(10);
-  }
-}

@@ -4,7 +4,7 @@ import { afterEach, beforeAll, afterAll, describe, expect, test } from "bun:test
 import { Client, type ClientOptions } from "@modelcontextprotocol/client";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import { join } from "node:path";
-import { BUN, EVERYTHING, REFERENCE, ROOT, startReferenceHttp, type HttpFixture } from "./helpers.ts";
+import { BUN, EVERYTHING, REFERENCE, ROOT, startReferenceHttp, waitUntil, type HttpFixture } from "./helpers.ts";
 
 const LONG = 60_000;
 const PROXY = join(ROOT, "mcp-proxy.ts");
@@ -33,14 +33,6 @@ async function throughProxy(proxyArgs: string[], era: Era): Promise<{ client: Cl
 }
 
 const text = (result: { content?: unknown }) => (result.content as { type: string; text: string }[])[0]!.text;
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(20);
-  }
-}
 
 async function clientFeatures(client: Client): Promise<void> {
   expect(text(await client.callTool({ name: "sample", arguments: { prompt: "hi?" } }))).toBe("sampled answer");
@@ -79,21 +71,21 @@ describe.each(["legacy", "modern"] as const)("reference server over stdio, %s er
     const listen = era === "modern" ? await client.listen({ resourceSubscriptions: ["ref://hello"] }) : undefined;
     if (era === "legacy") await client.subscribeResource({ uri: "ref://hello" });
     await client.callTool({ name: "touch", arguments: { uri: "ref://hello" } });
-    await until(() => notes.includes("updated ref://hello"));
+    await waitUntil(() => notes.includes("updated ref://hello"));
 
     const before = text(await client.callTool({ name: "whoami", arguments: {} }));
     const restart = await client.callTool({ name: "restart_server", arguments: {} });
     expect(restart.isError).toBe(false);
     expect(text(restart)).toContain("Restarted the server");
     expect(text(await client.callTool({ name: "whoami", arguments: {} }))).not.toBe(before);
-    if (era === "legacy") await until(() => notes.includes("tools/list_changed"));
+    if (era === "legacy") await waitUntil(() => notes.includes("tools/list_changed"));
 
     // The same features on the new process; the subscription was carried over.
     await clientFeatures(client);
     await progressAndCancellation(client);
     notes.length = 0;
     await client.callTool({ name: "touch", arguments: { uri: "ref://hello" } });
-    await until(() => notes.includes("updated ref://hello"));
+    await waitUntil(() => notes.includes("updated ref://hello"));
     await listen?.close();
   }, LONG);
 });
@@ -101,7 +93,7 @@ describe.each(["legacy", "modern"] as const)("reference server over stdio, %s er
 test("logging notifications pass through (2025 era)", async () => {
   const { client, notes } = await throughProxy(["--", BUN, REFERENCE], "legacy");
   await client.callTool({ name: "log", arguments: { level: "warning", message: "careful" } });
-  await until(() => notes.includes("log careful"));
+  await waitUntil(() => notes.includes("log careful"));
 }, LONG);
 
 describe("server-everything (v1 SDK) through the proxy", () => {
