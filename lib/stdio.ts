@@ -345,16 +345,10 @@ export class LineWriter {
   }
 }
 
-/** Feeds a readable byte stream (our stdin, a socket) through the capped line splitter. */
-export function readLines(
-  source: ByteSource,
-  online: (line: string) => void,
-  options: { onerror?: (error: LineError) => void; onend?: () => void; maxLineBytes?: number } = {},
-): void {
-  feed(source, new LineSplitter(online, { maxLineBytes: options.maxLineBytes, onerror: options.onerror }), options.onend);
-}
-
-/** readLines for forwarders: each line's bytes as they arrived (checked to be UTF-8), no decoding. */
+/**
+ * Feeds a readable byte stream (our stdin, a socket) through the capped line splitter, handing each
+ * line over as the bytes that arrived (checked to be UTF-8), undecoded: what forwarders pass on.
+ */
 export function readByteLines(
   source: ByteSource,
   online: (line: Uint8Array) => void,
