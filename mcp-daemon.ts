@@ -4,7 +4,7 @@
 // process per server definition, and ends sessions (and itself) when they sit idle.
 import { defineCommand, runMain, type ArgsDef } from "citty";
 import { existsSync, readFileSync } from "node:fs";
-import { unknownFlagsProblem } from "./lib/cli.ts";
+import { unknownCommandProblem, unknownFlagsProblem } from "./lib/cli.ts";
 import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "./lib/daemon-client.ts";
 import { daemonPaths, processAlive, type DaemonPaths } from "./lib/daemon-protocol.ts";
 import { createLogger, isLogLevelName, stripControl } from "./lib/log.ts";
@@ -203,6 +203,8 @@ const logs = defineCommand({
   },
 });
 
+const SUBCOMMANDS = { start, stop, status, restart, logs, run };
+
 const main = defineCommand({
   meta: {
     name: "mcp-daemon",
@@ -218,7 +220,13 @@ const main = defineCommand({
       "  mcp-daemon run --idle-timeout 60000                                # foreground, for debugging",
     ].join("\n"),
   },
-  subCommands: { start, stop, status, restart, logs, run },
+  subCommands: SUBCOMMANDS,
 });
 
-runMain(main);
+const badCommand = unknownCommandProblem(process.argv.slice(2), Object.keys(SUBCOMMANDS), "mcp-daemon");
+if (badCommand) {
+  process.stderr.write(`error: ${badCommand}\n`);
+  process.exitCode = 1;
+} else {
+  runMain(main);
+}

@@ -3,7 +3,7 @@
 // command after `--`, a URL, or a config entry), does one thing, prints one result, and exits
 // with a code that says what happened. `mcp` turns it into an MCP server of inspection tools.
 import { defineCommand, runMain, type ArgsDef, type CommandDef } from "citty";
-import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, takeRepeatable, TARGET_ARGS, unknownFlagsProblem } from "./lib/cli.ts";
+import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, takeRepeatable, TARGET_ARGS, unknownCommandProblem, unknownFlagsProblem } from "./lib/cli.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "./lib/client.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
 import { stripControl } from "./lib/log.ts";
@@ -385,17 +385,7 @@ async function paramsOf(args: Args): Promise<Record<string, unknown>> {
   return read.value;
 }
 
-/**
- * citty prints its own help on stdout for an unknown command, which would break the JSON
- * contract: such mistakes are caught here and reported like every other usage error.
- */
-function unknownCommand(argv: string[]): string | undefined {
-  const first = argv[0];
-  if (first === undefined || first.startsWith("-") || Object.hasOwn(SUBCOMMANDS, first)) return undefined;
-  return `unknown command "${first}" (commands: ${Object.keys(SUBCOMMANDS).join(", ")}; see mcp-inspect --help)`;
-}
-
-const badCommand = own[0] === "config" ? undefined : unknownCommand(repeated.rest);
+const badCommand = own[0] === "config" ? undefined : unknownCommandProblem(repeated.rest, Object.keys(SUBCOMMANDS), "mcp-inspect");
 if (own[0] === "config") {
   process.exitCode = runConfigCommand("mcp-inspect", own.slice(1), serverCommand, { leadingArgs: ["mcp"], example: "-- node server.js", entryScript: new URL(import.meta.url).pathname });
 } else if (badCommand) {

@@ -80,6 +80,16 @@ function camel(name: string): string {
   return name.replace(/-([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 }
 
+/**
+ * citty answers an unknown subcommand with its help on stdout, where our tools keep only results
+ * (and mcp-inspect its JSON contract): the mistake is caught first and reported as a usage error.
+ */
+export function unknownCommandProblem(argv: string[], commands: string[], tool: string): string | undefined {
+  const first = argv[0];
+  if (first === undefined || first.startsWith("-") || commands.includes(first)) return undefined;
+  return `unknown command "${first}" (commands: ${commands.join(", ")}; see ${tool} --help)`;
+}
+
 /** The flags that name a server, the same on every command of every tool. */
 export const TARGET_ARGS = {
   url: { type: "string", description: "Streamable HTTP (or legacy SSE) server URL", valueHint: "url" },

@@ -254,3 +254,10 @@ test("the daemon starts with an allow-listed environment: its own and network se
   // Stateful HTTP sessions run inside the daemon: proxy and CA settings are what they need to connect.
   expect(env).toEqual({ PATH: "/bin", HOME: "/h", MCPKIT_DAEMON_DIR: "/d", XDG_RUNTIME_DIR: "/run/u", https_proxy: "http://p:3128", NODE_EXTRA_CA_CERTS: "/ca.pem" });
 });
+
+test("an unknown mcp-daemon command is one line on stderr, exit 1, nothing on stdout", async () => {
+  const result = await daemon(daemonDir(), ["bogus"]);
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe("");
+  expect(result.stderr).toBe('error: unknown command "bogus" (commands: start, stop, status, restart, logs, run; see mcp-daemon --help)\n');
+});
