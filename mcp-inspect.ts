@@ -4,12 +4,13 @@
 // with a code that says what happened. `mcp` turns it into an MCP server of inspection tools.
 import { defineCommand, runMain, type ArgsDef, type CommandDef } from "citty";
 import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, takeRepeatable, TARGET_ARGS, unknownCommandProblem, unknownFlagsProblem } from "./lib/cli.ts";
-import { KNOWN_PROTOCOL_VERSIONS } from "./lib/client.ts";
+import { KNOWN_PROTOCOL_VERSIONS, McpError } from "./lib/client.ts";
+import { onExitSignals } from "./lib/signals.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
 import { stripControl } from "./lib/log.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
 import { pairsToArguments, readParams, validate } from "./inspect/arguments.ts";
-import { MAX_TIMEOUT_MS, Session, Watchdog, channelFor, type Call } from "./inspect/session.ts";
+import { MAX_TIMEOUT_MS, Watchdog, openSession, type Call } from "./inspect/session.ts";
 import { CommandError, EXIT, classify, errorEnvelope, renderText, successEnvelope, type Metadata } from "./inspect/output.ts";
 import pkg from "./package.json" with { type: "json" };
 
@@ -42,7 +43,7 @@ function inspectCommand<A extends ArgsDef, P>(
   description: string,
   examples: string[],
   args: A,
-  prepare: (args: Args) => Promise<P> | P,
+  prepare: (args: Args, signal: AbortSignal) => Promise<P> | P,
   act: (call: Call, prepared: P, target: Target) => Promise<unknown>,
 ): CommandDef<A & typeof COMMON_ARGS> {
   const allArgs = { ...args, ...COMMON_ARGS } as A & typeof COMMON_ARGS;
@@ -78,13 +79,13 @@ const callTool = inspectCommand(
     params: { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" },
     validate: { type: "boolean", description: "check arguments against the tool's inputSchema first (--no-validate skips)", default: true },
   },
-  async (args) => {
+  async (args, signal) => {
     const name = requirePositional(args, "tool name", "call-tool echo message=hi -- node server.js");
     const pairs = args._.slice(1);
     // The pairs' form is checked now; their types need the schema, so they are built later.
     const form = pairsToArguments(pairs, undefined);
     if (!form.ok) throw new CommandError(EXIT.usage, form.error);
-    return { name, base: await paramsOf(args), pairs, validate: args.validate !== false };
+    return { name, base: await paramsOf(args, signal), pairs, validate: args.validate !== false };
   },
   async (call, { name, base, pairs, validate: check }, target) => {
     // Over HTTP the schema is needed anyway: it says which arguments travel as Mcp-Param headers.
@@ -151,10 +152,10 @@ const getPrompt = inspectCommand(
     name: { type: "positional", description: "prompt name", required: false },
     params: { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" },
   },
-  async (args) => {
+  async (args, signal) => {
     const name = requirePositional(args, "prompt name", "get-prompt greet name=alice -- node server.js");
     // Prompt arguments are strings by the spec: no coercion.
-    const built = pairsToArguments(args._.slice(1), undefined, await paramsOf(args), { strings: true });
+    const built = pairsToArguments(args._.slice(1), undefined, await paramsOf(args, signal), { strings: true });
     if (!built.ok) throw new CommandError(EXIT.usage, built.error);
     return { name, values: Object.fromEntries(Object.entries(built.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])) };
   },
@@ -270,7 +271,7 @@ async function runOneShot<P>(
   name: string,
   args: Args,
   defs: ArgsDef,
-  prepare: (args: Args) => Promise<P> | P,
+  prepare: (args: Args, signal: AbortSignal) => Promise<P> | P,
   act: (call: Call, prepared: P, target: Target) => Promise<unknown>,
 ): Promise<void> {
   const started = performance.now();
@@ -295,25 +296,25 @@ async function runOneShot<P>(
 
   const usage = usageProblem(args, defs) ?? (target.ok ? undefined : target.error);
   if (usage || !target.ok) return report(new CommandError(EXIT.usage, usage ?? ""));
+
+  // --timeout and signals cover everything from here on, reading --params included.
+  const timeoutMs = timeoutOf(args, target.value);
+  const watchdog = new Watchdog(timeoutMs);
+  let signalled = false;
+  onExitSignals((signal, code) => {
+    signalled = true;
+    watchdog.abort(new CommandError(code, `interrupted by ${signal === "SIGINT" ? "Ctrl-C" : signal}; the server was told to cancel`));
+  });
   let prepared: P;
   try {
-    prepared = await prepare(args);
+    prepared = await Promise.race([prepare(args, watchdog.signal), watchdog.fired]);
   } catch (error) {
-    return report(classify(error));
+    watchdog.stop();
+    const timedOut = error instanceof McpError && error.kind === "timeout";
+    return report(timedOut ? new CommandError(EXIT.timeout, `reading the arguments took longer than --timeout (${timeoutMs} ms)`) : classify(error));
   }
 
-  const timeoutMs = timeoutOf(args, target.value);
-  const session = new Session(
-    target.value,
-    { version: pkg.version, timeoutMs, protocolVersion: args["protocol-version"], verbose: Boolean(args.verbose) },
-    await channelFor(target.value, Boolean(args.stateful)),
-  );
-  const watchdog = new Watchdog(timeoutMs);
-  // Every signal that ends us cancels the work under way and is answered with an envelope.
-  const signals = [["SIGINT", EXIT.interrupted, "Ctrl-C"], ["SIGTERM", 143, "SIGTERM"], ["SIGHUP", 129, "SIGHUP"]] as const;
-  for (const [signal, code, label] of signals) {
-    process.on(signal, () => watchdog.abort(new CommandError(code, `interrupted by ${label}; the server was told to cancel`)));
-  }
+  const session = await openSession(target.value, { version: pkg.version, timeoutMs, protocolVersion: args["protocol-version"], verbose: Boolean(args.verbose), stateful: Boolean(args.stateful) });
   try {
     await session.connect(watchdog);
     protocolVersion = session.protocolVersion;
@@ -328,8 +329,8 @@ async function runOneShot<P>(
     report(classify(error, session.stderrTail));
   } finally {
     watchdog.stop();
-    // The answer is out; only now wait for the server to go away.
-    await session.close();
+    // The answer is out; only now wait for the server to go away (quickly, when a signal ends us).
+    await session.close({ quick: signalled });
   }
 }
 
@@ -378,9 +379,11 @@ function requirePositional(args: Args, what: string, example: string): string {
   return value;
 }
 
-async function paramsOf(args: Args): Promise<Record<string, unknown>> {
+async function paramsOf(args: Args, signal: AbortSignal): Promise<Record<string, unknown>> {
   if (typeof args.params !== "string") return {};
-  const read = await readParams(args.params);
+  const read = await readParams(args.params, signal);
+  // An abort (--timeout, a signal) is reported by the watchdog that caused it.
+  if (!read.ok && read.aborted) throw signal.reason;
   if (!read.ok) throw new CommandError(EXIT.usage, read.error);
   return read.value;
 }

@@ -6,17 +6,21 @@ import { defineCommand, runMain } from "citty";
 import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlagsProblem } from "./lib/cli.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
 import type { ArgsDef } from "citty";
-import { HttpChannel } from "./lib/http.ts";
-import type { MessageChannel } from "./lib/jsonrpc.ts";
-import { LineSplitter, MAX_LINE_BYTES } from "./lib/lines.ts";
-import { createLogger, isLogLevelName, stripControl, type LogLevelName } from "./lib/log.ts";
-import { LineWriter, readByteLines, StdioChannel } from "./lib/stdio.ts";
+import { readChunks } from "./lib/flow.ts";
+import { DRAIN_TIMEOUT_MS } from "./lib/limits.ts";
+import { LineWriter } from "./lib/line-writer.ts";
+import { ByteLineSplitter, MAX_LINE_BYTES } from "./lib/lines.ts";
+import { createLogger, isLogLevelName, ownStderr, type LogLevelName } from "./lib/log.ts";
+import { openChannel } from "./lib/open-channel.ts";
+import { onExitSignals } from "./lib/signals.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
 import { McpProxy } from "./proxy/core.ts";
 import { Builder, startWatching } from "./proxy/watch.ts";
 import pkg from "./package.json" with { type: "json" };
 
-const DEFAULTS = { logLevel: "info", maxRestarts: 3, restartDelayMs: 1_000, restartTimeoutMs: 30_000, debounceMs: 300 } as const;
+/** After the proxy is done, how long a lingering handle may keep the process alive. */
+const EXIT_GRACE_MS = 200;
+const DEFAULTS = { logLevel: "info", maxRestarts: 3, restartDelayMs: 1_000, restartTimeoutMs: 30_000, debounceMs: 300, drainTimeoutMs: DRAIN_TIMEOUT_MS } as const;
 
 const argv = process.argv.slice(2);
 const configMode = argv[0] === "config";
@@ -34,6 +38,7 @@ const ARGS = {
   "restart-delay": { type: "string", description: `first crash-restart delay, doubled each time (default ${DEFAULTS.restartDelayMs}) [MCPDEV_PROXY_RESTART_DELAY]`, valueHint: "ms" },
   "restart-timeout": { type: "string", description: `how long a new server may take to answer its handshake (default ${DEFAULTS.restartTimeoutMs}) [MCPDEV_PROXY_TIMEOUT]`, valueHint: "ms" },
   "auto-restart": { type: "boolean", description: "restart a crashed server (--no-auto-restart to stop) [MCPDEV_PROXY_AUTO_RESTART]" },
+  "drain-timeout": { type: "string", description: `at the end of input, wait this long for the answers still owed (default ${DEFAULTS.drainTimeoutMs})`, valueHint: "ms" },
 } as const satisfies ArgsDef;
 
 const main = defineCommand({
@@ -63,6 +68,8 @@ const main = defineCommand({
       return;
     }
     process.exitCode = await serve(settings.value);
+    // Whatever handle is still open (a keep-alive socket) must not hold the exit up.
+    setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
   },
 });
 
@@ -73,6 +80,7 @@ interface Settings {
   maxRestarts: number;
   restartDelayMs: number;
   restartTimeoutMs: number;
+  drainTimeoutMs: number;
   autoRestart: boolean;
   watch: string[];
   debounceMs: number;
@@ -114,6 +122,7 @@ function readSettings(args: Record<string, unknown>): { ok: true; value: Setting
     ["restart-delay", env.MCPDEV_PROXY_RESTART_DELAY, DEFAULTS.restartDelayMs],
     ["restart-timeout", env.MCPDEV_PROXY_TIMEOUT, DEFAULTS.restartTimeoutMs],
     ["debounce", undefined, DEFAULTS.debounceMs],
+    ["drain-timeout", undefined, DEFAULTS.drainTimeoutMs],
   ];
   for (const [flag, fromEnv, fallback] of numeric) {
     const text = (args[flag] as string | undefined) ?? fromEnv;
@@ -138,6 +147,7 @@ function readSettings(args: Record<string, unknown>): { ok: true; value: Setting
       maxRestarts: numbers["max-restarts"]!,
       restartDelayMs: numbers["restart-delay"]!,
       restartTimeoutMs: numbers["restart-timeout"]!,
+      drainTimeoutMs: numbers["drain-timeout"]!,
       autoRestart,
       watch: repeated.values.watch ?? [],
       debounceMs: numbers.debounce!,
@@ -160,19 +170,40 @@ function splitArgs(text: string): string[] {
   return trimmed === "" ? [] : trimmed.split(/\s+/);
 }
 
-/** Runs the proxy until the client goes away; resolves with the exit code. */
+/**
+ * Runs the proxy until the client goes away; resolves with the exit code. At the end of its input
+ * every answer still owed is awaited and written first; a signal ends it at once.
+ */
 async function serve(settings: Settings): Promise<number> {
   const log = createLogger({ level: settings.logLevel, file: settings.logFile, tag: "mcp-proxy" });
   const target = settings.target;
   const toClient = new LineWriter(process.stdout);
-  const stderrPrefix = new LineSplitter((line) => process.stderr.write(`[server] ${stripControl(line)}\n`));
+  const stderr = ownStderr();
+  const inputEnded = Promise.withResolvers<void>();
+  const clientGone = Promise.withResolvers<void>();
+  const signalled = Promise.withResolvers<number>();
+
+  // The client's lines, as the bytes that arrived (UTF-8 or not: the server answers what it gets).
+  const splitter = new ByteLineSplitter((line) => proxy.fromClient(line), {
+    chunksAreOwned: true,
+    validateUtf8: false,
+    onerror: (error) => {
+      log.warn(`dropped a ${error.bytes}-byte line from the client (${error.kind})`);
+      if (error.kind === "oversize") proxy.refuseOversize(error.head, error.tail, error.bytes, MAX_LINE_BYTES);
+    },
+  });
+  const input = readChunks(process.stdin, {
+    onchunk: (chunk) => splitter.push(chunk),
+    onend: () => {
+      splitter.end();
+      inputEnded.resolve();
+    },
+  });
 
   const proxy = new McpProxy({
-    connect: (): MessageChannel =>
-      target.kind === "stdio"
-        ? new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: (chunk) => stderrPrefix.push(chunk), forwarding: true })
-        : new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: true }),
-    write: (line) => toClient.write(line),
+    connect: () => openChannel(target, { forwarding: true, listen: true, onstderr: (line) => stderr.write(`[server] ${line}\n`) }),
+    toClient,
+    clientInput: input,
     log,
     restartTimeoutMs: settings.restartTimeoutMs,
     autoRestart: settings.autoRestart,
@@ -210,27 +241,27 @@ async function serve(settings: Settings): Promise<number> {
     await proxy.restart(`changed: ${shown}`, { again: true, resetsBreaker: true });
   }
 
-  const finished = Promise.withResolvers<number>();
-  // A client that stops reading (EPIPE) is a client that left.
-  process.stdout.on("error", () => finished.resolve(0));
-  readByteLines(process.stdin, (line) => proxy.fromClient(line), {
-    onerror: (error) => {
-      log.warn(`dropped a ${error.bytes}-byte line from the client (${error.kind})`);
-      if (error.kind === "oversize") proxy.refuseOversize(error.head, error.tail, error.bytes, MAX_LINE_BYTES);
-    },
-    onend: () => finished.resolve(0),
+  // A client that stops reading for good (EPIPE) is a client that left: no answer can reach it.
+  process.stdout.on("error", () => clientGone.resolve());
+  let signalCode: number | undefined;
+  onExitSignals((_signal, code) => {
+    signalCode ??= code;
+    signalled.resolve(code);
   });
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
-    process.once(signal, () => finished.resolve(code));
-  }
 
-  await proxy.start();
-  const code = await finished.promise;
+  void proxy.start();
+  const interrupted = Promise.race([signalled.promise, clientGone.promise]);
+  const ending = await Promise.race([inputEnded.promise.then(() => "end of input" as const), interrupted]);
+  input.pause("ended");
   stopWatching();
   builder?.stop();
-  await proxy.close();
-  process.stdin.pause();
-  return code;
+  if (ending === "end of input") {
+    // Every answer still owed is written before the server stops; a signal cuts this short.
+    await Promise.race([proxy.drain(settings.drainTimeoutMs).then(() => toClient.flushed()), interrupted]);
+  }
+  await proxy.close({ quick: signalCode !== undefined });
+  process.stdin.destroy();
+  return signalCode ?? 0;
 }
 
 if (configMode) process.exitCode = runConfigCommand("mcp-proxy", own, argvCommand, { example: "--watch src -- node server.js", entryScript: new URL(import.meta.url).pathname });

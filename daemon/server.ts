@@ -6,7 +6,7 @@ import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, writeFileSy
 import { createServer, type Server, type Socket } from "node:net";
 import { parseMessage, errorResponse, ErrorCode, idFromEdges, type JsonObject, type JsonRpcMessage } from "../lib/jsonrpc.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../lib/lines.ts";
-import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, processAlive, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
+import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, processAlive, processStartTime, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
 import { probeDaemon } from "../lib/daemon-client.ts";
 import type { Target } from "../lib/target.ts";
 import { DaemonSession, type SessionClient } from "./session.ts";
@@ -340,16 +340,6 @@ function checkTarget(value: unknown): Target | string {
     return { kind: "http", url: target.url, headers: target.headers as Record<string, string>, transport };
   }
   return 'kind must be "stdio" or "http"';
-}
-
-/** Field 22 of /proc/<pid>/stat, or undefined where there is no /proc. */
-function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
 }
 
 function isDanglingLink(path: string): boolean {

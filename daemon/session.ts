@@ -5,7 +5,7 @@
 // without ever re-running a call that was in flight.
 import type { ConsolaInstance } from "consola/core";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../lib/client.ts";
-import { HttpChannel } from "../lib/http.ts";
+import type { MessageChannel } from "../lib/channel.ts";
 import {
   ErrorCode,
   IdRemapper,
@@ -17,8 +17,8 @@ import {
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
-  type MessageChannel,
 } from "../lib/jsonrpc.ts";
+import { openChannel } from "../lib/open-channel.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import { describeTarget, type Target } from "../lib/target.ts";
 
@@ -99,11 +99,7 @@ export class DaemonSession {
   async #startUpstream(): Promise<void> {
     const restarting = this.state === "crashed";
     this.state = "starting";
-    const target = this.target;
-    const upstream: MessageChannel =
-      target.kind === "stdio"
-        ? new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: (chunk) => this.#log.debug(`[${this.key}] ${new TextDecoder().decode(chunk).trimEnd()}`) })
-        : new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: true });
+    const upstream = await openChannel(this.target, { listen: true, onstderr: (line) => this.#log.debug(`[${this.key}] ${line}`) });
     upstream.onmessage = (message) => this.#fromUpstream(upstream, message);
     upstream.onerror = (error) => this.#log.warn(`[${this.key}] ${error.message}`);
     upstream.onclose = (reason) => this.#onUpstreamClose(upstream, reason ?? "the server went away");

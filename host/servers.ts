@@ -5,8 +5,7 @@ import { Client, type ClientOptions, type Transport } from "@modelcontextprotoco
 import { basename } from "node:path";
 import { ChannelTransport } from "../lib/channel-transport.ts";
 import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
-import { DaemonTransport } from "../lib/daemon-client.ts";
-import { StdioChannel } from "../lib/stdio.ts";
+import { openChannel } from "../lib/open-channel.ts";
 import type { Target } from "../lib/target.ts";
 import pkg from "../package.json" with { type: "json" };
 import type { EraChoice } from "./options.ts";
@@ -58,8 +57,8 @@ export interface ConnectOptions {
   era: EraChoice;
   /** Connects an HTTP target (OAuth on demand); host/oauth.ts provides it. */
   connectHttp: (client: Client, target: Extract<Target, { kind: "http" }>) => Promise<Transport>;
-  /** The server's stderr, one chunk at a time (the host prefixes and strips it). */
-  onStderr?: (chunk: Uint8Array) => void;
+  /** Each line of the server's stderr, already stripped (the host prefixes it). */
+  onStderr?: (line: string) => void;
 }
 
 export class ServerConnection {
@@ -114,9 +113,8 @@ export class ServerConnection {
     if (target.kind === "http" && !target.stateful) {
       await options.connectHttp(this.client, target);
     } else {
-      const transport = target.stateful || target.kind === "http"
-        ? new DaemonTransport(target)
-        : new ChannelTransport(new StdioChannel({ command: target.command, args: target.args, env: target.env, cwd: target.cwd, onstderr: options.onStderr }));
+      // A stateful HTTP entry is kept by the daemon; the daemon's session is a channel like any other.
+      const transport = new ChannelTransport(await openChannel(target, { stateful: target.stateful || target.kind === "http", onstderr: options.onStderr }));
       this.#transport = transport;
       await this.client.connect(transport as unknown as Transport, { timeout: CONNECT_TIMEOUT_MS });
     }

@@ -1,6 +1,5 @@
 // One run of the host: the servers it connects, the conversation, and who owns Ctrl-C at each
 // moment (a running turn, a server's open question, the prompt). Every way out closes every server.
-import { LineSplitter } from "../lib/lines.ts";
 import type { Target } from "../lib/target.ts";
 import { answerElicitation, answerSampling } from "./asks.ts";
 import { openInBrowser } from "./browser.ts";
@@ -176,9 +175,6 @@ export class HostSession implements HostContext {
 }
 
 /** A server's stderr on ours, line by line (as mcp-proxy shows its child's), each prefixed with its name. */
-function stderrPrinter(key: () => string, terminal: Terminal): (chunk: Uint8Array) => void {
-  const lines = new LineSplitter((line) => {
-    if (line.trim() !== "") terminal.printError(`[${key()}] ${line}`);
-  });
-  return (chunk) => lines.push(chunk);
+function stderrPrinter(key: () => string, terminal: Terminal): (line: string) => void {
+  return (line) => terminal.printError(`[${key()}] ${line}`);
 }

@@ -1,9 +1,10 @@
 // Tool arguments from the command line: `--params` as JSON, `@file` or `-` (stdin), and
 // `key=value` pairs coerced by the tool's inputSchema, then checked against that schema so a
 // bad field is named before the server ever sees the call.
-import { readFileSync } from "node:fs";
+import { MAX_PARAMS_BYTES } from "../lib/limits.ts";
+import { readFileCapped, readStreamCapped, type CappedRead } from "../lib/read-capped.ts";
 
-export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+export type Result<T> = { ok: true; value: T } | { ok: false; error: string; aborted?: boolean };
 type Schema = Record<string, unknown>;
 /** Keys that would reach Object.prototype through a dotted path. */
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
@@ -11,20 +12,22 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 const DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 type Json = Record<string, unknown>;
 
-/** Reads `--params`: inline JSON, `@path` to a JSON file, or `-` for stdin. */
-export async function readParams(spec: string, stdin: () => Promise<string> = readStdin): Promise<Result<Json>> {
+/**
+ * Reads `--params`: inline JSON, `@path` to a JSON file, or `-` for stdin; at most
+ * MAX_PARAMS_BYTES, and given up when `signal` aborts (--timeout, a signal).
+ */
+export async function readParams(spec: string, signal?: AbortSignal, stdin: () => Promise<CappedRead> = () => readStreamCapped(process.stdin, MAX_PARAMS_BYTES, signal)): Promise<Result<Json>> {
   let text = spec;
   let source = "--params";
-  if (spec === "-") {
-    text = await stdin();
-    source = "--params - (stdin)";
-  } else if (spec.startsWith("@")) {
-    source = `--params ${spec}`;
-    try {
-      text = readFileSync(spec.slice(1), "utf8");
-    } catch (error) {
-      return { ok: false, error: `cannot read ${spec.slice(1)} (${(error as NodeJS.ErrnoException).code ?? "read error"})` };
+  if (spec === "-" || spec.startsWith("@")) {
+    source = spec === "-" ? "--params - (stdin)" : `--params ${spec}`;
+    const read = spec === "-" ? await stdin() : await readFileCapped(spec.slice(1), MAX_PARAMS_BYTES, signal);
+    if (!read.ok) {
+      if (read.error === "too-large") return { ok: false, error: `${source} is over the ${MAX_PARAMS_BYTES}-byte limit` };
+      if (read.error === "aborted") return { ok: false, error: `${source} was not read to its end`, aborted: true };
+      return { ok: false, error: spec === "-" ? `cannot read stdin (${read.detail})` : `cannot read ${spec.slice(1)} (${read.detail})` };
     }
+    text = read.text;
   }
   let value: unknown;
   try {
@@ -34,12 +37,6 @@ export async function readParams(spec: string, stdin: () => Promise<string> = re
   }
   if (!isObject(value)) return { ok: false, error: `${source} must be a JSON object, like '{"key": "value"}'` };
   return { ok: true, value };
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**

@@ -9,7 +9,7 @@ import { createLogger } from "../lib/log.ts";
 import { describeTarget, type Target } from "../lib/target.ts";
 import { classify } from "./output.ts";
 import { McpError } from "../lib/client.ts";
-import { Session, channelFor, type Call } from "./session.ts";
+import { openSession, type Call, type Session } from "./session.ts";
 
 export interface InspectorOptions {
   version: string;
@@ -62,7 +62,7 @@ class TargetLink {
   }
 
   async #open(): Promise<Session> {
-    const session = new Session(this.target, this.options, await channelFor(this.target, Boolean(this.options.stateful)));
+    const session = await openSession(this.target, this.options);
     try {
       await session.connect();
     } catch (error) {

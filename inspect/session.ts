@@ -1,12 +1,12 @@
 // One connection to one server: the channel for the target's kind, the raw client on top, and
 // watchdogs for --timeout (progress resets them). A one-shot command runs its whole life under
 // one watchdog; `mcp` mode gives each tool call its own.
+import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
 import { McpError, RawClient, type ServerIdentity } from "../lib/client.ts";
-import { HttpChannel } from "../lib/http.ts";
-import type { JsonObject, MessageChannel } from "../lib/jsonrpc.ts";
-import { LineSplitter } from "../lib/lines.ts";
-import { createLogger, stripControl } from "../lib/log.ts";
-import { DroppedLineError, StdioChannel } from "../lib/stdio.ts";
+import type { JsonObject } from "../lib/jsonrpc.ts";
+import { createLogger, ownStderr, stripControl } from "../lib/log.ts";
+import { openChannel } from "../lib/open-channel.ts";
+import { StdioChannel } from "../lib/stdio.ts";
 import type { Target } from "../lib/target.ts";
 import { CommandError, EXIT } from "./output.ts";
 
@@ -22,13 +22,15 @@ export interface SessionOptions {
   timeoutMs: number;
   protocolVersion?: string;
   verbose?: boolean;
+  /** Through mcp-daemon (also when the target says so). */
+  stateful?: boolean;
 }
 
-/** The connection for a target: through mcp-daemon when asked (loaded only then), else direct. */
-export async function channelFor(target: Target, stateful: boolean): Promise<MessageChannel | undefined> {
-  if (!stateful && !target.stateful) return undefined;
-  const { DaemonChannel } = await import("../lib/daemon-client.ts");
-  return new DaemonChannel(target);
+/** A session for the target, not yet connected: direct, or through mcp-daemon. */
+export async function openSession(target: Target, options: SessionOptions): Promise<Session> {
+  // With --verbose the server's stderr reaches ours, line by line and cleaned.
+  const onstderr = options.verbose ? (line: string) => ownStderr().write(`${line}\n`) : undefined;
+  return new Session(options, await openChannel(target, { stateful: options.stateful, onstderr }));
 }
 
 /** A server connection, not yet connected: `connect` negotiates under the given watchdog. */
@@ -38,23 +40,10 @@ export class Session {
   readonly #timeoutMs: number;
   readonly #active = new Set<Watchdog>();
 
-  /** `channel` replaces the direct connection (e.g. a session of mcp-daemon). */
-  constructor(target: Target, options: SessionOptions, channel?: MessageChannel) {
+  constructor(options: SessionOptions, channel: MessageChannel) {
     const log = createLogger({ level: options.verbose ? "debug" : "warn", tag: "mcp-inspect" });
     this.#timeoutMs = options.timeoutMs;
-    // The server's stderr may hold escape sequences: it reaches the terminal line by line, cleaned.
-    const stderrLines = new LineSplitter((line) => process.stderr.write(`${stripControl(line)}\n`));
-    this.#channel =
-      channel ??
-      (target.kind === "stdio"
-        ? new StdioChannel({
-            command: target.command,
-            args: target.args,
-            env: target.env,
-            cwd: target.cwd,
-            onstderr: options.verbose ? (chunk) => stderrLines.push(chunk) : undefined,
-          })
-        : new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport }));
+    this.#channel = channel;
     this.#channel.onerror = (error) => {
       // A message too big to take would otherwise look like a silent server until the timeout.
       if (error instanceof DroppedLineError && error.kind === "oversize") this.abortAll(new CommandError(EXIT.protocol, error.message));
@@ -111,10 +100,10 @@ export class Session {
     for (const watchdog of this.#active) watchdog.abort(error);
   }
 
-  async close(): Promise<void> {
+  async close(options?: CloseOptions): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
-      this.client.close().catch(() => {}),
+      this.client.close(options).catch(() => {}),
       new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
     ]);
     clearTimeout(timer);

@@ -1,6 +1,7 @@
 // Any lib message channel (stdio child, daemon session) as an SDK Transport, structurally: start,
 // send, close and the three hooks. lib/ does not import the SDK, so the shapes are typed loosely.
-import type { JsonRpcMessage, MessageChannel } from "./jsonrpc.ts";
+import type { MessageChannel } from "./channel.ts";
+import type { JsonRpcMessage } from "./jsonrpc.ts";
 
 export class ChannelTransport {
   // deno-lint-ignore no-explicit-any

@@ -3,8 +3,6 @@
 // results as plain JSON (no schema library), which keeps a one-shot call cheap to start.
 import {
   ErrorCode,
-  TRANSPORT_ERROR_DATA,
-  isFailure,
   isNotification,
   isRequest,
   isResponse,
@@ -14,8 +12,9 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
-  type MessageChannel,
 } from "./jsonrpc.ts";
+import type { CloseOptions, MessageChannel } from "./channel.ts";
+import { McpError, RequestCorrelator, type CorrelatorPeer } from "./correlator.ts";
 
 /** Revisions negotiated with `server/discover` and per-request `_meta`. */
 export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"];
@@ -46,18 +45,7 @@ export interface ServerIdentity {
   supportedVersions?: string[];
 }
 
-/** A failure the caller can classify: the server's JSON-RPC error, a timeout, or a closed link. */
-export class McpError extends Error {
-  constructor(
-    readonly kind: "protocol" | "timeout" | "closed" | "cancelled" | "transport",
-    message: string,
-    readonly rpc?: JsonRpcErrorObject,
-    /** The HTTP status, when a transport error came from one. */
-    readonly status?: number,
-  ) {
-    super(message);
-  }
-}
+export { McpError } from "./correlator.ts";
 
 export interface RequestOptions {
   timeoutMs?: number;
@@ -79,31 +67,31 @@ export interface ClientOptions {
   onrequest?: (request: JsonRpcRequest) => Promise<JsonObject>;
 }
 
-interface Pending {
-  resolve: (result: JsonObject) => void;
-  reject: (error: Error) => void;
-  onprogress?: RequestOptions["onprogress"];
-  restartTimer: () => void;
-}
-
 export class RawClient {
   readonly #channel: MessageChannel;
   readonly #options: ClientOptions;
   #lastId = 0;
-  readonly #pending = new Map<JsonRpcId, Pending>();
+  readonly #requests = new RequestCorrelator(() => ++this.#lastId);
+  readonly #peer: CorrelatorPeer;
   #identity?: ServerIdentity;
-  #closedReason?: string;
 
   constructor(channel: MessageChannel, options: ClientOptions) {
     this.#channel = channel;
     this.#options = options;
     channel.onmessage = (message) => this.#onmessage(message);
-    channel.onclose = (reason) => this.#onclose(reason ?? "the connection closed");
+    channel.onclose = (reason) => this.#requests.close(reason ?? "the connection closed");
+    this.#peer = {
+      send: (request) => channel.send(request),
+      cancel: (id, reason) => {
+        if (channel.cancel?.(id)) return;
+        channel.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {});
+      },
+    };
   }
 
   /** Why the connection closed, once it has. */
   get closedReason(): string | undefined {
-    return this.#closedReason;
+    return this.#requests.closedReason;
   }
 
   get identity(): ServerIdentity {
@@ -200,8 +188,8 @@ export class RawClient {
     await this.#channel.send(params ? { jsonrpc: "2.0", method, params } : { jsonrpc: "2.0", method });
   }
 
-  close(): Promise<void> {
-    return this.#channel.close();
+  close(options?: CloseOptions): Promise<void> {
+    return this.#channel.close(options);
   }
 
   #envelope(params: JsonObject, version: string): JsonObject {
@@ -223,74 +211,16 @@ export class RawClient {
   }
 
   #send(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject> {
-    if (this.#closedReason) return Promise.reject(new McpError("closed", this.#closedReason));
-    const id = ++this.#lastId;
-    const timeoutMs = options.timeoutMs ?? this.#timeout();
-    if (options.onprogress) params = { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } };
-    return new Promise<JsonObject>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const settle = () => {
-        clearTimeout(timer);
-        this.#pending.delete(id);
-        options.signal?.removeEventListener("abort", onabort);
-      };
-      const cancel = (reason: string) => {
-        if (this.#channel.cancel?.(id)) return;
-        this.#channel.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {});
-      };
-      const restartTimer = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          settle();
-          cancel(`timed out after ${timeoutMs} ms`);
-          reject(new McpError("timeout", `${method} timed out after ${timeoutMs} ms`));
-        }, timeoutMs);
-      };
-      const onabort = () => {
-        settle();
-        // The caller's reason (a timeout, a signal) is what the request fails with.
-        const reason: unknown = options.signal?.reason;
-        const error = reason instanceof Error ? reason : new McpError("cancelled", `${method} was cancelled`);
-        cancel(error instanceof McpError && error.kind === "timeout" ? error.message : "cancelled by the user");
-        reject(error);
-      };
-      this.#pending.set(id, {
-        resolve: (result) => (settle(), resolve(result)),
-        reject: (error) => (settle(), reject(error)),
-        onprogress: options.onprogress,
-        restartTimer,
-      });
-      if (options.signal?.aborted) return onabort();
-      options.signal?.addEventListener("abort", onabort, { once: true });
-      restartTimer();
-      this.#channel.send({ jsonrpc: "2.0", id, method, params }).catch((error: Error & { status?: number }) => {
-        this.#pending.get(id)?.reject(new McpError("transport", error.message, undefined, error.status));
-      });
-    });
+    return this.#requests.request(this.#peer, method, params, { timeoutMs: options.timeoutMs ?? this.#timeout(), signal: options.signal, onprogress: options.onprogress });
   }
 
   #onmessage(message: JsonRpcMessage): void {
     if (isResponse(message)) {
-      const pending = message.id === null ? undefined : this.#pending.get(message.id);
-      if (!pending) {
-        this.#channel.onerror?.(new Error(`ignored a response to unknown id ${JSON.stringify(message.id)}`));
-        return;
-      }
-      if (isFailure(message)) {
-        const fromTransport = isObject(message.error.data) && message.error.data.origin === TRANSPORT_ERROR_DATA.origin;
-        pending.reject(new McpError(fromTransport ? "transport" : "protocol", message.error.message, message.error));
-      }
-      else pending.resolve(isObject(message.result) ? message.result : {});
+      if (!this.#requests.settle(message)) this.#channel.onerror?.(new Error(`ignored a response to unknown id ${JSON.stringify(message.id)}`));
       return;
     }
     if (isNotification(message)) {
-      if (message.method === "notifications/progress" && message.params) {
-        const pending = this.#pending.get(message.params.progressToken as JsonRpcId);
-        if (pending) {
-          pending.restartTimer();
-          pending.onprogress?.(message.params as { progress: number; total?: number; message?: string });
-        }
-      }
+      if (message.method === "notifications/progress") this.#requests.progress(message.params);
       this.#options.onnotification?.(message);
       return;
     }
@@ -309,10 +239,6 @@ export class RawClient {
     await this.#channel.send(reply).catch(() => {});
   }
 
-  #onclose(reason: string): void {
-    this.#closedReason = reason;
-    for (const pending of [...this.#pending.values()]) pending.reject(new McpError("closed", reason));
-  }
 }
 
 async function declineAllButPing(request: JsonRpcRequest): Promise<JsonObject> {

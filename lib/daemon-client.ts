@@ -2,15 +2,20 @@
 // and reach a session through it as a raw message channel (what mcp-inspect uses), as an SDK
 // Transport (what mcp-host uses), or through two convenience calls.
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { MessageChannel } from "./channel.ts";
 import { ChannelTransport } from "./channel-transport.ts";
 import { RawClient } from "./client.ts";
-import { DAEMON_PROTOCOL, daemonPaths, processAlive, type DaemonPaths } from "./daemon-protocol.ts";
-import { parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type MessageChannel, type RawMessage } from "./jsonrpc.ts";
-import { LineSplitter } from "./lines.ts";
-import { LineWriter, serverEnvironment } from "./stdio.ts";
+import { DAEMON_PROTOCOL, daemonPaths, MAX_CONTROL_FRAME_BYTES, processAlive, processStartTime, type DaemonPaths } from "./daemon-protocol.ts";
+import { serverEnvironment } from "./environment.ts";
+import { readChunks, type Flow } from "./flow.ts";
+import { parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "./jsonrpc.ts";
+import { LineWriter } from "./line-writer.ts";
+import { LineSplitter, MAX_LINE_BYTES } from "./lines.ts";
 import type { Target } from "./target.ts";
 
 /** How long a starting daemon may take to answer its first hello. */
@@ -42,13 +47,16 @@ export function daemonRequest(socketPath: string, frame: JsonObject, timeoutMs =
       resolve(value);
     };
     const timer = setTimeout(() => finish(undefined), timeoutMs);
-    const splitter = new LineSplitter((line) => {
-      try {
-        finish(JSON.parse(line));
-      } catch {
-        finish(undefined);
-      }
-    });
+    const splitter = new LineSplitter(
+      (line) => {
+        try {
+          finish(JSON.parse(line));
+        } catch {
+          finish(undefined);
+        }
+      },
+      { maxLineBytes: MAX_CONTROL_FRAME_BYTES, onerror: () => finish(undefined) },
+    );
     socket.on("connect", () => socket.write(`${JSON.stringify({ ...frame, protocol: DAEMON_PROTOCOL })}\n`));
     socket.on("data", (chunk: Uint8Array) => splitter.push(chunk));
     socket.on("error", () => finish(undefined));
@@ -73,7 +81,8 @@ export function daemonCommand(env: Record<string, string | undefined> = process.
       return override.split(/\s+/).filter(Boolean);
     }
   }
-  const script = join(import.meta.dir, "..", "mcp-daemon.ts");
+  // import.meta.dir is Bun's own; a URL works under Deno too.
+  const script = fileURLToPath(new URL("../mcp-daemon.ts", import.meta.url));
   if (existsSync(script)) return basename(process.execPath).startsWith("deno") ? [process.execPath, "run", "-A", script] : [process.execPath, script];
   const sibling = join(dirname(process.execPath), "mcp-daemon");
   if (existsSync(sibling)) return [sibling];
@@ -83,7 +92,8 @@ export function daemonCommand(env: Record<string, string | undefined> = process.
 
 /**
  * Returns the socket of a live daemon, starting one if needed. Start-up is serialized with an
- * exclusive lock file: of ten callers racing, one starts the daemon and the rest wait for it.
+ * exclusive lock file: of ten callers racing, one starts the daemon and the rest wait for it. A
+ * lock left behind (its holder gone, its pid reused, or empty from a full disk) is replaced.
  */
 export async function ensureDaemon(options: DaemonOptions = {}): Promise<DaemonPaths> {
   const paths = resolvePaths(options);
@@ -102,7 +112,9 @@ export async function ensureDaemon(options: DaemonOptions = {}): Promise<DaemonP
     await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
     if (await probeDaemon(paths.socket)) return paths;
   }
-  throw new Error(`mcp-daemon did not start within ${DAEMON_START_TIMEOUT_MS} ms (see ${paths.logFile})`);
+  const holder = readFileSafe(paths.lockFile);
+  const where = existsSync(paths.logFile) ? `see ${paths.logFile}` : `${paths.lockFile} is held by ${holder ? `pid ${holder.split(" ")[0]}` : "nobody we can name"}`;
+  throw new Error(`mcp-daemon did not start within ${DAEMON_START_TIMEOUT_MS} ms (${where})`);
 }
 
 function resolvePaths(options: DaemonOptions): DaemonPaths {
@@ -130,7 +142,12 @@ const DAEMON_NETWORK_ENV = new Set(["XDG_RUNTIME_DIR", "HTTP_PROXY", "HTTPS_PROX
 async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline: number): Promise<void> {
   const [command, ...args] = options.command ?? daemonCommand(options.env);
   // Its stderr goes to the log, so a daemon that fails at once leaves its reason where we point.
-  const log = openSync(paths.logFile, "a", 0o600);
+  let log: number;
+  try {
+    log = openSync(paths.logFile, "a", 0o600);
+  } catch (error) {
+    throw new Error(`cannot start mcp-daemon: ${describeFsError(error, paths.logFile)}`);
+  }
   const child = spawn(command!, [...args, "run", ...(options.startFlags ?? [])], {
     detached: true,
     stdio: ["ignore", "ignore", log],
@@ -150,30 +167,66 @@ async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline:
   throw new Error(`mcp-daemon did not answer within ${DAEMON_START_TIMEOUT_MS} ms (see ${paths.logFile})`);
 }
 
-/** O_EXCL create: exactly one caller wins. A lock whose holder died is broken and retaken. */
+/** A lock older than this is stale whoever holds it: starting never takes that long. */
+const LOCK_MAX_AGE_MS = 2 * DAEMON_START_TIMEOUT_MS;
+
+/**
+ * Exactly one caller wins: the lock is written in full to a file of our own, then linked into
+ * place (link fails if the lock exists), so a lock is never seen half-written. A full or
+ * read-only disk is a clear error, and nothing is left behind to block the next call.
+ */
 function takeLock(lockFile: string): boolean {
+  const content = `${process.pid} ${processStartTime(process.pid) ?? ""}\n`;
+  const draft = `${lockFile}.${process.pid}.${randomBytes(4).toString("hex")}`;
   try {
-    const fd = openSync(lockFile, "wx", 0o600);
-    writeSync(fd, String(process.pid));
-    closeSync(fd);
+    writeFileSync(draft, content, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    removeQuietly(draft);
+    throw new Error(`cannot start mcp-daemon: ${describeFsError(error, dirname(lockFile))}`);
+  }
+  try {
+    linkSync(draft, lockFile);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  const holder = Number(readFileSafe(lockFile));
-  if (Number.isInteger(holder) && holder > 0 && !processAlive(holder)) {
-    try {
-      unlinkSync(lockFile);
-    } catch {
-      // Another waiter broke it first.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST") {
+      // A file system without hard links: an exclusive create of the lock itself.
+      try {
+        writeFileSync(lockFile, content, { mode: 0o600, flag: "wx" });
+        return true;
+      } catch (fallback) {
+        if ((fallback as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`cannot start mcp-daemon: ${describeFsError(fallback, lockFile)}`);
+      }
     }
+  } finally {
+    removeQuietly(draft);
   }
+  const held = readFileSafe(lockFile);
+  if (lockIsStale(lockFile, held) && readFileSafe(lockFile) === held) removeQuietly(lockFile);
   return false;
 }
 
-function releaseLock(lockFile: string): void {
+/** Empty or unreadable (a full disk), its holder gone or its pid reused, or simply too old. */
+function lockIsStale(lockFile: string, content: string): boolean {
+  const [pidText, startTime] = content.split(" ");
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  if (!processAlive(pid)) return true;
+  if (startTime && processStartTime(pid) !== undefined && processStartTime(pid) !== startTime) return true;
   try {
-    if (readFileSafe(lockFile) === String(process.pid)) unlinkSync(lockFile);
+    return Date.now() - statSync(lockFile).mtimeMs > LOCK_MAX_AGE_MS;
+  } catch {
+    return false;
+  }
+}
+
+function releaseLock(lockFile: string): void {
+  if (readFileSafe(lockFile).split(" ")[0] === String(process.pid)) removeQuietly(lockFile);
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
   } catch {
     // Gone already.
   }
@@ -187,6 +240,24 @@ function readFileSafe(path: string): string {
   }
 }
 
+/** ENOSPC, EROFS and friends in words a user acts on. */
+function describeFsError(error: unknown, path: string): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case "ENOSPC":
+      return `no space left on the device holding ${path} (free some space, or set MCPKIT_DAEMON_DIR elsewhere)`;
+    case "EROFS":
+      return `${path} is on a read-only file system (set MCPKIT_DAEMON_DIR to a writable directory)`;
+    case "EACCES":
+    case "EPERM":
+      return `no permission to write ${path} (set MCPKIT_DAEMON_DIR to a directory of yours)`;
+    case "EDQUOT":
+      return `the disk quota is exhausted for ${path}`;
+    default:
+      return `${path}: ${(error as Error).message}`;
+  }
+}
+
 /** Nothing listens on the socket (yet): the caller may start the daemon and try again. */
 class DaemonUnreachable extends Error {}
 
@@ -195,12 +266,14 @@ export class DaemonChannel implements MessageChannel {
   onmessage?: (message: JsonRpcMessage, raw?: RawMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
+  ondrain?: () => void;
   /** The session key and the server's pid, once attached. */
   session?: string;
   serverPid?: number | null;
 
   #socket?: Socket;
   #writer?: LineWriter;
+  #flow?: Flow;
   #closed = false;
   #started?: Promise<void>;
 
@@ -208,6 +281,18 @@ export class DaemonChannel implements MessageChannel {
     readonly target: Target,
     readonly options: DaemonOptions = {},
   ) {}
+
+  get hasRoom(): boolean {
+    return this.#writer?.hasRoom ?? true;
+  }
+
+  pause(): void {
+    this.#flow?.pause("consumer");
+  }
+
+  resume(): void {
+    this.#flow?.resume("consumer");
+  }
 
   /** Idempotent: a second call waits for the same attach. */
   start(): Promise<void> {
@@ -232,39 +317,37 @@ export class DaemonChannel implements MessageChannel {
     this.#socket = socket;
     const attached = Promise.withResolvers<void>();
     let isAttached = false;
-    const splitter = new LineSplitter((line) => {
-      if (!isAttached) {
-        let frame: JsonObject;
-        try {
-          frame = JSON.parse(line);
-        } catch {
-          attached.reject(new Error("mcp-daemon answered with something that is not JSON"));
+    let frameBytes = 0;
+    const splitter = new LineSplitter(
+      (line) => {
+        if (!isAttached) return this.#onAttachReply(line, attached, () => (isAttached = true));
+        const parsed = parseMessage(line);
+        if (parsed.ok) this.onmessage?.(parsed.value, line);
+        else this.onerror?.(new Error(`skipped a line from mcp-daemon that is not JSON-RPC (${parsed.error})`));
+      },
+      { maxLineBytes: MAX_LINE_BYTES, onerror: (error) => this.onerror?.(new Error(`dropped a ${error.bytes}-byte line from mcp-daemon (${error.kind})`)) },
+    );
+    this.#flow = readChunks(socket, {
+      onchunk: (chunk) => {
+        // Until attached, only one small control frame may come.
+        if (!isAttached && (frameBytes += chunk.length) > MAX_CONTROL_FRAME_BYTES && !chunk.includes(0x0a)) {
+          attached.reject(new Error(`mcp-daemon sent a control frame over ${MAX_CONTROL_FRAME_BYTES} bytes`));
+          socket.destroy();
           return;
         }
-        if (frame.type === "attached") {
-          isAttached = true;
-          this.session = String(frame.session);
-          this.serverPid = typeof frame.pid === "number" ? frame.pid : null;
-          attached.resolve();
-        } else {
-          attached.reject(new Error(`mcp-daemon: ${String(frame.message ?? "refused the session")}`));
-        }
-        return;
-      }
-      const parsed = parseMessage(line);
-      if (parsed.ok) this.onmessage?.(parsed.value, line);
-      else this.onerror?.(new Error(`skipped a line from mcp-daemon that is not JSON-RPC (${parsed.error})`));
+        splitter.push(chunk);
+      },
+      onend: (error) => {
+        // A failed connect or a broken socket is reported by the error handler below.
+        if (!error) attached.reject(new Error("mcp-daemon closed the connection"));
+        if (isAttached) this.#finish("mcp-daemon closed the connection");
+      },
     });
-    socket.on("data", (chunk: Uint8Array) => splitter.push(chunk));
     let connected = false;
     socket.on("connect", () => (connected = true));
     socket.on("error", (error) => {
       attached.reject(connected ? new Error(`lost mcp-daemon at ${paths.socket}: ${error.message}`) : new DaemonUnreachable(error.message));
       if (isAttached) this.onerror?.(error);
-    });
-    socket.on("close", () => {
-      attached.reject(new Error("mcp-daemon closed the connection"));
-      if (isAttached) this.#finish("mcp-daemon closed the connection");
     });
     // The server must start as a direct spawn would: in our directory, finding its command on our
     // PATH, not on whatever the daemon's first caller had.
@@ -274,7 +357,26 @@ export class DaemonChannel implements MessageChannel {
         : this.target;
     socket.on("connect", () => socket.write(`${JSON.stringify({ type: "attach", protocol: DAEMON_PROTOCOL, server })}\n`));
     this.#writer = new LineWriter(socket);
+    this.#writer.onroom = () => this.ondrain?.();
     await attached.promise;
+  }
+
+  #onAttachReply(line: string, attached: PromiseWithResolvers<void>, markAttached: () => void): void {
+    let frame: JsonObject;
+    try {
+      frame = JSON.parse(line);
+    } catch {
+      attached.reject(new Error("mcp-daemon answered with something that is not JSON"));
+      return;
+    }
+    if (frame.type !== "attached") {
+      attached.reject(new Error(`mcp-daemon: ${String(frame.message ?? "refused the session")}`));
+      return;
+    }
+    markAttached();
+    this.session = String(frame.session);
+    this.serverPid = typeof frame.pid === "number" ? frame.pid : null;
+    attached.resolve();
   }
 
   send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {

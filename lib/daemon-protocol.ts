@@ -13,11 +13,11 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Target } from "./target.ts";
 
+export { MAX_CONTROL_FRAME_BYTES } from "./limits.ts";
+
 export const DAEMON_PROTOCOL = 1;
 /** sun_path holds 108 bytes on Linux, 104 on macOS, including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = process.platform === "darwin" ? 103 : 107;
-/** A control frame longer than this is refused (the session's JSON-RPC lines have their own cap). */
-export const MAX_CONTROL_FRAME_BYTES = 1024 * 1024;
 
 export interface DaemonPaths {
   dir: string;
@@ -109,5 +109,15 @@ export function processAlive(pid: number): boolean {
     return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
   } catch {
     return true; // No /proc (macOS): kill(0) is all we know.
+  }
+}
+
+/** When a process started (field 22 of /proc/<pid>/stat): a reused pid has another. Undefined without /proc. */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
   }
 }

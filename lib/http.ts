@@ -2,6 +2,8 @@
 // HTTP+SSE transport as a fallback. Every request POSTed gets exactly one answer through
 // onmessage (the server's, or one made here when the stream ends without it), so callers never
 // wait on a reply that cannot come.
+import type { CloseOptions, MessageChannel } from "./channel.ts";
+import { fetchWithinOrigin, readBodyCapped, readBodyHead } from "./fetch.ts";
 import {
   ErrorCode,
   errorResponse,
@@ -13,10 +15,10 @@ import {
   TRANSPORT_ERROR_DATA,
   type JsonRpcId,
   type JsonRpcMessage,
-  type MessageChannel,
   type RawMessage,
 } from "./jsonrpc.ts";
 import { META_PROTOCOL_VERSION } from "./client.ts";
+import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "./limits.ts";
 import { paramHeaderSpecs, paramHeaders, type ParamHeader } from "./param-headers.ts";
 import { SseParser } from "./sse.ts";
 import type { HttpTransportChoice } from "./target.ts";
@@ -57,6 +59,7 @@ export class HttpChannel implements MessageChannel {
   onmessage?: (message: JsonRpcMessage, raw?: RawMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
+  ondrain?: () => void;
   /** The 2025 revision an initialize answer negotiated (2026 requests name theirs in _meta). */
   protocolVersion?: string;
   sessionId?: string;
@@ -76,12 +79,34 @@ export class HttpChannel implements MessageChannel {
   readonly #requestAborters = new Map<JsonRpcId, { aborter: AbortController; version?: string }>();
   readonly #cancelled = new Set<JsonRpcId>();
   readonly #streaming = new Set<JsonRpcId>();
+  /** Bytes of request bodies on their way to the server (backpressure for whoever feeds us). */
+  #sending = 0;
+  /** While set, no response body is read further: the consumer downstream is slow. */
+  #paused?: PromiseWithResolvers<void>;
 
   constructor(options: HttpChannelOptions) {
     this.#options = options;
-    this.#fetch = options.fetch ?? fetch;
+    const fetchImpl = options.fetch ?? fetch;
+    this.#fetch = ((url: string | URL, init?: RequestInit) => fetchWithinOrigin(url, init, fetchImpl)) as typeof fetch;
     this.#mode = options.transport === "sse" ? "sse" : "streamable";
   }
+
+  get hasRoom(): boolean {
+    return this.#sending < CHANNEL_BUFFER_BYTES;
+  }
+
+  pause(): void {
+    this.#paused ??= Promise.withResolvers<void>();
+  }
+
+  resume(): void {
+    const paused = this.#paused;
+    this.#paused = undefined;
+    paused?.resolve();
+  }
+
+  /** Awaited before each read of a response body. */
+  readonly #whenReading = (): Promise<void> | undefined => this.#paused?.promise;
 
   get transport(): "streamable-http" | "sse" {
     return this.#mode === "sse" ? "sse" : "streamable-http";
@@ -94,6 +119,17 @@ export class HttpChannel implements MessageChannel {
   async send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
     if (this.#closed) throw new Error("the HTTP channel is closed");
     const body = raw === undefined ? JSON.stringify(message) : rawText(raw);
+    this.#sending += body.length;
+    try {
+      await this.#sendBody(message, body);
+    } finally {
+      const wasFull = !this.hasRoom;
+      this.#sending -= body.length;
+      if (wasFull && this.hasRoom) this.ondrain?.();
+    }
+  }
+
+  async #sendBody(message: JsonRpcMessage, body: string): Promise<void> {
     if (isRequest(message) && message.method === "initialize") this.#initializeIds.add(message.id);
     if (isRequest(message) && message.method === "tools/list" && (this.#versionOf(message) ?? "") >= FIRST_MODERN_REVISION) this.#toolListIds.add(message.id);
     if (this.#mode === "sse") return this.#postLegacy(body);
@@ -122,19 +158,23 @@ export class HttpChannel implements MessageChannel {
     }
   }
 
-  /** 2026-07-28 requests are cancelled by closing their stream; earlier ones need a notification. */
+  /**
+   * 2026-07-28 requests are cancelled by closing their stream. Earlier ones need a notification
+   * (false), but their stream is closed too: nobody waits for that answer any more.
+   */
   cancel(id: JsonRpcId): boolean {
     const request = this.#requestAborters.get(id);
-    if (!request || !request.version || request.version < FIRST_MODERN_REVISION) return false;
+    if (!request) return false;
     this.#cancelled.add(id);
     request.aborter.abort();
-    return true;
+    return Boolean(request.version && request.version >= FIRST_MODERN_REVISION);
   }
 
-  async close(): Promise<void> {
+  async close(_options?: CloseOptions): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#aborter.abort();
+    this.resume();
     if (this.sessionId && this.#mode === "streamable") {
       const timeout = AbortSignal.timeout(SESSION_DELETE_TIMEOUT_MS);
       await this.#fetch(this.#options.url, { method: "DELETE", headers: this.#headers(), signal: timeout }).catch(() => {});
@@ -237,7 +277,7 @@ export class HttpChannel implements MessageChannel {
     if (session && isRequest(message) && message.method === "initialize") this.sessionId = session;
 
     if (!response.ok) {
-      const reply = await response.text().catch(() => "");
+      const reply = await readBodyHead(response, MAX_ERROR_BODY_BYTES);
       const rpc = jsonRpcErrorIn(reply);
       if (requestId !== undefined && rpc && (rpc.id === requestId || MODERN_ERROR_CODES.has(rpc.error.code))) {
         this.#deliver({ ...rpc, id: requestId });
@@ -262,8 +302,12 @@ export class HttpChannel implements MessageChannel {
       void this.#readSse(response, requestId).finally(() => requestId !== undefined && this.#forget(requestId));
       return;
     }
-    const reply = await response.text();
-    if (!this.#deliverJson(reply) && requestId !== undefined) {
+    const reply = await readBodyCapped(response, MAX_MESSAGE_BYTES, this.#whenReading);
+    if (!reply.ok) {
+      this.#answerMissing(requestId, `the server's answer was over the ${MAX_MESSAGE_BYTES}-byte limit; it was not read further`);
+      return;
+    }
+    if (!this.#deliverJson(reply.text)) {
       this.#answerMissing(requestId, `the server answered with ${type || "no content type"} that holds no JSON-RPC response`);
     }
   }
@@ -303,10 +347,21 @@ export class HttpChannel implements MessageChannel {
         if (isResponse(parsed.value) && parsed.value.id === requestId) answered = true;
         this.#deliver(parsed.value, event.data);
       },
-      { onerror: (error) => this.onerror?.(new Error(`dropped a ${error.bytes}-byte SSE event (over the size limit)`)) },
+      {
+        onerror: (error) => {
+          const why = `dropped a ${error.bytes}-byte SSE event (over the ${MAX_MESSAGE_BYTES}-byte limit)`;
+          this.onerror?.(new Error(why));
+          // On a request's own stream that event was most likely its answer: the request is
+          // answered with the error, and the stream closed (pumpSse stops once answered).
+          if (requestId !== undefined && !answered) {
+            answered = true;
+            this.#answerMissing(requestId, `the server's ${why}`);
+          }
+        },
+      },
     );
     try {
-      await pumpSse(response, parser, () => answered);
+      await pumpSse(response, parser, () => answered, this.#whenReading);
     } catch (error) {
       if (this.#closed || (requestId !== undefined && this.#cancelled.has(requestId))) return;
       this.onerror?.(new Error(`the server's SSE stream failed: ${(error as Error).message}`));
@@ -368,7 +423,7 @@ export class HttpChannel implements MessageChannel {
     });
     void (async () => {
       try {
-        await pumpSse(response, parser);
+        await pumpSse(response, parser, undefined, this.#whenReading);
       } catch {
         // Reported below as the stream's end.
       }
@@ -395,15 +450,19 @@ export class HttpChannel implements MessageChannel {
       body,
       signal: this.#aborter.signal,
     });
-    const reply = await response.text().catch(() => "");
+    const reply = await readBodyHead(response, MAX_ERROR_BODY_BYTES);
     if (!response.ok) throw new HttpStatusError(response.status, reply, this.#sseEndpoint!);
   }
 }
 
-/** Feeds a response body to an SSE parser until it ends, or until `enough` says so (then cancels it). */
-async function pumpSse(response: Response, parser: SseParser, enough: () => boolean = () => false): Promise<void> {
+/**
+ * Feeds a response body to an SSE parser until it ends, or until `enough` says so (then cancels
+ * it); `wait` holds each read back while the consumer is slow.
+ */
+async function pumpSse(response: Response, parser: SseParser, enough: () => boolean = () => false, wait?: () => Promise<void> | undefined): Promise<void> {
   const reader = response.body!.getReader();
   for (;;) {
+    await wait?.();
     const { done, value } = await reader.read();
     if (done) break;
     parser.push(value);

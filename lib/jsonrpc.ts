@@ -176,23 +176,6 @@ export class IdRemapper<Owner> {
   }
 }
 
-/**
- * A bidirectional message pipe to one peer (a stdio child, an HTTP session, a daemon socket).
- * Errors about single bad messages go to onerror and the channel lives on; onclose fires once.
- */
-export interface MessageChannel {
-  /** `raw` is the message exactly as it arrived (text or bytes), for forwarders that pass bytes through. */
-  onmessage?: (message: JsonRpcMessage, raw?: RawMessage) => void;
-  onerror?: (error: Error) => void;
-  onclose?: (reason?: string) => void;
-  start(): Promise<void>;
-  /** With `raw`, those exact bytes are sent (forwarding); otherwise the message is serialized. */
-  send(message: JsonRpcMessage, raw?: RawMessage): Promise<void>;
-  /** Cancels a request the transport's own way, if it has one; false means "send notifications/cancelled". */
-  cancel?(id: JsonRpcId): boolean;
-  close(): Promise<void>;
-}
-
 /** A message as it arrived: text, or the UTF-8 bytes of one line (what forwarders pass on untouched). */
 export type RawMessage = string | Uint8Array;
 

@@ -3,9 +3,10 @@
 // chunks is never decoded half-way, and a line is decoded once, when it is complete: one giant
 // line costs linear time. A line over the cap is dropped with an error, and the stream goes on.
 import { isUtf8 } from "node:buffer";
+import { MAX_MESSAGE_BYTES } from "./limits.ts";
 
 /** Large enough for a 20 MB tool result; a larger line is dropped, not buffered without end. */
-export const MAX_LINE_BYTES = 32 * 1024 * 1024;
+export const MAX_LINE_BYTES = MAX_MESSAGE_BYTES;
 
 const LF = 0x0a;
 const CR = 0x0d;

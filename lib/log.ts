@@ -4,6 +4,8 @@
 // a compiled binary, most of mcp-inspect's own budget.
 import { appendFileSync } from "node:fs";
 import { createConsola, type ConsolaInstance, type LogObject } from "consola/core";
+import { LOG_BUFFER_BYTES } from "./limits.ts";
+import type { LineSink } from "./line-writer.ts";
 
 export const LOG_LEVELS = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 } as const;
 export type LogLevelName = keyof typeof LOG_LEVELS;
@@ -22,7 +24,7 @@ export interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions = {}): ConsolaInstance {
-  const stream = options.stream ?? process.stderr;
+  const stream = options.stream ?? ownStderr();
   const file = options.file;
   const logger = createConsola({
     level: LOG_LEVELS[options.level ?? "info"],
@@ -55,12 +57,71 @@ function safeJson(value: unknown): string {
   }
 }
 
-/** Strips ANSI escape sequences and other control characters from server-supplied text before
- * it reaches a terminal (a server must not be able to rewrite the user's screen). */
+/**
+ * Strips ANSI escape sequences and other control characters from server-supplied text before it
+ * reaches a terminal (a server must not be able to rewrite the user's screen): C0 and C1 controls,
+ * and the bidirectional overrides and isolates that make text read differently than it is
+ * (CVE-2021-42574, "Trojan Source").
+ */
 export function stripControl(text: string): string {
   return text
     .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, "")
     .replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g, "")
     .replace(/\u001b[@-_]/g, "")
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
+}
+
+/**
+ * Lines for a stream nobody may be reading (our stderr, when the client that started us never
+ * reads it): past LOG_BUFFER_BYTES queued, lines are dropped and counted, and once the stream
+ * drains, one line says how many were lost. Memory stays bounded whoever is at the other end.
+ */
+export class DroppingLineWriter {
+  readonly #sink: LineSink;
+  readonly #bound: number;
+  #queued = 0;
+  #waiting = false;
+  #dropped = 0;
+
+  constructor(sink: LineSink, bufferBytes = LOG_BUFFER_BYTES) {
+    this.#sink = sink;
+    this.#bound = bufferBytes;
+  }
+
+  /** How many lines were dropped since the stream last drained. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Writes at once (a line logged just before exit is not lost), or drops when the bound is reached. */
+  write(text: string): boolean {
+    if (this.#queued >= this.#bound) {
+      this.#dropped++;
+      return false;
+    }
+    const accepted = this.#sink.write(text);
+    if (accepted && !this.#waiting) return true;
+    this.#queued += text.length;
+    if (!this.#waiting) {
+      this.#waiting = true;
+      this.#sink.once("drain", () => this.#drained());
+    }
+    return true;
+  }
+
+  #drained(): void {
+    this.#waiting = false;
+    this.#queued = 0;
+    if (this.#dropped === 0) return;
+    const dropped = this.#dropped;
+    this.#dropped = 0;
+    this.write(`[mcpkit] ${dropped} line(s) dropped while nothing read this stream\n`);
+  }
+}
+
+let stderrLines: DroppingLineWriter | undefined;
+/** Our stderr, bounded (see DroppingLineWriter); every log line and server stderr line goes here. */
+export function ownStderr(): DroppingLineWriter {
+  stderrLines ??= new DroppingLineWriter(process.stderr as unknown as LineSink);
+  return stderrLines;
 }

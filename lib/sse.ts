@@ -3,8 +3,10 @@
 // leading BOM is dropped once, ':' lines are comments, a blank line dispatches the event, and an
 // event cut off by the end of the stream is discarded. Used by Streamable HTTP and legacy HTTP+SSE.
 
+import { MAX_MESSAGE_BYTES } from "./limits.ts";
+
 /** An event's data larger than this is dropped with an error rather than buffered without end. */
-export const MAX_EVENT_BYTES = 32 * 1024 * 1024;
+export const MAX_EVENT_BYTES = MAX_MESSAGE_BYTES;
 
 export interface SseEvent {
   /** "message" unless the stream named another type. */

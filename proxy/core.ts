@@ -1,11 +1,14 @@
 // The proxy's heart: raw JSON-RPC between one client and one (re)startable server. Messages pass
 // as the exact bytes that arrived, except what the proxy owns: the initialize (or server/discover)
 // result gains tools.listChanged, the last page of tools/list gains restart_server, calls to
-// restart_server are answered here, and the server's own requests get ids that stay unique across
-// restarts. A restart never loses a request: each one in flight is re-sent (if repeating it is
-// harmless), or answered with an error.
+// restart_server are answered here, the server's own requests get ids that stay unique across
+// restarts, and a request reusing an id still in flight travels under an id of ours. A restart
+// never loses a request: each one in flight is re-sent (if repeating it is harmless), or answered
+// with an error. A slow side holds the other back; at the end of input every answer is awaited.
 import { randomUUID } from "node:crypto";
 import type { ConsolaInstance } from "consola/core";
+import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
+import { RequestCorrelator, type CorrelatorPeer } from "../lib/correlator.ts";
 import {
   ErrorCode,
   IdAllocator,
@@ -24,19 +27,16 @@ import {
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
-  type MessageChannel,
+  type JsonRpcResponse,
   type RawMessage,
 } from "../lib/jsonrpc.ts";
-import { META_PROTOCOL_VERSION } from "../lib/client.ts";
-import { DroppedLineError } from "../lib/stdio.ts";
+import { CHANNEL_BUFFER_BYTES } from "../lib/limits.ts";
 import { startAnnouncements } from "./announce.ts";
+import { CircuitBreaker, CRASH_WINDOW_MS } from "./breaker.ts";
+import { keyOf, SessionReplay } from "./replay.ts";
+import { diffTools, RESTART_TOOL, RESTART_TOOL_DEFINITION, restartToolResult, type RestartReport } from "./restart-tool.ts";
 
-export const RESTART_TOOL = "restart_server";
-/** Messages held while the server restarts; past this, requests are refused, not buffered without end. */
-export const MAX_QUEUED_MESSAGES = 10_000;
-/** Crashes counted for the circuit breaker are those within this window. */
-export const CRASH_WINDOW_MS = 60_000;
-export const MAX_BACKOFF_MS = 30_000;
+export { RESTART_TOOL, RESTART_TOOL_DEFINITION, diffTools, type RestartReport };
 /** A hung server must not hold a restart up for long just to compute the tool diff. */
 export const TOOL_DIFF_TIMEOUT_MS = 2_000;
 /** JSON-RPC error codes of the proxy, from the implementation-defined range -32000..-32019. */
@@ -53,85 +53,87 @@ const READ_IN_FULL = new Set([
 ]);
 /** What a server sends first on a subscriptions/listen stream; the client must see it once per listen. */
 const LISTEN_ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
-const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
-/** Answers the proxy rewrites before passing them on. */
-const PATCHED_RESULTS = new Set(["initialize", "server/discover", "tools/list"]);
+/** Requests that stay open until cancelled: the end of input does not wait for them. */
+const OPEN_ENDED = "subscriptions/listen";
 
-export const RESTART_TOOL_DEFINITION = {
-  name: RESTART_TOOL,
-  description:
-    "Restart the MCP server behind mcp-proxy (after you changed its code). The connection stays up; the result says how long the restart took and which tools were added, removed or changed.",
-  inputSchema: { type: "object", properties: {} },
-  annotations: { title: "Restart the server", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-};
+/** Where lines for the client go: a bounded writer (lib/line-writer.ts). */
+export interface ClientOutput {
+  write(line: RawMessage): Promise<void>;
+  readonly hasRoom: boolean;
+  onroom?: () => void;
+}
+
+/** The client's input, held back while the server (or a restart queue) cannot take more. */
+export interface ClientInput {
+  pause(reason?: string): void;
+  resume(reason?: string): void;
+}
 
 export interface ProxyOptions {
   /** A fresh, unstarted link to a new server process (or HTTP session) each time. */
-  connect: () => MessageChannel;
-  /** Writes one line to the client (bytes are passed on as they are). */
-  write: (line: RawMessage) => Promise<void>;
+  connect: () => Promise<MessageChannel>;
+  toClient: ClientOutput;
+  clientInput?: ClientInput;
   log: ConsolaInstance;
   restartTimeoutMs: number;
   autoRestart: boolean;
   maxRestarts: number;
   restartDelayMs: number;
-  maxQueued?: number;
-}
-
-export interface RestartReport {
-  ok: boolean;
-  reason: string;
-  durationMs: number;
-  error?: string;
-  tools?: { added: string[]; removed: string[]; changed: string[] };
 }
 
 interface InFlight {
+  /** The client's id, which its answer must carry. */
   id: JsonRpcId;
+  /** The id the server sees: the client's own, or one of ours when the client reused an id in flight. */
+  upstreamId: JsonRpcId;
   method: string;
+  /** The request as the server gets it. */
   message: JsonRpcRequest;
-  raw: RawMessage;
+  /** Its bytes as they arrived, when the server gets them unchanged. */
+  raw?: RawMessage;
 }
 
-type Pending = { resolve: (result: JsonObject) => void; reject: (error: Error) => void };
-
-/** Map key that keeps the number 1 and the string "1" apart, as JSON-RPC does. */
-const keyOf = (id: JsonRpcId) => (typeof id === "number" ? `n${id}` : `s${id}`);
+type Pending = (...args: never[]) => void;
 
 export class McpProxy {
   readonly #options: ProxyOptions;
   readonly #log: ConsolaInstance;
+  readonly #replay = new SessionReplay();
+  readonly #breaker: CircuitBreaker;
   #child?: MessageChannel;
   #generation = 0;
   #state: "starting" | "running" | "restarting" | "broken" | "closed" = "starting";
   #brokenReason = "";
+  /** Requests in flight, by the key of the id the server sees. */
   readonly #inFlight = new Map<string, InFlight>();
-  /** Requests an HTTP server refused for an expired session: never seen by it, so safe to send again. */
-  #expired: InFlight[] = [];
+  /** How many requests in flight carry each client id (more than one: the client reused it). */
+  readonly #clientIds = new Map<string, number>();
+  /** Requests (still in flight) an HTTP server refused for an expired session: never seen by it, so safe to send again. */
+  readonly #expired = new Set<InFlight>();
   /** The server's own requests, under ids of ours so that two processes' ids can never meet. */
   readonly #serverRequests = new Map<string, { generation: number; id: JsonRpcId }>();
   #queue: { message: JsonRpcMessage; raw: RawMessage }[] = [];
+  #queuedBytes = 0;
   /** A random part makes our ids ones no client would pick. */
   readonly #ownIds = new IdAllocator(`mcp-proxy-${randomUUID()}-`);
-  readonly #own = new Map<JsonRpcId, Pending>();
-  /** What the client told the server, replayed to every new process. */
-  #initializeParams?: JsonObject;
-  #clientInitialized = false;
-  #modernMeta?: JsonObject;
-  #logLevel?: string;
-  readonly #subscriptions = new Set<string>();
-  /** subscriptions/listen streams (by request id) whose acknowledgement the client already has. */
-  readonly #acknowledgedListens = new Set<string>();
+  readonly #own = new RequestCorrelator(() => this.#ownIds.next());
   #childCapabilities: JsonObject = {};
   #restarting?: Promise<RestartReport>;
   #restartAgain?: string;
   #crashDuringRestart?: string;
-  #crashes: number[] = [];
   #wakeFromBackoff?: () => void;
+  /** The client's input ended: nothing new comes; every answer still owed is awaited. */
+  #inputEnded = false;
+  #idleWaiters: Pending[] = [];
+  /** restart_server calls whose answer is not written yet (they are owed one, like any request). */
+  #restartCalls = 0;
 
   constructor(options: ProxyOptions) {
     this.#options = options;
     this.#log = options.log;
+    this.#breaker = new CircuitBreaker(options.maxRestarts, options.restartDelayMs);
+    // The client reads slowly: the server's output waits in its pipe, not in our memory.
+    options.toClient.onroom = () => this.#child?.resume?.();
   }
 
   get state(): string {
@@ -143,7 +145,7 @@ export class McpProxy {
     await this.restart("start");
   }
 
-  /** One line from the client: its text, or its bytes as they arrived (valid UTF-8). */
+  /** One line from the client: its text, or its bytes as they arrived (not necessarily UTF-8). */
   fromClient(raw: RawMessage): void {
     if (this.#state === "closed" || isBlank(raw)) return;
     const parsed = parseForRouting(raw);
@@ -162,12 +164,10 @@ export class McpProxy {
       return;
     }
     if (this.#state === "restarting" || this.#state === "starting") {
-      if (this.#queue.length >= (this.#options.maxQueued ?? MAX_QUEUED_MESSAGES)) {
-        if (isRequest(message)) void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, "mcp-proxy: too many messages queued while the server restarts; try again"));
-        else this.#log.warn(`dropped a ${isNotification(message) ? message.method : "response"} (the restart queue is full)`);
-        return;
-      }
       this.#queue.push({ message, raw });
+      this.#queuedBytes += raw.length;
+      // A long restart: the client waits in its own pipe rather than in our memory.
+      if (this.#queuedBytes >= CHANNEL_BUFFER_BYTES) this.#options.clientInput?.pause("restart");
       return;
     }
     this.#dispatch(message, raw);
@@ -175,54 +175,70 @@ export class McpProxy {
 
   #dispatch(message: JsonRpcMessage, raw: RawMessage): void {
     if (isRequest(message)) {
-      this.#remember(message);
+      this.#replay.remember(message);
       if (this.#state === "broken") {
         void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: the server is down (${this.#brokenReason}); call ${RESTART_TOOL} or change a watched file`));
         return;
       }
-      this.#inFlight.set(keyOf(message.id), { id: message.id, method: message.method, message, raw });
-      this.#toChild(message, raw);
+      const entry = this.#track(message, raw);
+      this.#toChild(entry.message, entry.raw);
     } else if (isNotification(message)) {
-      if (message.method === "notifications/initialized") this.#clientInitialized = true;
-      if (message.method === "notifications/cancelled" && message.params) {
-        const id = message.params.requestId;
-        if (typeof id === "string" || typeof id === "number") {
-          this.#inFlight.delete(keyOf(id));
-          this.#acknowledgedListens.delete(keyOf(id));
-        }
-      }
+      if (message.method === "notifications/initialized") this.#replay.clientInitialized();
+      if (message.method === "notifications/cancelled") return this.#cancelFromClient(message, raw);
       if (this.#state === "running") this.#toChild(message, raw);
     } else {
       // The client's answer to a server request: back to the process that asked, under its own id.
       const asked = typeof message.id === "string" ? this.#serverRequests.get(message.id) : undefined;
       if (asked) this.#serverRequests.delete(message.id as string);
-      if (asked && asked.generation === this.#generation && this.#state === "running") this.#toChild({ ...message, id: asked.id });
+      if (asked && asked.generation === this.#generation && this.#state === "running") this.#toChild({ ...completeMessage(message, raw), id: asked.id } as JsonRpcMessage);
       else this.#log.debug(`dropped the client's answer to ${JSON.stringify(message.id)}: the server process that asked has since restarted`);
     }
   }
 
-  /** Keeps what a new server process must be told again. */
-  #remember(request: JsonRpcRequest): void {
-    const params = request.params ?? {};
-    const meta = params._meta as JsonObject | undefined;
-    if (meta && META_PROTOCOL_VERSION in meta) {
-      const { progressToken: _token, ...envelope } = meta;
-      this.#modernMeta = envelope;
+  /** Records a request in flight; one that reuses an id still in flight gets an id of ours upstream. */
+  #track(message: JsonRpcRequest, raw: RawMessage): InFlight {
+    const clientKey = keyOf(message.id);
+    const reused = (this.#clientIds.get(clientKey) ?? 0) > 0;
+    this.#clientIds.set(clientKey, (this.#clientIds.get(clientKey) ?? 0) + 1);
+    let entry: InFlight;
+    if (reused) {
+      const upstreamId = this.#ownIds.next();
+      const full = completeMessage(message, raw) as JsonRpcRequest;
+      entry = { id: message.id, upstreamId, method: message.method, message: { ...full, id: upstreamId } };
+      this.#log.debug(`the client reused id ${JSON.stringify(message.id)} while it was in flight; sent as ${upstreamId}`);
+    } else {
+      entry = { id: message.id, upstreamId: message.id, method: message.method, message, raw };
     }
-    switch (request.method) {
-      case "initialize":
-        this.#initializeParams = params;
-        break;
-      case "logging/setLevel":
-        if (typeof params.level === "string") this.#logLevel = params.level;
-        break;
-      case "resources/subscribe":
-        if (typeof params.uri === "string") this.#subscriptions.add(params.uri);
-        break;
-      case "resources/unsubscribe":
-        if (typeof params.uri === "string") this.#subscriptions.delete(params.uri);
-        break;
+    this.#inFlight.set(keyOf(entry.upstreamId), entry);
+    return entry;
+  }
+
+  /** Forgets a request in flight (answered, cancelled, given up). */
+  #untrack(entry: InFlight): void {
+    if (this.#inFlight.get(keyOf(entry.upstreamId)) !== entry) return;
+    this.#inFlight.delete(keyOf(entry.upstreamId));
+    this.#expired.delete(entry);
+    const clientKey = keyOf(entry.id);
+    const count = (this.#clientIds.get(clientKey) ?? 1) - 1;
+    if (count > 0) this.#clientIds.set(clientKey, count);
+    else this.#clientIds.delete(clientKey);
+    if (entry.method === OPEN_ENDED) this.#replay.listenEnded(entry.id);
+    this.#checkIdle();
+  }
+
+  /** The client gave up on a request: the server is told under the id it knows it by. */
+  #cancelFromClient(message: JsonRpcMessage & { params?: JsonObject }, raw: RawMessage): void {
+    const full = completeMessage(message, raw) as JsonRpcMessage & { params?: JsonObject };
+    const id = full.params?.requestId;
+    let entry: InFlight | undefined;
+    if (typeof id === "string" || typeof id === "number") {
+      // With a reused id, the newest request under it is the one meant.
+      for (const candidate of this.#inFlight.values()) if (candidate.id === id) entry = candidate;
     }
+    if (entry) this.#untrack(entry);
+    if (this.#state !== "running") return;
+    if (entry && entry.upstreamId !== entry.id) this.#toChild({ ...full, params: { ...full.params, requestId: entry.upstreamId } } as JsonRpcMessage);
+    else this.#toChild(full, full === message ? raw : undefined);
   }
 
   #toChild(message: JsonRpcMessage, raw?: RawMessage): void {
@@ -232,17 +248,18 @@ export class McpProxy {
     child.send(message, raw).catch((error: Error & { sessionExpired?: boolean }) => {
       if (generation !== this.#generation) return;
       const entry = isRequest(message) ? this.#inFlight.get(keyOf(message.id)) : undefined;
-      if (entry) this.#inFlight.delete(keyOf(entry.id));
       if (error.sessionExpired) {
         // The HTTP server forgot our session and never saw this request: a new session, then again.
-        if (entry) this.#expired.push(entry);
+        if (entry) this.#expired.add(entry);
         void this.restart("the HTTP session expired");
       } else if (entry) {
-        void this.#send(errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: could not reach the server: ${error.message}`));
+        void this.#answer(entry, errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: could not reach the server: ${error.message}`));
       } else {
         this.#log.warn(`could not forward a message to the server: ${error.message}`);
       }
     });
+    // The server reads slowly (or not at all): the client waits in its own pipe, not in our memory.
+    if (child.hasRoom === false) this.#options.clientInput?.pause("server");
   }
 
   /** One message from the server process of `generation`. */
@@ -250,38 +267,26 @@ export class McpProxy {
     if (generation !== this.#generation || this.#state === "closed") return;
     if (isResponse(message)) return this.#responseFromChild(message, raw);
     if (isRequest(message)) {
+      if (this.#inputEnded) {
+        // Nobody is left to answer: the server hears so at once instead of waiting forever.
+        this.#toChild(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: the client closed its input, so nobody can answer ${message.method}`));
+        return;
+      }
       const id = this.#ownIds.next();
       this.#serverRequests.set(id, { generation, id: message.id });
       void this.#send({ ...(raw === undefined ? message : completeMessage(message, raw)), id } as JsonRpcRequest);
       return;
     }
-    if (message.method === LISTEN_ACKNOWLEDGED && this.#repeatedAcknowledgement(raw === undefined ? message : completeMessage(message, raw))) return;
+    if (message.method === LISTEN_ACKNOWLEDGED && this.#replay.repeatedAcknowledgement(raw === undefined ? message : completeMessage(message, raw))) {
+      this.#log.debug("the client already has this subscriptions/listen acknowledgement: not passed on again");
+      return;
+    }
     void this.#send(message, raw);
   }
 
-  /**
-   * A listen re-sent to a new process is acknowledged again; the client already had its
-   * acknowledgement (the first message of the stream), so the second is not passed on.
-   */
-  #repeatedAcknowledgement(message: JsonRpcMessage): boolean {
-    const meta = "params" in message ? (message.params?._meta as JsonObject | undefined) : undefined;
-    const id = meta?.[META_SUBSCRIPTION_ID];
-    if (typeof id !== "string" && typeof id !== "number") return false;
-    if (!this.#acknowledgedListens.has(keyOf(id))) {
-      this.#acknowledgedListens.add(keyOf(id));
-      return false;
-    }
-    this.#log.debug(`the client already has the acknowledgement of subscriptions/listen ${JSON.stringify(id)}: not passed on again`);
-    return true;
-  }
-
-  #responseFromChild(message: JsonRpcMessage & { id: JsonRpcId | null }, raw: RawMessage | undefined): void {
-    if (message.id !== null && this.#own.has(message.id)) {
-      const full = raw === undefined ? message : completeMessage(message, raw);
-      const pending = this.#own.get(message.id)!;
-      this.#own.delete(message.id);
-      if ("error" in full) pending.reject(new Error(full.error.message));
-      else if ("result" in full) pending.resolve(full.result);
+  #responseFromChild(message: JsonRpcResponse, raw: RawMessage | undefined): void {
+    if (this.#ownIds.owns(message.id)) {
+      this.#own.settle((raw === undefined ? message : completeMessage(message, raw)) as JsonRpcResponse);
       return;
     }
     const entry = message.id === null ? undefined : this.#inFlight.get(keyOf(message.id));
@@ -290,58 +295,64 @@ export class McpProxy {
       else this.#log.debug(`dropped a server response to unknown id ${JSON.stringify(message.id)}`);
       return;
     }
-    this.#inFlight.delete(keyOf(entry.id));
-    // A listen that ended: a new one may reuse its id, and gets its own acknowledgement.
-    if (entry.method === "subscriptions/listen") this.#acknowledgedListens.delete(keyOf(entry.id));
-    if (!PATCHED_RESULTS.has(entry.method)) return void this.#send(message, raw);
-    const full = raw === undefined ? message : completeMessage(message, raw);
-    if (!isResponse(full)) return void this.#send(message, raw);
+    const patched = this.#patched(entry, message, raw);
+    if (patched) return void this.#answer(entry, patched);
+    if (entry.upstreamId !== entry.id) return void this.#answer(entry, { ...((raw === undefined ? message : completeMessage(message, raw)) as JsonRpcResponse), id: entry.id });
+    void this.#answer(entry, message, raw);
+  }
+
+  /**
+   * The answers the proxy changes: a successful initialize or server/discover gains
+   * tools.listChanged; the last page of tools/list gains restart_server, and a tools/list the
+   * server does not offer at all (-32601) lists only it. Every other answer, errors included,
+   * passes as it came.
+   */
+  #patched(entry: InFlight, message: JsonRpcResponse, raw: RawMessage | undefined): JsonRpcResponse | undefined {
+    if (entry.method !== "initialize" && entry.method !== "server/discover" && entry.method !== "tools/list") return undefined;
+    const full = (raw === undefined ? message : completeMessage(message, raw)) as JsonRpcResponse;
     if ("result" in full && (entry.method === "initialize" || entry.method === "server/discover")) {
       this.#childCapabilities = (full.result.capabilities as JsonObject) ?? {};
-      void this.#send({ ...full, result: withListChanged(full.result) });
-    } else if ("result" in full && !full.result.nextCursor) {
-      const tools = Array.isArray(full.result.tools) ? full.result.tools : [];
-      void this.#send({ ...full, result: { ...full.result, tools: [...tools, RESTART_TOOL_DEFINITION] } });
-    } else if ("error" in full && full.error.code === ErrorCode.MethodNotFound) {
-      // A server with no tools at all: we advertised tools for restart_server, so we list it.
-      void this.#send({ jsonrpc: "2.0", id: full.id as JsonRpcId, result: { tools: [RESTART_TOOL_DEFINITION] } });
-    } else {
-      void this.#send(full);
+      return { ...full, id: entry.id, result: withListChanged(full.result) };
     }
+    if (entry.method !== "tools/list") return undefined;
+    if ("result" in full && !full.result.nextCursor) {
+      const tools = Array.isArray(full.result.tools) ? full.result.tools : [];
+      return { ...full, id: entry.id, result: { ...full.result, tools: [...tools, RESTART_TOOL_DEFINITION] } };
+    }
+    if ("error" in full && full.error.code === ErrorCode.MethodNotFound) {
+      // A server with no tools at all: we advertised tools for restart_server, so we list it.
+      return { jsonrpc: "2.0", id: entry.id, result: { tools: [RESTART_TOOL_DEFINITION] } };
+    }
+    return undefined;
+  }
+
+  /** The one answer a request gets: written to the client, and the request forgotten. */
+  #answer(entry: InFlight, message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
+    this.#untrack(entry);
+    return this.#send(message, raw);
   }
 
   #send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
     // Once the client is gone, nothing more is written: stdout may be closed.
     if (this.#state === "closed") return Promise.resolve();
-    return this.#options.write(raw ?? serializeMessage(message));
+    const written = this.#options.toClient.write(raw ?? serializeMessage(message));
+    if (!this.#options.toClient.hasRoom) this.#child?.pause?.();
+    return written;
   }
 
   /** The proxy's own request to the current process; its answer never reaches the client. */
   #ownRequest(method: string, params: JsonObject, timeoutMs = this.#options.restartTimeoutMs): Promise<JsonObject> {
     const child = this.#child;
     if (!child) return Promise.reject(new Error("no server process"));
-    const id = this.#ownIds.next();
-    return new Promise<JsonObject>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#own.delete(id);
-        reject(new Error(`${method} got no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const settle = <T>(fn: (value: T) => void) => (value: T) => {
-        clearTimeout(timer);
-        fn(value);
-      };
-      this.#own.set(id, { resolve: settle(resolve), reject: settle(reject) });
-      child.send({ jsonrpc: "2.0", id, method, params }).catch(settle(reject));
-    });
-  }
-
-  #rejectOwn(reason: string): void {
-    for (const pending of this.#own.values()) pending.reject(new Error(reason));
-    this.#own.clear();
+    const peer: CorrelatorPeer = {
+      send: (request) => child.send(request),
+      cancel: (id, reason) => void child.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {}),
+    };
+    return this.#own.request(peer, method, params, { timeoutMs });
   }
 
   async #startChild(): Promise<void> {
-    const child = this.#options.connect();
+    const child = await this.#options.connect();
     const generation = ++this.#generation;
     this.#child = child;
     child.onmessage = (message, raw) => this.#fromChild(generation, message, raw);
@@ -349,42 +360,26 @@ export class McpProxy {
       this.#log.warn(error.message);
       // An answer too large to pass on still answers its request: with an error, not silence.
       const id = error instanceof DroppedLineError && error.kind === "oversize" ? idFromEdges(error.head, error.tail) : undefined;
-      if (id !== undefined && this.#inFlight.delete(keyOf(id))) {
-        void this.#send(errorResponse(id, ErrorCode.InternalError, `mcp-proxy: ${error.message}`));
-      }
+      const entry = id === undefined ? undefined : this.#inFlight.get(keyOf(id));
+      if (entry) void this.#answer(entry, errorResponse(entry.id, ErrorCode.InternalError, `mcp-proxy: ${error.message}`));
     };
     child.onclose = (reason) => {
       if (generation !== this.#generation || this.#state === "closed") return;
       const why = reason ?? "the server went away";
       // Our own requests (a handshake under way) learn at once, not at their timeout.
-      this.#rejectOwn(why);
+      this.#own.rejectAll(why);
       this.#log.error(why);
       this.#onCrash(why);
     };
+    // A new process has an empty pipe: whatever held the client back for the old one is over.
+    child.ondrain = () => this.#options.clientInput?.resume("server");
+    this.#options.clientInput?.resume("server");
     await child.start();
     // The client may have left while the process started: it must not outlive us.
     if (this.#state === "closed") {
       await child.close().catch(() => {});
       throw new Error("the proxy is closing");
     }
-  }
-
-  /** Tells a new process what the old one had been told: the handshake, then session state. */
-  async #handshake(): Promise<JsonObject | undefined> {
-    if (this.#initializeParams) {
-      const result = await this.#ownRequest("initialize", this.#initializeParams);
-      this.#childCapabilities = (result.capabilities as JsonObject) ?? {};
-      if (this.#clientInitialized) this.#child?.send({ jsonrpc: "2.0", method: "notifications/initialized" }).catch(() => {});
-      if (this.#logLevel) await this.#ownRequest("logging/setLevel", { level: this.#logLevel }).catch(() => {});
-      for (const uri of this.#subscriptions) await this.#ownRequest("resources/subscribe", { uri }).catch(() => {});
-      return result;
-    }
-    if (this.#modernMeta) {
-      // 2026-07-28 has no handshake; a discover round trip is the readiness signal.
-      const result = await this.#ownRequest("server/discover", { _meta: this.#modernMeta });
-      this.#childCapabilities = (result.capabilities as JsonObject) ?? {};
-    }
-    return undefined;
   }
 
   /**
@@ -398,7 +393,7 @@ export class McpProxy {
       return this.#restarting;
     }
     this.#restarting = this.#restartOnce(reason, options.delayMs ?? 0).then((report) => {
-      if (report.ok && options.resetsBreaker) this.#crashes = [];
+      if (report.ok && options.resetsBreaker) this.#breaker.reset();
       return report;
     });
     void this.#restarting.finally(() => {
@@ -410,6 +405,7 @@ export class McpProxy {
       // A new process that died while we were still finishing its restart is handled like any crash.
       if (crashed && this.#state !== "closed") this.#onCrash(crashed);
       else if (again) void this.restart(again, { resetsBreaker: true });
+      this.#checkIdle();
     });
     return this.#restarting;
   }
@@ -422,25 +418,26 @@ export class McpProxy {
     if (!first) this.#log.info(`restarting the server (${reason})`);
     const toolsBefore = wasRunning ? await this.#listTools(TOOL_DIFF_TIMEOUT_MS).catch(() => undefined) : undefined;
 
-    // In flight: harmless requests go again to the new process; an initialize is answered by the
-    // new process's handshake; anything else is refused, since repeating it could do its work twice.
-    const resend: InFlight[] = [...this.#expired];
+    // In flight: harmless requests go again to the new process (and those an expired HTTP session
+    // never saw); an initialize is answered by the new process's handshake; anything else is
+    // refused, since repeating it could do its work twice. What is kept stays owed (in flight).
+    const resend: InFlight[] = [];
     const initializing: InFlight[] = [];
-    this.#expired = [];
-    for (const entry of this.#inFlight.values()) {
+    for (const entry of [...this.#inFlight.values()]) {
       if (entry.method === "initialize") initializing.push(entry);
-      else if (IDEMPOTENT_METHODS.has(entry.method)) resend.push(entry);
-      else void this.#send(errorResponse(entry.id, SERVER_RESTARTED, `mcp-proxy: the server restarted (${reason}) while ${entry.method} was running; it was not repeated, since that could do its work twice`));
+      else if (IDEMPOTENT_METHODS.has(entry.method) || this.#expired.has(entry)) resend.push(entry);
+      else void this.#answer(entry, errorResponse(entry.id, SERVER_RESTARTED, `mcp-proxy: the server restarted (${reason}) while ${entry.method} was running; it was not repeated, since that could do its work twice`));
     }
-    this.#inFlight.clear();
     this.#cancelServerRequests(reason);
-    this.#rejectOwn("the server restarted");
+    this.#own.rejectAll("the server restarted");
 
     await this.#stopChild();
-    if (delayMs > 0) await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, delayMs);
-      this.#wakeFromBackoff = () => (clearTimeout(timer), resolve());
-    });
+    if (delayMs > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        this.#wakeFromBackoff = () => (clearTimeout(timer), resolve());
+      });
+    }
     this.#wakeFromBackoff = undefined;
     // The client may have left while we waited (TypeScript cannot see that state changes across await).
     if ((this.#state as string) === "closed") return { ok: false, reason, durationMs: 0, error: "the proxy is closing" };
@@ -448,29 +445,37 @@ export class McpProxy {
     let initialized: JsonObject | undefined;
     try {
       await this.#startChild();
-      initialized = await this.#handshake();
+      const replayed = await this.#replay.replay(
+        (method, params) => this.#ownRequest(method, params),
+        (method) => void this.#child?.send({ jsonrpc: "2.0", method }).catch(() => {}),
+      );
+      this.#childCapabilities = replayed.capabilities;
+      initialized = replayed.initialized;
       if ((this.#state as string) === "closed") throw new Error("the proxy is closing");
     } catch (error) {
       const message = (error as Error).message;
       if ((this.#state as string) !== "closed") this.#log.error(`the server did not ${first ? "start" : "come back"}: ${message}`);
       await this.#stopChild();
-      this.#fail(`the server did not ${first ? "start" : "come back after a restart"}: ${message}`, [...resend, ...initializing]);
+      this.#fail(`the server did not ${first ? "start" : "come back after a restart"}: ${message}`);
       // Counted like a crash: retried with backoff until the circuit breaker says enough.
       this.#crashDuringRestart = message;
       return { ok: false, reason, durationMs: Math.round(performance.now() - started), error: message };
     }
 
     this.#state = "running";
-    for (const entry of initializing) void this.#send({ jsonrpc: "2.0", id: entry.id, result: withListChanged(initialized ?? {}) });
+    for (const entry of initializing) void this.#answer(entry, { jsonrpc: "2.0", id: entry.id, result: withListChanged(initialized ?? {}) });
+    this.#expired.clear();
     for (const entry of resend) {
-      this.#inFlight.set(keyOf(entry.id), entry);
-      this.#toChild(entry.message, entry.raw);
+      // Cancelled by the client while we restarted: not sent again.
+      if (this.#inFlight.get(keyOf(entry.upstreamId)) === entry) this.#toChild(entry.message, entry.raw);
     }
     const queued = this.#queue;
     this.#queue = [];
+    this.#queuedBytes = 0;
     for (const { message, raw } of queued) this.#dispatch(message, raw);
+    this.#options.clientInput?.resume("restart");
     if (!first) {
-      for (const notification of startAnnouncements(this.#childCapabilities, this.#clientEra(), resend)) await this.#send(notification);
+      for (const notification of startAnnouncements(this.#childCapabilities, this.#replay.era(), resend)) await this.#send(notification);
     }
 
     const durationMs = Math.round(performance.now() - started);
@@ -481,12 +486,6 @@ export class McpProxy {
     }
     if (!first) this.#log.info(`the server is back after ${durationMs} ms`);
     return report;
-  }
-
-  /** Which notifications the client may receive: none before it initialized. */
-  #clientEra(): "legacy" | "modern" | "none" {
-    if (this.#initializeParams) return this.#clientInitialized ? "legacy" : "none";
-    return this.#modernMeta ? "modern" : "none";
   }
 
   /** The old process's questions to the client are void: the client is told, and stale answers dropped. */
@@ -503,9 +502,7 @@ export class McpProxy {
     const tools = new Map<string, string>();
     let cursor: string | undefined;
     do {
-      const params: JsonObject = cursor ? { cursor } : {};
-      if (this.#modernMeta && !this.#initializeParams) params._meta = this.#modernMeta;
-      const result = await this.#ownRequest("tools/list", params, timeoutMs);
+      const result = await this.#ownRequest("tools/list", this.#replay.params(cursor ? { cursor } : {}), timeoutMs);
       for (const tool of (result.tools as JsonObject[] | undefined) ?? []) tools.set(String(tool.name), JSON.stringify(tool));
       cursor = typeof result.nextCursor === "string" && result.nextCursor ? result.nextCursor : undefined;
     } while (cursor);
@@ -513,21 +510,14 @@ export class McpProxy {
   }
 
   async #answerRestartTool(request: JsonRpcRequest): Promise<void> {
-    const report = await this.restart(`${RESTART_TOOL} tool`, { resetsBreaker: true });
-    const lines = report.ok
-      ? [`Restarted the server in ${report.durationMs} ms.`]
-      : [`The restart failed after ${report.durationMs} ms: ${report.error}`];
-    if (report.tools) {
-      const { added, removed, changed } = report.tools;
-      lines.push(added.length + removed.length + changed.length === 0 ? "Tools: no change." : `Tools added: ${added.join(", ") || "none"}; removed: ${removed.join(", ") || "none"}; changed: ${changed.join(", ") || "none"}.`);
+    this.#restartCalls++;
+    try {
+      const report = await this.restart(`${RESTART_TOOL} tool`, { resetsBreaker: true });
+      await this.#send({ jsonrpc: "2.0", id: request.id, result: restartToolResult(report, this.#replay.modern) });
+    } finally {
+      this.#restartCalls--;
+      this.#checkIdle();
     }
-    const result: JsonObject = {
-      content: [{ type: "text", text: lines.join("\n") }],
-      structuredContent: report as unknown as JsonObject,
-      isError: !report.ok,
-    };
-    if (this.#modernMeta && !this.#initializeParams) result.resultType = "complete";
-    await this.#send({ jsonrpc: "2.0", id: request.id, result });
   }
 
   #onCrash(reason: string): void {
@@ -536,44 +526,34 @@ export class McpProxy {
       this.#crashDuringRestart = reason;
       return;
     }
-    const now = Date.now();
-    this.#crashes = this.#crashes.filter((at) => now - at < CRASH_WINDOW_MS);
-    this.#crashes.push(now);
-    if (!this.#options.autoRestart) {
-      this.#fail(`${reason}; automatic restart is off`);
-      return;
+    const verdict = this.#breaker.crashed();
+    if (!this.#options.autoRestart) return this.#fail(`${reason}; automatic restart is off`);
+    if ("open" in verdict) {
+      this.#log.error(`the server crashed ${verdict.crashes} times within ${CRASH_WINDOW_MS / 1000} s; not restarting it until ${RESTART_TOOL} is called or a watched file changes`);
+      return this.#fail(`it crashed ${verdict.crashes} times within ${CRASH_WINDOW_MS / 1000} s (last: ${reason})`);
     }
-    if (this.#crashes.length > this.#options.maxRestarts) {
-      this.#log.error(`the server crashed ${this.#crashes.length} times within ${CRASH_WINDOW_MS / 1000} s; not restarting it until ${RESTART_TOOL} is called or a watched file changes`);
-      this.#fail(`it crashed ${this.#crashes.length} times within ${CRASH_WINDOW_MS / 1000} s (last: ${reason})`);
-      return;
-    }
-    const delay = Math.min(this.#options.restartDelayMs * 2 ** (this.#crashes.length - 1), MAX_BACKOFF_MS);
-    void this.restart(`the server crashed: ${reason}`, { delayMs: delay });
+    void this.restart(`the server crashed: ${reason}`, { delayMs: verdict.restartInMs });
   }
 
   /** The server is down and stays down: everything waiting gets an answer that says why. */
-  #fail(reason: string, also: InFlight[] = []): void {
+  #fail(reason: string): void {
     if (this.#state === "closed") return;
     this.#state = "broken";
     this.#brokenReason = reason;
-    const waiting = [...also, ...this.#inFlight.values(), ...this.#expired];
-    this.#inFlight.clear();
-    this.#expired = [];
-    for (const entry of waiting) {
-      if (entry.method === "subscriptions/listen") this.#acknowledgedListens.delete(keyOf(entry.id));
-      void this.#send(errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
-    }
+    for (const entry of [...this.#inFlight.values()]) void this.#answer(entry, errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
     const queued = this.#queue;
     this.#queue = [];
+    this.#queuedBytes = 0;
     for (const { message, raw } of queued) this.#dispatch(message, raw);
+    this.#options.clientInput?.resume("restart");
+    this.#checkIdle();
   }
 
-  async #stopChild(): Promise<void> {
+  async #stopChild(options?: CloseOptions): Promise<void> {
     const child = this.#child;
     this.#child = undefined;
     this.#generation++;
-    await child?.close().catch(() => {});
+    await child?.close(options).catch(() => {});
   }
 
   /** A client line too large to take: answered with an error when its id can be read. */
@@ -582,13 +562,44 @@ export class McpProxy {
     if (id !== undefined) void this.#send(errorResponse(id, ErrorCode.InvalidRequest, `mcp-proxy: a ${bytes}-byte message is over the ${limit}-byte limit`));
   }
 
+  /**
+   * The client's input ended: nothing new will come. Waits (at most `timeoutMs`) until every
+   * request still owed an answer has one, answering the rest with an error when time runs out.
+   * Open-ended requests (subscriptions/listen) are not waited for; they are answered at the end.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.#inputEnded = true;
+    // The server's questions can no longer be answered by the client: it hears so now.
+    for (const [id, asked] of this.#serverRequests) {
+      if (asked.generation === this.#generation) this.#toChild(errorResponse(asked.id, SERVER_UNAVAILABLE, "mcp-proxy: the client closed its input"));
+      this.#serverRequests.delete(id);
+    }
+    const idle = new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+    this.#checkIdle();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = await Promise.race([idle.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)))]);
+    clearTimeout(timer);
+    const why = expired ? `the server did not answer within ${timeoutMs} ms of the end of the client's input` : "the client closed its input";
+    for (const entry of [...this.#inFlight.values()]) void this.#answer(entry, errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${why}`));
+    for (const { message } of this.#queue.splice(0)) {
+      if (isRequest(message)) void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: ${why}`));
+    }
+  }
+
+  /** Wakes drain() once nothing but open-ended requests is owed an answer (queued ones count). */
+  #checkIdle(): void {
+    if (this.#idleWaiters.length === 0 || this.#queue.length > 0 || this.#restartCalls > 0) return;
+    for (const entry of this.#inFlight.values()) if (entry.method !== OPEN_ENDED) return;
+    for (const waiter of this.#idleWaiters.splice(0)) (waiter as () => void)();
+  }
+
   /** Our client is gone: stop the server and answer nothing more. */
-  async close(): Promise<void> {
+  async close(options?: CloseOptions): Promise<void> {
     if (this.#state === "closed") return;
     this.#state = "closed";
-    this.#rejectOwn("the proxy is closing");
+    this.#own.close("the proxy is closing");
     this.#wakeFromBackoff?.();
-    await this.#stopChild();
+    await this.#stopChild(options);
   }
 
   /**
@@ -596,7 +607,7 @@ export class McpProxy {
    * notification, where the protocol allows one: a 2025-era client of a server with logging.
    */
   async notifyClient(level: "info" | "warning" | "error", text: string): Promise<boolean> {
-    if (this.#clientEra() !== "legacy" || !this.#childCapabilities.logging) return false;
+    if (this.#replay.era() !== "legacy" || !this.#childCapabilities.logging) return false;
     await this.#send({ jsonrpc: "2.0", method: "notifications/message", params: { level, logger: "mcp-proxy", data: text } });
     return true;
   }
@@ -618,11 +629,4 @@ function withListChanged(result: JsonObject): JsonObject {
   const capabilities = (result.capabilities as JsonObject | undefined) ?? {};
   const tools = (capabilities.tools as JsonObject | undefined) ?? {};
   return { ...result, capabilities: { ...capabilities, tools: { ...tools, listChanged: true } } };
-}
-
-export function diffTools(before: Map<string, string>, after: Map<string, string>): { added: string[]; removed: string[]; changed: string[] } {
-  const added = [...after.keys()].filter((name) => !before.has(name));
-  const removed = [...before.keys()].filter((name) => !after.has(name));
-  const changed = [...after.keys()].filter((name) => before.has(name) && before.get(name) !== after.get(name));
-  return { added, removed, changed };
 }

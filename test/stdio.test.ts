@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { serverEnvironment, StdioChannel, DroppedLineError } from "../lib/stdio.ts";
+import { DroppedLineError } from "../lib/channel.ts";
+import { serverEnvironment } from "../lib/environment.ts";
+import { StdioChannel } from "../lib/stdio.ts";
 import { BUN, FAULTY, INITIALIZE } from "./helpers.ts";
 
 describe("the environment a server gets", () => {

@@ -1,0 +1,139 @@
+// Our own requests on a connection, the one way every tool keeps them: an id each, a timer that
+// progress restarts, the peer told when we give up (timeout or abort), and every one rejected
+// when the connection closes. The raw client, the proxy and the daemon all use it.
+import { TRANSPORT_ERROR_DATA, type JsonObject, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.ts";
+
+/** A failure the caller can classify: the server's JSON-RPC error, a timeout, or a closed link. */
+export class McpError extends Error {
+  constructor(
+    readonly kind: "protocol" | "timeout" | "closed" | "cancelled" | "transport",
+    message: string,
+    readonly rpc?: JsonRpcErrorObject,
+    /** The HTTP status, when a transport error came from one. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface CorrelatedOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Each notifications/progress about this request; it also restarts the timer. */
+  onprogress?: (progress: Progress) => void;
+}
+
+interface Pending {
+  resolve: (result: JsonObject) => void;
+  reject: (error: Error) => void;
+  onprogress?: (progress: Progress) => void;
+  restartTimer: () => void;
+}
+
+export interface CorrelatorPeer {
+  send(request: JsonRpcRequest): Promise<void>;
+  /** The request is given up: tell the peer (notifications/cancelled, or the transport's own way). */
+  cancel(id: JsonRpcId, reason: string): void;
+}
+
+export class RequestCorrelator {
+  readonly #pending = new Map<JsonRpcId, Pending>();
+  readonly #nextId: () => JsonRpcId;
+  #closedReason?: string;
+
+  constructor(nextId: () => JsonRpcId) {
+    this.#nextId = nextId;
+  }
+
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Why the connection closed, once it has (requests then fail at once). */
+  get closedReason(): string | undefined {
+    return this.#closedReason;
+  }
+
+  /** Sends one request; settles with its result, or rejects with an McpError (or the signal's reason). */
+  request(peer: CorrelatorPeer, method: string, params: JsonObject, options: CorrelatedOptions): Promise<JsonObject> {
+    if (this.#closedReason) return Promise.reject(new McpError("closed", this.#closedReason));
+    const id = this.#nextId();
+    const { timeoutMs, signal } = options;
+    if (options.onprogress) params = { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } };
+    return new Promise<JsonObject>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settle = () => {
+        clearTimeout(timer);
+        this.#pending.delete(id);
+        signal?.removeEventListener("abort", onabort);
+      };
+      const restartTimer = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          settle();
+          peer.cancel(id, `timed out after ${timeoutMs} ms`);
+          reject(new McpError("timeout", `${method} got no answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+        (timer as { unref?: () => void }).unref?.();
+      };
+      const onabort = () => {
+        settle();
+        // The caller's reason (a timeout, a signal) is what the request fails with.
+        const reason: unknown = signal?.reason;
+        const error = reason instanceof Error ? reason : new McpError("cancelled", `${method} was cancelled`);
+        peer.cancel(id, error instanceof McpError && error.kind === "timeout" ? error.message : "cancelled by the user");
+        reject(error);
+      };
+      this.#pending.set(id, { resolve: (result) => (settle(), resolve(result)), reject: (error) => (settle(), reject(error)), onprogress: options.onprogress, restartTimer });
+      if (signal?.aborted) return onabort();
+      signal?.addEventListener("abort", onabort, { once: true });
+      restartTimer();
+      peer.send({ jsonrpc: "2.0", id, method, params }).catch((error: Error & { status?: number }) => {
+        this.#pending.get(id)?.reject(new McpError("transport", error.message, undefined, error.status));
+      });
+    });
+  }
+
+  /** Settles the request a response answers; false when it answers none of ours. */
+  settle(response: JsonRpcResponse): boolean {
+    const pending = response.id === null ? undefined : this.#pending.get(response.id);
+    if (!pending) return false;
+    if ("error" in response) {
+      const fromTransport = isObject(response.error.data) && response.error.data.origin === TRANSPORT_ERROR_DATA.origin;
+      pending.reject(new McpError(fromTransport ? "transport" : "protocol", response.error.message, response.error));
+    } else {
+      pending.resolve(isObject(response.result) ? response.result : {});
+    }
+    return true;
+  }
+
+  /** notifications/progress: restarts the timer of the request it is about. */
+  progress(params: JsonObject | undefined): boolean {
+    const pending = params ? this.#pending.get(params.progressToken as JsonRpcId) : undefined;
+    if (!pending) return false;
+    pending.restartTimer();
+    pending.onprogress?.(params as unknown as Progress);
+    return true;
+  }
+
+  /** Every request still waiting fails now (the connection is gone, or being replaced). */
+  rejectAll(reason: string): void {
+    for (const pending of [...this.#pending.values()]) pending.reject(new McpError("closed", reason));
+  }
+
+  /** The connection closed for good: everything waiting fails, and so will every later request. */
+  close(reason: string): void {
+    this.#closedReason ??= reason;
+    this.rejectAll(reason);
+  }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

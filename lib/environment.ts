@@ -1,0 +1,22 @@
+// What a server started from a target definition inherits from us: an allow-list plus what its
+// entry configures. API keys in the caller's environment stay behind.
+
+export const INHERITED_ENV_POSIX = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
+export const INHERITED_ENV_WINDOWS = [
+  "APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
+  "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES",
+];
+
+export type Environment = Record<string, string | undefined>;
+
+/** The allow-listed variables of `base`, then `extra` on top. */
+export function serverEnvironment(extra: Record<string, string> = {}, base: Environment = process.env): Record<string, string> {
+  const names = process.platform === "win32" ? INHERITED_ENV_WINDOWS : INHERITED_ENV_POSIX;
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = base[name];
+    // Exported bash functions look like "() { ...": never pass them on (Shellshock).
+    if (value !== undefined && !value.startsWith("()")) env[name] = value;
+  }
+  return { ...env, ...extra };
+}

@@ -1,0 +1,118 @@
+// HTTP as every tool does it: redirects followed only where the configured headers (a token, an
+// API key) may go, and response bodies read with a cap, so a server that sends without end costs
+// a bounded amount of memory.
+import { MAX_REDIRECTS } from "./limits.ts";
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** A redirect we did not follow: the user may pass the new location on purpose. */
+export class RedirectRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly location: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * fetch, following at most MAX_REDIRECTS redirects, and only within the origin (or from http to
+ * https on the same host, default port to default port): Bun's own redirect handling carries
+ * custom headers such as X-Api-Key to any host it is sent to. A redirect elsewhere is refused with
+ * an error that names the new location.
+ */
+export async function fetchWithinOrigin(url: string | URL, init: RequestInit = {}, fetchImpl: typeof fetch = fetch): Promise<Response> {
+  let current = new URL(url);
+  let method = (init.method ?? "GET").toUpperCase();
+  let body = init.body;
+  for (let hop = 0; ; hop++) {
+    const response = await fetchImpl(current, { ...init, method, body, redirect: "manual" });
+    const location = response.headers.get("location");
+    if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
+    await response.body?.cancel().catch(() => {});
+    let next: URL;
+    try {
+      next = new URL(location, current);
+    } catch {
+      throw new RedirectRefusedError(`${current.origin} redirected to ${JSON.stringify(location)}, which is not a URL`, location);
+    }
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+      throw new RedirectRefusedError(`${current.origin} redirected to ${next.href}; only http(s) redirects are followed`, next.href);
+    }
+    if (!mayCarryHeaders(current, next)) {
+      throw new RedirectRefusedError(
+        `${current.origin} redirected to another origin (${next.href}); not followed, so your headers stay with ${current.origin} (use that URL instead if you trust it)`,
+        next.href,
+      );
+    }
+    if (hop >= MAX_REDIRECTS) throw new RedirectRefusedError(`${url} redirected more than ${MAX_REDIRECTS} times (last to ${next.href})`, next.href);
+    // As the fetch standard does: 303 turns into a GET, and so do 301/302 after a POST.
+    if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
+      method = "GET";
+      body = undefined;
+    }
+    current = next;
+  }
+}
+
+/** Same origin, or the same host moving from http to https (default port to default port). */
+export function mayCarryHeaders(from: URL, to: URL): boolean {
+  if (from.origin === to.origin) return true;
+  return from.protocol === "http:" && to.protocol === "https:" && from.hostname === to.hostname && from.port === "" && to.port === "";
+}
+
+export type BodyRead = { ok: true; text: string } | { ok: false; bytes: number };
+
+/**
+ * A response body as text, up to `maxBytes`; past that the body is cancelled and the read fails
+ * with the count so far. `wait`, when given, is awaited before each read (backpressure).
+ */
+export async function readBodyCapped(response: Response, maxBytes: number, wait?: () => Promise<void> | undefined): Promise<BodyRead> {
+  if (!response.body) return { ok: true, text: "" };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    await wait?.();
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.length;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return { ok: false, bytes };
+    }
+    chunks.push(value);
+  }
+  return { ok: true, text: new TextDecoder().decode(concat(chunks, bytes)) };
+}
+
+/** The first `maxBytes` of a body (an error page, read for its message); the rest is not read. */
+export async function readBodyHead(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    while (bytes < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value.subarray(0, maxBytes - bytes));
+      bytes += Math.min(value.length, maxBytes - bytes);
+    }
+  } catch {
+    // A broken body: what arrived is all there is.
+  }
+  await reader.cancel().catch(() => {});
+  return new TextDecoder().decode(concat(chunks, bytes));
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}

@@ -1,0 +1,69 @@
+// Reading a node-style stream (our stdin, a child's stdout, a socket) so that it never starves the
+// event loop and can be held back by a slow consumer. Bun reads an always-readable source (a file,
+// /dev/zero) in one loop that never returns to the event loop: no timer fires, no signal is
+// handled. Pausing after YIELD_AFTER_BYTES and resuming on the next turn breaks that loop.
+import { YIELD_AFTER_BYTES } from "./limits.ts";
+
+export interface NodeReadable {
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  once(event: "end" | "close", listener: () => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+}
+
+export interface ReadHandlers {
+  onchunk(chunk: Uint8Array): void;
+  /** Once, at the end of the stream (or when it closes or fails). */
+  onend(error?: Error): void;
+}
+
+/** Holds a reader back for any number of reasons at once (backpressure, a yield). */
+export interface Flow {
+  pause(reason?: string): void;
+  resume(reason?: string): void;
+  readonly paused: boolean;
+}
+
+export function readChunks(source: NodeReadable, handlers: ReadHandlers): Flow {
+  const holds = new Set<string>();
+  let readThisTurn = 0;
+  let turnScheduled = false;
+  let ended = false;
+  const flow: Flow = {
+    pause(reason = "consumer") {
+      if (holds.size === 0) source.pause();
+      holds.add(reason);
+    },
+    resume(reason = "consumer") {
+      if (!holds.delete(reason) || holds.size > 0 || ended) return;
+      source.resume();
+    },
+    get paused() {
+      return holds.size > 0;
+    },
+  };
+  const nextTurn = () => {
+    turnScheduled = false;
+    readThisTurn = 0;
+    flow.resume("yield");
+  };
+  source.on("data", (chunk) => {
+    handlers.onchunk(chunk);
+    readThisTurn += chunk.length;
+    if (!turnScheduled) {
+      turnScheduled = true;
+      setImmediate(nextTurn);
+    }
+    if (readThisTurn >= YIELD_AFTER_BYTES && !holds.has("yield")) flow.pause("yield");
+  });
+  const end = (error?: Error) => {
+    if (ended) return;
+    ended = true;
+    handlers.onend(error);
+  };
+  source.once("end", () => end());
+  source.once("close", () => end());
+  source.on("error", (error) => end(error));
+  return flow;
+}

@@ -1,0 +1,27 @@
+// Every read has a cap, and what happens past it is decided, not left to memory. One table, in
+// README too ("Limits"); each cap is enforced where the bytes arrive.
+
+/** One JSON-RPC message: a stdio line, an HTTP body, an SSE event. */
+export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+/** `--params @file` or `--params -`. */
+export const MAX_PARAMS_BYTES = 32 * 1024 * 1024;
+/** A client config file. */
+export const MAX_CONFIG_BYTES = 32 * 1024 * 1024;
+/** One control frame on the daemon socket (hello, status, attach, stop and their answers). */
+export const MAX_CONTROL_FRAME_BYTES = 1024 * 1024;
+/** Bytes queued in one direction of a channel before the side that feeds it is paused. */
+export const CHANNEL_BUFFER_BYTES = 8 * 1024 * 1024;
+/** How much of a server's stderr is kept for error reports. */
+export const STDERR_TAIL_BYTES = 64 * 1024;
+/** One line of a server's stderr; the rest of a longer line is cut off. */
+export const MAX_STDERR_LINE_BYTES = 64 * 1024;
+/** Log and stderr lines queued on our own stderr, unread, before more are dropped (and counted). */
+export const LOG_BUFFER_BYTES = 1024 * 1024;
+/** An HTTP error body, read only for the message it may carry. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** Redirects followed for one HTTP request. */
+export const MAX_REDIRECTS = 5;
+/** At end of input, how long a forwarder waits for the answers still in flight. */
+export const DRAIN_TIMEOUT_MS = 30_000;
+/** Bytes read in one turn of the event loop before a reader yields (so a signal is always handled). */
+export const YIELD_AFTER_BYTES = 1024 * 1024;

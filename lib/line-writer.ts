@@ -1,0 +1,135 @@
+// Newline-delimited writing with a bound: lines written in the same turn of the event loop go out
+// in one write (one syscall instead of one per message, which is what costs under load), and once
+// CHANNEL_BUFFER_BYTES are queued behind a sink that has not drained, `hasRoom` turns false until
+// it does. Whoever feeds the writer pauses its own source meanwhile: nothing piles up without end.
+import { rawText, type RawMessage } from "./jsonrpc.ts";
+import { CHANNEL_BUFFER_BYTES } from "./limits.ts";
+
+export interface LineSink {
+  write(chunk: string | Uint8Array): boolean;
+  once(event: "drain" | "close", listener: () => void): unknown;
+  off(event: "drain" | "close", listener: () => void): unknown;
+}
+
+/** Lines this long are written on their own rather than joined into a batch. */
+export const BATCH_LINE_LIMIT = 64 * 1024;
+const NEWLINE = new Uint8Array([0x0a]);
+
+export class LineWriter {
+  /** Called each time room returns after the writer was full. */
+  onroom?: () => void;
+  readonly #sink: LineSink;
+  readonly #bound: number;
+  #pending: RawMessage[] = [];
+  #pendingBytes = 0;
+  #hasText = false;
+  #scheduled = false;
+  /** Bytes handed to the sink since it last refused a write and has not drained since. */
+  #queued = 0;
+  #waitingForDrain = false;
+  #closed = false;
+  #room?: PromiseWithResolvers<void>;
+
+  constructor(sink: LineSink, options: { bufferBytes?: number } = {}) {
+    this.#sink = sink;
+    this.#bound = options.bufferBytes ?? CHANNEL_BUFFER_BYTES;
+  }
+
+  /** False while the bound is reached and the sink has not drained. */
+  get hasRoom(): boolean {
+    return this.#queued + this.#pendingBytes < this.#bound;
+  }
+
+  /** Bytes waiting: queued behind the sink, and not yet handed to it. */
+  get bufferedBytes(): number {
+    return this.#queued + this.#pendingBytes;
+  }
+
+  /** Queues one line; the promise settles when there is room again (at once, usually). */
+  write(line: RawMessage): Promise<void> {
+    if (line.length > BATCH_LINE_LIMIT) {
+      this.#flush();
+      if (typeof line === "string") this.#put(`${line}\n`);
+      else {
+        // No copy of a large line: its bytes, then the newline.
+        this.#put(line);
+        this.#put(NEWLINE);
+      }
+    } else {
+      this.#pending.push(line);
+      this.#pendingBytes += line.length + 1;
+      if (typeof line === "string") this.#hasText = true;
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        queueMicrotask(() => this.#flush());
+      }
+    }
+    return this.whenRoom();
+  }
+
+  /** Settles once the writer has room (at once when it has). */
+  whenRoom(): Promise<void> {
+    if (this.hasRoom || this.#closed) return Promise.resolve();
+    this.#room ??= Promise.withResolvers<void>();
+    return this.#room.promise;
+  }
+
+  /** Settles when everything written has been handed to the sink and the sink has drained. */
+  async flushed(): Promise<void> {
+    this.#flush();
+    while (this.#waitingForDrain && !this.#closed) {
+      this.#room ??= Promise.withResolvers<void>();
+      await this.#room.promise;
+    }
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const pending = this.#pending;
+    if (pending.length === 0) return;
+    const bytes = this.#pendingBytes;
+    const hasText = this.#hasText;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#hasText = false;
+    if (!hasText) {
+      // One buffer for the whole batch: the lines' bytes, each with its newline.
+      const out = new Uint8Array(bytes);
+      let offset = 0;
+      for (const line of pending as Uint8Array[]) {
+        out.set(line, offset);
+        offset += line.length;
+        out[offset++] = 0x0a;
+      }
+      this.#put(out);
+    } else if (pending.length === 1) {
+      this.#put(`${pending[0]}\n`);
+    } else {
+      this.#put(`${pending.map((line) => (typeof line === "string" ? line : rawText(line))).join("\n")}\n`);
+    }
+  }
+
+  #put(chunk: string | Uint8Array): void {
+    if (this.#closed) return;
+    const accepted = this.#sink.write(chunk);
+    if (accepted && !this.#waitingForDrain) return;
+    this.#queued += chunk.length;
+    if (this.#waitingForDrain) return;
+    this.#waitingForDrain = true;
+    const drained = (closed: boolean) => {
+      this.#sink.off("drain", onDrain);
+      this.#sink.off("close", onClose);
+      this.#waitingForDrain = false;
+      this.#queued = 0;
+      if (closed) this.#closed = true;
+      const room = this.#room;
+      this.#room = undefined;
+      room?.resolve();
+      this.onroom?.();
+    };
+    const onDrain = () => drained(false);
+    const onClose = () => drained(true);
+    this.#sink.once("drain", onDrain);
+    this.#sink.once("close", onClose);
+  }
+}

@@ -1,0 +1,83 @@
+// Reading a whole file or stream into memory, the one way every tool does it: with a cap, in
+// chunks that yield to the event loop (a signal or a timeout is still heard while /dev/zero is
+// read), and stoppable by an AbortSignal.
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
+import { readChunks, type NodeReadable } from "./flow.ts";
+
+export type CappedRead = { ok: true; text: string } | { ok: false; error: "too-large" | "aborted" | "unreadable"; detail?: string };
+
+type ClosableReadable = NodeReadable & { destroy?: () => void };
+
+/** Reads a stream to its end, failing (and no longer reading) past `maxBytes` or when `signal` aborts. */
+export function readStreamCapped(source: ClosableReadable, maxBytes: number, signal?: AbortSignal): Promise<CappedRead> {
+  return new Promise((resolve) => {
+    const chunks: Uint8Array[] = [];
+    let bytes = 0;
+    let settled = false;
+    const settle = (result: CappedRead, stop: boolean) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener("abort", onabort);
+      if (stop) {
+        flow.pause("done");
+        source.destroy?.();
+      }
+      resolve(result);
+    };
+    const onabort = () => settle({ ok: false, error: "aborted" }, true);
+    const flow = readChunks(source, {
+      onchunk(chunk) {
+        if (settled) return;
+        bytes += chunk.length;
+        if (bytes > maxBytes) return settle({ ok: false, error: "too-large" }, true);
+        chunks.push(chunk);
+      },
+      onend(error) {
+        if (error) return settle({ ok: false, error: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? error.message }, false);
+        settle({ ok: true, text: Buffer.concat(chunks).toString("utf8") }, false);
+      },
+    });
+    if (signal?.aborted) return onabort();
+    signal?.addEventListener("abort", onabort, { once: true });
+  });
+}
+
+/** A file, read asynchronously (see readStreamCapped). */
+export function readFileCapped(path: string, maxBytes: number, signal?: AbortSignal): Promise<CappedRead> {
+  return readStreamCapped(createReadStream(path), maxBytes, signal);
+}
+
+const SYNC_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * A small file (a config) read synchronously, at most `maxBytes`: a path that names /dev/zero or a
+ * FIFO that never ends costs one bounded read, not all the memory there is.
+ */
+export function readFileCappedSync(path: string, maxBytes: number): CappedRead {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    return { ok: false, error: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "read error" };
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) return { ok: false, error: "unreadable", detail: "EISDIR" };
+    if (stats.isFile() && stats.size > maxBytes) return { ok: false, error: "too-large" };
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(SYNC_CHUNK_BYTES);
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      bytes += read;
+      if (bytes > maxBytes) return { ok: false, error: "too-large" };
+      chunks.push(chunk.subarray(0, read));
+    }
+    return { ok: true, text: Buffer.concat(chunks).toString("utf8") };
+  } catch (error) {
+    return { ok: false, error: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "read error" };
+  } finally {
+    closeSync(fd);
+  }
+}
