@@ -3,16 +3,19 @@
 // `mcp-inspect --stateful` call starts it), listens on a private Unix socket, keeps one server
 // process per server definition, and ends sessions (and itself) when they sit idle.
 import { defineCommand, runMain, type ArgsDef } from "citty";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
 import { unknownCommandProblem, unknownFlagsProblem } from "./lib/cli.ts";
 import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "./lib/daemon-client.ts";
 import { daemonPaths, processAlive, type DaemonPaths } from "./lib/daemon-protocol.ts";
 import { createLogger, isLogLevelName, stripControl } from "./lib/log.ts";
+import { onExitSignals } from "./lib/signals.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;
 const STOP_WAIT_MS = 10_000;
 const DEFAULT_LOG_LINES = 100;
+/** `logs` reads at most this much of the end of the log file. */
+const LOG_TAIL_BYTES = 1024 * 1024;
 /** Recent notifications shown per session by plain `status` (--json has the whole ring tail). */
 const STATUS_NOTIFICATIONS = 3;
 
@@ -77,9 +80,13 @@ const run = defineCommand({
       process.exitCode = 1;
       return;
     }
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => void daemon.stop(signal));
+    let exitCode = 0;
+    onExitSignals((signal, code) => {
+      exitCode = code;
+      void daemon.stop(signal, { quick: true });
+    });
     await daemon.stopped.promise;
-    process.exit(0);
+    process.exit(exitCode);
   },
 });
 
@@ -182,6 +189,20 @@ const status = defineCommand({
   },
 });
 
+/** The last `bytes` of a file (a log can be large; only its end is shown). */
+function tailOf(path: string, bytes: number): string {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, bytes);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function seconds(ms: unknown): string {
   return `${Math.round(Number(ms) / 1000)}s`;
 }
@@ -198,7 +219,8 @@ const logs = defineCommand({
       process.stdout.write(`no log yet (${paths.logFile})\n`);
       return;
     }
-    const text = readFileSync(paths.logFile, "utf8").trimEnd().split("\n").slice(-count).join("\n");
+    // Server stderr lands in the log as it was written: escape sequences are stripped on the way out.
+    const text = tailOf(paths.logFile, LOG_TAIL_BYTES).trimEnd().split("\n").slice(-count).map(stripControl).join("\n");
     process.stdout.write(`${text}\n`);
   },
 });

@@ -75,6 +75,8 @@ const main = defineCommand({
 
 interface Settings {
   target: Target;
+  /** A server given as `-- cmd` gets our whole environment: it is what the client configured for it. */
+  inheritEnvironment: boolean;
   logLevel: LogLevelName;
   logFile?: string;
   maxRestarts: number;
@@ -142,6 +144,7 @@ function readSettings(args: Record<string, unknown>): { ok: true; value: Setting
     ok: true,
     value: {
       target: target.value,
+      inheritEnvironment: command.length > 0,
       logLevel,
       ...(logFile ? { logFile } : {}),
       maxRestarts: numbers["max-restarts"]!,
@@ -182,6 +185,11 @@ async function serve(settings: Settings): Promise<number> {
   const inputEnded = Promise.withResolvers<void>();
   const clientGone = Promise.withResolvers<void>();
   const signalled = Promise.withResolvers<number>();
+  let signalCode: number | undefined;
+  onExitSignals((_signal, code) => {
+    signalCode ??= code;
+    signalled.resolve(code);
+  });
 
   // The client's lines, as the bytes that arrived (UTF-8 or not: the server answers what it gets).
   const splitter = new ByteLineSplitter((line) => proxy.fromClient(line), {
@@ -201,7 +209,7 @@ async function serve(settings: Settings): Promise<number> {
   });
 
   const proxy = new McpProxy({
-    connect: () => openChannel(target, { forwarding: true, listen: true, onstderr: (line) => stderr.write(`[server] ${line}\n`) }),
+    connect: () => openChannel(target, { forwarding: true, listen: true, inheritEnvironment: settings.inheritEnvironment, onstderr: (line) => stderr.write(`[server] ${line}\n`) }),
     toClient,
     clientInput: input,
     log,
@@ -243,11 +251,6 @@ async function serve(settings: Settings): Promise<number> {
 
   // A client that stops reading for good (EPIPE) is a client that left: no answer can reach it.
   process.stdout.on("error", () => clientGone.resolve());
-  let signalCode: number | undefined;
-  onExitSignals((_signal, code) => {
-    signalCode ??= code;
-    signalled.resolve(code);
-  });
 
   void proxy.start();
   const interrupted = Promise.race([signalled.promise, clientGone.promise]);

@@ -5,9 +5,12 @@ import type { ConsolaInstance } from "consola/core";
 import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { parseMessage, errorResponse, ErrorCode, idFromEdges, type JsonObject, type JsonRpcMessage } from "../lib/jsonrpc.ts";
+import { readChunks, type Flow } from "../lib/flow.ts";
+import { LineWriter } from "../lib/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../lib/lines.ts";
 import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, processAlive, processStartTime, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
 import { probeDaemon } from "../lib/daemon-client.ts";
+import type { CloseOptions } from "../lib/channel.ts";
 import type { Target } from "../lib/target.ts";
 import { DaemonSession, type SessionClient } from "./session.ts";
 
@@ -70,9 +73,22 @@ export class Daemon {
       server.once("error", reject);
       server.listen(socket, () => resolve());
     });
-    chmodSync(socket, 0o600);
-    this.#socketInode = lstatSync(socket).ino;
-    writeFileSync(this.#options.paths.pidFile, `${process.pid}\n`, { mode: 0o600 });
+    try {
+      chmodSync(socket, 0o600);
+      this.#socketInode = lstatSync(socket).ino;
+      writeFileSync(this.#options.paths.pidFile, `${process.pid}\n`, { mode: 0o600 });
+    } catch (error) {
+      // A full or read-only disk: nothing of ours stays behind to confuse the next start.
+      server.close();
+      for (const path of [socket, this.#options.paths.pidFile]) {
+        try {
+          unlinkSync(path);
+        } catch {
+          // Never made.
+        }
+      }
+      throw new Error(`cannot record the daemon in ${this.#options.paths.dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
     const check = Math.min(IDLE_CHECK_MAX_MS, Math.max(1_000, Math.floor(Math.min(this.#options.idleTimeoutMs, this.#options.exitWhenIdleMs) / 4)));
     this.#timer = setInterval(() => this.#evictIdle(), check);
     this.#log.info(`mcp-daemon ${this.#options.version} (pid ${process.pid}) listening on ${socket}`);
@@ -82,8 +98,21 @@ export class Daemon {
     this.#connections.add(connection);
     let session: DaemonSession | undefined;
     let client: SessionClient | undefined;
+    const writer = new LineWriter(connection);
     const write = (frame: unknown) => {
-      if (!connection.destroyed) connection.write(`${JSON.stringify(frame)}\n`);
+      if (connection.destroyed) return;
+      void writer.write(JSON.stringify(frame));
+      // A client that does not read what its session sends is let go: its calls are cancelled
+      // upstream, and the other clients of the session go on unaffected.
+      if (!writer.hasRoom) {
+        this.#log.warn(`a client of ${session?.key ?? "no session"} read nothing while ${writer.bufferedBytes} bytes waited for it; disconnected`);
+        connection.destroy();
+      }
+    };
+    // Frames are written in batches: what was written goes out before the connection ends.
+    const end = () => {
+      void writer.flushed();
+      connection.end();
     };
     // Lines that arrive while an attach is still starting the server wait for it, in order.
     let waiting: string[] | undefined;
@@ -91,29 +120,29 @@ export class Daemon {
       (line) => {
         if (line.trim() === "") return;
         if (waiting) return void waiting.push(line);
-        if (session && client) return this.#sessionLine(session, client, line);
+        if (session && client) return this.#sessionLine(session, client, line, flow);
         waiting = [];
-        void this.#control(line, write, connection)
+        void this.#control(line, write, end)
           .catch((error: Error) => {
             // One bad frame must never take the daemon (and every session) down.
             this.#log.warn(`refused a control frame: ${error.message}`);
             write({ type: "error", message: `mcp-daemon could not handle that frame: ${error.message}` });
-            connection.end();
+            end();
             return undefined;
           })
           .then((attached) => {
-          const queued = waiting ?? [];
-          waiting = undefined;
-          if (attached) {
-            session = attached;
-            client = { name: `client-${this.#connections.size}`, send: (message: JsonRpcMessage) => write(message) };
-            attached.attach(client);
-            if (connection.destroyed) attached.detach(client);
-          }
-          for (const line of queued) {
-            if (session && client) this.#sessionLine(session, client, line);
-          }
-        });
+            const queued = waiting ?? [];
+            waiting = undefined;
+            if (attached) {
+              session = attached;
+              client = { name: `client-${this.#connections.size}`, send: (message: JsonRpcMessage) => write(message) };
+              attached.attach(client);
+              if (connection.destroyed) attached.detach(client);
+            }
+            for (const line of queued) {
+              if (session && client) this.#sessionLine(session, client, line, flow);
+            }
+          });
       },
       {
         maxLineBytes: MAX_LINE_BYTES,
@@ -125,26 +154,29 @@ export class Daemon {
           }
           if (!session) {
             write({ type: "error", message: `that frame was dropped (${error.kind})` });
-            connection.end();
+            end();
           }
         },
       },
     );
     let controlBytes = 0;
-    connection.on("data", (chunk: Uint8Array) => {
-      // Before attaching, only small control frames are expected: a huge one is refused early.
-      if (!session) {
-        controlBytes += chunk.length;
-        if (controlBytes > MAX_CONTROL_FRAME_BYTES) {
-          write({ type: "error", message: `control frame over ${MAX_CONTROL_FRAME_BYTES} bytes` });
-          connection.destroy();
-          return;
+    const flow = readChunks(connection, {
+      onchunk: (chunk) => {
+        // Before attaching, only small control frames are expected: a huge one is refused early.
+        if (!session) {
+          controlBytes += chunk.length;
+          if (controlBytes > MAX_CONTROL_FRAME_BYTES) {
+            write({ type: "error", message: `control frame over ${MAX_CONTROL_FRAME_BYTES} bytes` });
+            connection.destroy();
+            return;
+          }
         }
-      }
-      splitter.push(chunk);
+        splitter.push(chunk);
+      },
+      onend: () => {},
     });
     connection.on("error", () => {});
-    connection.on("end", () => connection.end());
+    connection.on("end", () => end());
     connection.on("close", () => {
       this.#connections.delete(connection);
       if (session && client) session.detach(client);
@@ -152,19 +184,19 @@ export class Daemon {
   }
 
   /** One control frame; resolves with the session when the connection attaches. */
-  async #control(line: string, write: (frame: unknown) => void, connection: Socket): Promise<DaemonSession | undefined> {
+  async #control(line: string, write: (frame: unknown) => void, end: () => void): Promise<DaemonSession | undefined> {
     let frame: JsonObject;
     try {
       frame = JSON.parse(line);
       if (typeof frame !== "object" || frame === null || Array.isArray(frame)) throw new Error("not an object");
     } catch {
       write({ type: "error", message: "expected a JSON control frame (hello, status, attach or stop)" });
-      connection.end();
+      end();
       return undefined;
     }
     if (frame.protocol !== DAEMON_PROTOCOL) {
       write({ type: "error", message: `this daemon speaks protocol ${DAEMON_PROTOCOL}, not ${String(frame.protocol)} (restart it: mcp-daemon restart)` });
-      connection.end();
+      end();
       return undefined;
     }
     switch (frame.type) {
@@ -173,18 +205,18 @@ export class Daemon {
         return undefined;
       case "status":
         write(this.status());
-        connection.end();
+        end();
         return undefined;
       case "stop":
         write({ type: "stopping", pid: process.pid });
-        connection.end();
+        end();
         void this.stop("asked to stop");
         return undefined;
       case "attach": {
         const target = checkTarget(frame.server);
         if (typeof target === "string") {
           write({ type: "error", message: `attach needs a valid server definition: ${target}` });
-          connection.end();
+          end();
           return undefined;
         }
         const session = this.#session(target);
@@ -192,7 +224,7 @@ export class Daemon {
           await session.ensureUpstream();
         } catch (error) {
           write({ type: "error", message: `could not start the server: ${(error as Error).message}` });
-          connection.end();
+          end();
           return undefined;
         }
         write({ type: "attached", session: session.key, pid: session.pid ?? null });
@@ -200,18 +232,23 @@ export class Daemon {
       }
       default:
         write({ type: "error", message: `unknown frame type ${JSON.stringify(frame.type)}` });
-        connection.end();
+        end();
         return undefined;
     }
   }
 
-  #sessionLine(session: DaemonSession, client: SessionClient, line: string): void {
+  #sessionLine(session: DaemonSession, client: SessionClient, line: string, flow: Flow): void {
     const parsed = parseMessage(line);
     if (!parsed.ok) {
       client.send(errorResponse(null, ErrorCode.ParseError, `mcp-daemon: ${parsed.error}`));
       return;
     }
     void session.fromClient(client, parsed.value);
+    // The server reads slowly: this client waits in its socket until the server has room.
+    if (!session.upstreamHasRoom) {
+      flow.pause("upstream");
+      session.whenUpstreamHasRoom(() => flow.resume("upstream"));
+    }
   }
 
   #session(target: Target): DaemonSession {
@@ -294,13 +331,14 @@ export class Daemon {
     writeFileSync(this.#options.paths.childrenFile, "[]", { mode: 0o600 });
   }
 
-  stop(reason: string): Promise<void> {
+  /** `quick`: a signal is ending us, and every server is stopped within a second. */
+  stop(reason: string, options: CloseOptions = {}): Promise<void> {
     this.#stopping ??= (async () => {
       this.#log.info(`stopping (${reason})`);
       clearInterval(this.#timer);
       this.#server?.close();
       for (const connection of this.#connections) connection.destroy();
-      const closing = Promise.all([...this.#sessions.values()].map((session) => session.close()));
+      const closing = Promise.all([...this.#sessions.values()].map((session) => session.close(options)));
       await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref?.())]);
       this.#sessions.clear();
       // A new daemon may have started since we closed the socket: touch only what is still ours.

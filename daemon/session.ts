@@ -5,7 +5,8 @@
 // without ever re-running a call that was in flight.
 import type { ConsolaInstance } from "consola/core";
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../lib/client.ts";
-import type { MessageChannel } from "../lib/channel.ts";
+import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
+import { RequestCorrelator, type CorrelatorPeer } from "../lib/correlator.ts";
 import {
   ErrorCode,
   IdRemapper,
@@ -72,7 +73,9 @@ export class DaemonSession {
   /** tools/list answered from memory while the server promises list_changed notifications. */
   #toolsCache?: JsonObject;
   #ownId = 0;
-  readonly #own = new Map<string, { resolve: (result: JsonObject) => void; reject: (error: Error) => void }>();
+  readonly #own = new RequestCorrelator(() => `daemon-own-${++this.#ownId}`);
+  /** Clients held back while the server's input is full, resumed when it drains. */
+  #waitingForRoom: (() => void)[] = [];
 
   constructor(key: string, target: Target, log: ConsolaInstance, onspawn: (pid: number | undefined) => void) {
     this.key = key;
@@ -89,6 +92,20 @@ export class DaemonSession {
     return describeTarget(this.target);
   }
 
+  /** False while the server's input holds CHANNEL_BUFFER_BYTES not yet taken. */
+  get upstreamHasRoom(): boolean {
+    return this.#upstream?.hasRoom !== false;
+  }
+
+  whenUpstreamHasRoom(resume: () => void): void {
+    if (this.upstreamHasRoom) return resume();
+    this.#waitingForRoom.push(resume);
+  }
+
+  #roomAgain(): void {
+    for (const resume of this.#waitingForRoom.splice(0)) resume();
+  }
+
   /** Makes sure the upstream is up (starting it, or restarting it after a crash). */
   ensureUpstream(): Promise<void> {
     if (this.state === "ready" && this.#upstream) return Promise.resolve();
@@ -103,6 +120,7 @@ export class DaemonSession {
     upstream.onmessage = (message) => this.#fromUpstream(upstream, message);
     upstream.onerror = (error) => this.#log.warn(`[${this.key}] ${error.message}`);
     upstream.onclose = (reason) => this.#onUpstreamClose(upstream, reason ?? "the server went away");
+    upstream.ondrain = () => this.#roomAgain();
     this.#upstream = upstream;
     this.#initializedSent = false;
     try {
@@ -262,14 +280,8 @@ export class DaemonSession {
   #fromUpstream(upstream: MessageChannel, message: JsonRpcMessage): void {
     if (upstream !== this.#upstream) return;
     if (isResponse(message)) {
+      if (this.#own.settle(message)) return;
       const key = String(message.id);
-      const own = this.#own.get(key);
-      if (own) {
-        this.#own.delete(key);
-        if ("error" in message) own.reject(new Error(message.error.message));
-        else own.resolve(message.result);
-        return;
-      }
       const entry = this.#outbound.get(key);
       if (entry?.method === "tools/list" && "result" in message) this.#maybeCacheTools(message.result);
       const owner = this.#ids.inbound(message.id);
@@ -335,20 +347,12 @@ export class DaemonSession {
   }
 
   #ownRequest(method: string, params: JsonObject): Promise<JsonObject> {
-    const id = `daemon-own-${++this.#ownId}`;
-    return new Promise<JsonObject>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#own.delete(id);
-        reject(new Error(`${method} got no answer within ${UPSTREAM_HANDSHAKE_TIMEOUT_MS} ms`));
-      }, UPSTREAM_HANDSHAKE_TIMEOUT_MS);
-      timer.unref?.();
-      const done = <T>(fn: (value: T) => void) => (value: T) => {
-        clearTimeout(timer);
-        fn(value);
-      };
-      this.#own.set(id, { resolve: done(resolve), reject: done(reject) });
-      this.#upstream!.send({ jsonrpc: "2.0", id, method, params }).catch(done(reject));
-    });
+    const upstream = this.#upstream!;
+    const peer: CorrelatorPeer = {
+      send: (request) => upstream.send(request),
+      cancel: (id, reason) => void upstream.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {}),
+    };
+    return this.#own.request(peer, method, params, { timeoutMs: UPSTREAM_HANDSHAKE_TIMEOUT_MS });
   }
 
   #onUpstreamClose(upstream: MessageChannel, reason: string): void {
@@ -358,8 +362,8 @@ export class DaemonSession {
     this.#lastExit = reason;
     this.#toolsCache = undefined;
     this.#log.warn(`[${this.key}] ${reason}; it will be restarted on next use`);
-    for (const own of this.#own.values()) own.reject(new Error(reason));
-    this.#own.clear();
+    this.#own.rejectAll(reason);
+    this.#roomAgain();
     // Calls in flight are answered, never re-run: a tool call may have done its work already.
     for (const entry of this.#outbound.values()) {
       entry.client.send(errorResponse(entry.originalId, ErrorCode.InternalError, `mcp-daemon: ${reason} during ${entry.method}; it was not retried (the server restarts on next use)`));
@@ -383,6 +387,8 @@ export class DaemonSession {
       if (entry.client !== client) continue;
       this.#forget(upstreamId);
       this.#ids.inbound(upstreamId);
+      // Over HTTP the answer's stream is closed too: nobody is left to read it.
+      if (this.#upstream?.cancel?.(upstreamId)) continue;
       void this.#upstream?.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: upstreamId, reason: "the client disconnected" } }).catch(() => {});
     }
     for (const [id, owner] of this.#serverRequests) {
@@ -409,10 +415,11 @@ export class DaemonSession {
     };
   }
 
-  async close(): Promise<void> {
+  async close(options?: CloseOptions): Promise<void> {
     this.state = "closed";
     const upstream = this.#upstream;
     this.#upstream = undefined;
-    await upstream?.close().catch(() => {});
+    this.#roomAgain();
+    await upstream?.close(options).catch(() => {});
   }
 }

@@ -18,9 +18,16 @@ import {
 } from "@modelcontextprotocol/client";
 import { randomBytes } from "node:crypto";
 import process from "node:process";
+import { fetchWithinOrigin } from "../lib/fetch.ts";
 import { stripControl } from "../lib/log.ts";
 import { isBrowserSafeUrl, openInBrowser } from "./browser.ts";
 import { listenForCallback } from "./oauth-callback.ts";
+
+/**
+ * Redirects as every mcpkit tool follows them (lib/fetch.ts): headers stay with their origin, a
+ * move from http to https on the same host is allowed, and anything else is refused by name.
+ */
+const SAME_ORIGIN = { fetch: (url: string | URL, init?: RequestInit) => fetchWithinOrigin(url, init), redirectPolicy: "follow" as const };
 
 /** How long we wait for the browser to come back to the loopback callback. */
 export const CALLBACK_TIMEOUT_MS = 5 * 60_000;
@@ -57,7 +64,7 @@ export async function connectHttp(client: Client, url: URL, options: HttpConnect
   const headers = options.headers ?? {};
   const requestInit: RequestInit = { headers };
   if (Object.keys(headers).some((k) => k.toLowerCase() === "authorization")) {
-    const transport = new StreamableHTTPClientTransport(url, { requestInit });
+    const transport = new StreamableHTTPClientTransport(url, { requestInit, ...SAME_ORIGIN });
     try {
       await client.connect(transport);
     } catch (e) {
@@ -69,7 +76,7 @@ export async function connectHttp(client: Client, url: URL, options: HttpConnect
 
   // A provider that never has a token makes every negotiation mode surface a 401 as
   // UnauthorizedError, before any discovery or registration traffic is sent.
-  const anonymous = new StreamableHTTPClientTransport(url, { requestInit, authProvider: { token: async () => undefined } });
+  const anonymous = new StreamableHTTPClientTransport(url, { requestInit, ...SAME_ORIGIN, authProvider: { token: async () => undefined } });
   try {
     await client.connect(anonymous);
     return anonymous;
@@ -116,7 +123,7 @@ async function authorizeAndConnect(client: Client, url: URL, requestInit: Reques
   });
 
   try {
-    const authTransport = new StreamableHTTPClientTransport(url, { requestInit, authProvider: provider });
+    const authTransport = new StreamableHTTPClientTransport(url, { requestInit, ...SAME_ORIGIN, authProvider: provider });
     try {
       await client.connect(authTransport);
       return authTransport; // the server let us in after all
@@ -138,7 +145,7 @@ async function authorizeAndConnect(client: Client, url: URL, requestInit: Reques
       throw new Error(`authorization with ${url.origin} failed: ${oneLine(e)}`);
     }
 
-    const transport = new StreamableHTTPClientTransport(url, { requestInit, authProvider: provider });
+    const transport = new StreamableHTTPClientTransport(url, { requestInit, ...SAME_ORIGIN, authProvider: provider });
     try {
       await client.connect(transport);
     } catch (e) {

@@ -355,7 +355,7 @@ export class HttpChannel implements MessageChannel {
           // answered with the error, and the stream closed (pumpSse stops once answered).
           if (requestId !== undefined && !answered) {
             answered = true;
-            this.#answerMissing(requestId, `the server's ${why}`);
+            this.#answerMissing(requestId, `the server sent an SSE event over the ${MAX_MESSAGE_BYTES}-byte limit; its stream was closed`);
           }
         },
       },

@@ -34,6 +34,8 @@ export class SseParser {
   #data: string[] = [];
   #dataLength = 0;
   #oversize = false;
+  /** The current event's oversize was reported (at once, not when the event finally ends). */
+  #reported = false;
   #lastEventId = "";
   #retry: number | undefined;
 
@@ -82,8 +84,10 @@ export class SseParser {
     if (piece.length === 0) return;
     this.#lineLength += piece.length;
     if (this.#lineLength > this.#maxEventBytes) {
-      // Keep counting but stop buffering: the line, and so its event, will be dropped.
+      // Keep counting but stop buffering: the line, and so its event, will be dropped. It is
+      // reported now: a line that never ends must not leave its reader waiting for its end.
       this.#lineParts = [];
+      this.#report(this.#lineLength);
       return;
     }
     this.#lineParts.push(piece);
@@ -119,6 +123,7 @@ export class SseParser {
         if (this.#dataLength > this.#maxEventBytes) {
           this.#oversize = true;
           this.#data = [];
+          this.#report(this.#dataLength);
           return;
         }
         this.#data.push(value);
@@ -134,7 +139,7 @@ export class SseParser {
 
   #dispatch(): void {
     if (this.#oversize) {
-      this.#onerror({ kind: "oversize", bytes: this.#dataLength });
+      this.#report(this.#dataLength);
     } else if (this.#data.length > 0) {
       const event: SseEvent = {
         event: this.#eventType || "message",
@@ -147,7 +152,14 @@ export class SseParser {
     this.#resetEvent();
   }
 
+  #report(bytes: number): void {
+    if (this.#reported) return;
+    this.#reported = true;
+    this.#onerror({ kind: "oversize", bytes });
+  }
+
   #resetEvent(): void {
+    this.#reported = false;
     this.#eventType = "";
     this.#data = [];
     this.#dataLength = 0;

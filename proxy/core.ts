@@ -94,6 +94,7 @@ interface InFlight {
 }
 
 type Pending = (...args: never[]) => void;
+const idSeed = randomUUID();
 
 export class McpProxy {
   readonly #options: ProxyOptions;
@@ -114,8 +115,10 @@ export class McpProxy {
   readonly #serverRequests = new Map<string, { generation: number; id: JsonRpcId }>();
   #queue: { message: JsonRpcMessage; raw: RawMessage }[] = [];
   #queuedBytes = 0;
-  /** A random part makes our ids ones no client would pick. */
-  readonly #ownIds = new IdAllocator(`mcp-proxy-${randomUUID()}-`);
+  /** Ids of ours, one series per use; a random part makes them ones no client would pick. */
+  readonly #ownIds = new IdAllocator(`mcp-proxy-${idSeed}-own-`);
+  readonly #serverRequestIds = new IdAllocator(`mcp-proxy-${idSeed}-asks-`);
+  readonly #reusedIds = new IdAllocator(`mcp-proxy-${idSeed}-as-`);
   readonly #own = new RequestCorrelator(() => this.#ownIds.next());
   #childCapabilities: JsonObject = {};
   #restarting?: Promise<RestartReport>;
@@ -202,7 +205,7 @@ export class McpProxy {
     this.#clientIds.set(clientKey, (this.#clientIds.get(clientKey) ?? 0) + 1);
     let entry: InFlight;
     if (reused) {
-      const upstreamId = this.#ownIds.next();
+      const upstreamId = this.#reusedIds.next();
       const full = completeMessage(message, raw) as JsonRpcRequest;
       entry = { id: message.id, upstreamId, method: message.method, message: { ...full, id: upstreamId } };
       this.#log.debug(`the client reused id ${JSON.stringify(message.id)} while it was in flight; sent as ${upstreamId}`);
@@ -272,7 +275,7 @@ export class McpProxy {
         this.#toChild(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: the client closed its input, so nobody can answer ${message.method}`));
         return;
       }
-      const id = this.#ownIds.next();
+      const id = this.#serverRequestIds.next();
       this.#serverRequests.set(id, { generation, id: message.id });
       void this.#send({ ...(raw === undefined ? message : completeMessage(message, raw)), id } as JsonRpcRequest);
       return;

@@ -1,5 +1,7 @@
 // Shared by the e2e tests: run our entry scripts as real processes, and start fixture servers.
 import { spawn } from "bun";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processAlive } from "../lib/daemon-protocol.ts";
 
@@ -19,21 +21,25 @@ export interface RunResult {
   stderr: string;
   /** stdout parsed as JSON when it is one JSON document. */
   json: any;
+  /** With watchRss: the process's own peak RSS in MB. */
+  peakRssMb?: number;
 }
 
 /** Runs an entry script (e.g. "mcp-inspect.ts") with args; never hangs past timeoutMs. */
 export async function runTool(
   script: string,
   args: string[],
-  options: { stdin?: string; env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
+  options: { stdin?: string | number; env?: Record<string, string>; timeoutMs?: number; cwd?: string; watchRss?: boolean } = {},
 ): Promise<RunResult> {
   const child = spawn([BUN, join(ROOT, script), ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: "1", ...options.env },
-    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+    // A number is a file descriptor to read from (e.g. an open /dev/zero).
+    stdin: options.stdin === undefined ? "ignore" : typeof options.stdin === "number" ? options.stdin : new TextEncoder().encode(options.stdin),
     stdout: "pipe",
     stderr: "pipe",
   });
+  const rss = options.watchRss ? new PeakRss(child.pid) : undefined;
   const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);
@@ -43,7 +49,7 @@ export async function runTool(
   } catch {
     json = undefined;
   }
-  return { code, stdout, stderr, json };
+  return { code, stdout, stderr, json, ...(rss ? { peakRssMb: rss.stop() } : {}) };
 }
 
 export const inspect = (args: string[], options?: Parameters<typeof runTool>[2]) => runTool("mcp-inspect.ts", args, options);
@@ -194,3 +200,52 @@ export async function waitUntil(condition: () => boolean, ms = 10_000): Promise<
     await Bun.sleep(20);
   }
 }
+
+/** A process's own peak RSS (VmHWM, which leaves its children out), sampled until it exits. */
+export class PeakRss {
+  #peakKb = 0;
+  readonly #timer: ReturnType<typeof setInterval>;
+
+  constructor(readonly pid: number) {
+    this.#timer = setInterval(() => this.sample(), 20);
+  }
+
+  sample(): void {
+    try {
+      const match = readFileSync(`/proc/${this.pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
+      if (match && Number(match[1]) > this.#peakKb) this.#peakKb = Number(match[1]);
+    } catch {
+      clearInterval(this.#timer); // gone: the last sample stands
+    }
+  }
+
+  /** The peak so far, in MB. */
+  get mb(): number {
+    this.sample();
+    return Math.round(this.#peakKb / 102.4) / 10;
+  }
+
+  stop(): number {
+    const mb = this.mb;
+    clearInterval(this.#timer);
+    return mb;
+  }
+}
+
+/** What a flooding fixture reports in $FLOOD_PROGRESS (see faulty-server.ts). */
+export function floodProgress(file: string): { bytes: number; stalled: boolean } {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return { bytes: 0, stalled: false };
+  }
+}
+
+/** A fresh temporary directory, removed when the test run ends. */
+export function tempDir(prefix = "mcpkit-test-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (tempDirs.length === 0) process.once("exit", () => tempDirs.forEach((path) => rmSync(path, { recursive: true, force: true })));
+  tempDirs.push(dir);
+  return dir;
+}
+const tempDirs: string[] = [];
