@@ -169,6 +169,12 @@ main() {
     _bin="$_prefix/bin"
     mkdir -p "$_bin" || err "cannot create $_bin"
     _bin=$(CDPATH='' cd -- "$_bin" && pwd)
+    # ln -sf and mv into a directory (or a link to one) would put our files inside it instead.
+    for _name in mcpkit $TOOLS; do
+        if [ -d "$_bin/$_name" ]; then
+            err "$_bin/$_name is a directory (or a link to one); move it away and run again; nothing was installed"
+        fi
+    done
     # Copy next to the target, check that it runs here, then rename: a working install is never
     # replaced by one that does not run, and a running mcpkit is never half-overwritten.
     cp "$_work/unpacked/mcpkit" "$_bin/.mcpkit.new"
@@ -190,6 +196,7 @@ main() {
         *":$_bin:"*) ;;
         *) say "$_bin is not on your PATH; add it: export PATH=\"$_bin:\$PATH\"" ;;
     esac
+    _json_bin=$(json_escape "$_bin")
     cat <<EOF
 
 Apps started from the dock do not see your shell's PATH, so use absolute paths in client configs:
@@ -197,16 +204,23 @@ Apps started from the dock do not see your shell's PATH, so use absolute paths i
 {
   "mcpServers": {
     "my-server-dev": {
-      "command": "$_bin/mcp-proxy",
+      "command": "$_json_bin/mcp-proxy",
       "args": ["--watch", "src", "--", "node", "/path/to/server.js"]
     },
     "inspect-my-server": {
-      "command": "$_bin/mcp-inspect",
+      "command": "$_json_bin/mcp-inspect",
       "args": ["mcp", "--", "node", "/path/to/server.js"]
     }
   }
 }
 EOF
+}
+
+# TEXT as the inside of a JSON string: backslashes, quotes, tabs, CRs and newlines escaped.
+json_escape() {
+    _tab=$(printf '\t')
+    _cr=$(printf '\r')
+    printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e "s/$_tab/\\\\t/g" -e "s/$_cr/\\\\r/g" | awk '{ printf "%s%s", (NR > 1 ? "\\n" : ""), $0 }'
 }
 
 main "$@"

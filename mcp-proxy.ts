@@ -18,6 +18,8 @@ import { McpProxy } from "./proxy/core.ts";
 import { Builder, startWatching } from "./proxy/watch.ts";
 import pkg from "./package.json" with { type: "json" };
 
+/** A change, and at most one more round for what changed while it was built. */
+const WATCH_ROUNDS = 2;
 /** After the proxy is done, how long a lingering handle may keep the process alive. */
 const EXIT_GRACE_MS = 200;
 const DEFAULTS = { logLevel: "info", maxRestarts: 3, restartDelayMs: 1_000, restartTimeoutMs: 30_000, debounceMs: 300, drainTimeoutMs: DRAIN_TIMEOUT_MS } as const;
@@ -233,20 +235,46 @@ async function serve(settings: Settings): Promise<number> {
 
   const builder = settings.build ? new Builder(settings.build, target.kind === "stdio" ? (target.cwd ?? process.cwd()) : process.cwd()) : undefined;
 
+  // A change starts a build and a restart. Changes seen meanwhile (the build may write inside the
+  // watched tree, and those events arrive up to a debounce later) make at most one more round;
+  // changes during that round are its own output and start nothing, so a build never loops.
+  let changedMeanwhile: string[] | undefined;
+  let rebuilding = false;
   async function onFilesChanged(paths: string[]): Promise<void> {
+    if (rebuilding) {
+      changedMeanwhile = [...(changedMeanwhile ?? []), ...paths];
+      return;
+    }
+    rebuilding = true;
+    try {
+      let batch: string[] | undefined = paths;
+      for (let round = 0; batch && round < WATCH_ROUNDS; round++) {
+        changedMeanwhile = undefined;
+        if (!(await rebuild(batch))) break;
+        await new Promise((resolve) => setTimeout(resolve, settings.debounceMs));
+        batch = changedMeanwhile;
+      }
+    } finally {
+      rebuilding = false;
+      changedMeanwhile = undefined;
+    }
+  }
+
+  /** Builds (when asked to) and restarts; false when the build failed and the old server stays. */
+  async function rebuild(paths: string[]): Promise<boolean> {
     const shown = paths.slice(0, 3).join(", ") + (paths.length > 3 ? ` and ${paths.length - 3} more` : "");
     if (builder) {
       log.info(`building: ${builder.command}`);
       const build = await builder.build();
-      if (!build) return; // A build is running; it will be followed by one that covers this change.
       if (!build.ok) {
         const text = `build failed (exit ${build.code}); the server keeps running the previous build:\n${build.output}`;
         log.error(text);
         await proxy.notifyClient("error", text);
-        return;
+        return false;
       }
     }
     await proxy.restart(`changed: ${shown}`, { again: true, resetsBreaker: true });
+    return true;
   }
 
   // A client that stops reading for good (EPIPE) is a client that left: no answer can reach it.

@@ -28,6 +28,10 @@ export interface DaemonOptions {
 const IDLE_CHECK_MAX_MS = 30_000;
 /** How long stopping waits for servers to exit before the daemon exits anyway. */
 const STOP_GRACE_MS = 5_000;
+/** A client this far behind holds its session's server back until it catches up... */
+export const SLOW_CLIENT_BYTES = 1024 * 1024;
+/** ...for at most this long; then it is disconnected and the others go on. */
+export const SLOW_CLIENT_GRACE_MS = 5_000;
 
 interface ChildRecord {
   pid: number;
@@ -99,14 +103,26 @@ export class Daemon {
     let session: DaemonSession | undefined;
     let client: SessionClient | undefined;
     const writer = new LineWriter(connection);
+    // A client that reads slowly holds its session's server back (the server waits, nothing piles
+    // up here); one that reads nothing for SLOW_CLIENT_GRACE_MS, or lets CHANNEL_BUFFER_BYTES pile
+    // up, is let go: its calls are cancelled upstream, and the other clients go on.
+    let stalled: ReturnType<typeof setTimeout> | undefined;
+    const letGo = (why: string) => {
+      this.#log.warn(`a client of ${session?.key ?? "no session"} ${why}; disconnected`);
+      connection.destroy();
+    };
+    writer.onroom = () => {
+      clearTimeout(stalled);
+      stalled = undefined;
+      if (session && client) session.release(client);
+    };
     const write = (frame: unknown) => {
       if (connection.destroyed) return;
       void writer.write(JSON.stringify(frame));
-      // A client that does not read what its session sends is let go: its calls are cancelled
-      // upstream, and the other clients of the session go on unaffected.
-      if (!writer.hasRoom) {
-        this.#log.warn(`a client of ${session?.key ?? "no session"} read nothing while ${writer.bufferedBytes} bytes waited for it; disconnected`);
-        connection.destroy();
+      if (!writer.hasRoom) return letGo(`read nothing while ${writer.bufferedBytes} bytes waited for it`);
+      if (writer.bufferedBytes > SLOW_CLIENT_BYTES && session && client && !stalled) {
+        session.hold(client);
+        stalled = setTimeout(() => letGo(`read nothing for ${SLOW_CLIENT_GRACE_MS} ms`), SLOW_CLIENT_GRACE_MS);
       }
     };
     // Frames are written in batches: what was written goes out before the connection ends.
@@ -178,6 +194,7 @@ export class Daemon {
     connection.on("error", () => {});
     connection.on("end", () => end());
     connection.on("close", () => {
+      clearTimeout(stalled);
       this.#connections.delete(connection);
       if (session && client) session.detach(client);
     });

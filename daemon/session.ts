@@ -76,6 +76,8 @@ export class DaemonSession {
   readonly #own = new RequestCorrelator(() => `daemon-own-${++this.#ownId}`);
   /** Clients held back while the server's input is full, resumed when it drains. */
   #waitingForRoom: (() => void)[] = [];
+  /** Clients so far behind that the server's output waits for them. */
+  readonly #holding = new Set<SessionClient>();
 
   constructor(key: string, target: Target, log: ConsolaInstance, onspawn: (pid: number | undefined) => void) {
     this.key = key;
@@ -100,6 +102,16 @@ export class DaemonSession {
   whenUpstreamHasRoom(resume: () => void): void {
     if (this.upstreamHasRoom) return resume();
     this.#waitingForRoom.push(resume);
+  }
+
+  /** A client fell behind: the server's output is not read until it catches up (or is let go). */
+  hold(client: SessionClient): void {
+    this.#holding.add(client);
+    this.#upstream?.pause?.();
+  }
+
+  release(client: SessionClient): void {
+    if (this.#holding.delete(client) && this.#holding.size === 0) this.#upstream?.resume?.();
   }
 
   #roomAgain(): void {
@@ -382,6 +394,7 @@ export class DaemonSession {
   /** A client went away: its calls are cancelled upstream, its server requests declined. */
   detach(client: SessionClient): void {
     this.clients.delete(client);
+    this.release(client);
     this.lastUse = Date.now();
     for (const [upstreamId, entry] of this.#outbound) {
       if (entry.client !== client) continue;

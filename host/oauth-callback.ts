@@ -13,9 +13,9 @@ export interface CallbackListener {
 
 /**
  * Listens on 127.0.0.1:`port` for exactly one callback at CALLBACK_PATH. Requests with a foreign
- * Host or Origin, another method or another path are refused without consuming the callback;
- * the first real callback settles `params` (rejecting when `state` is missing or wrong) and
- * closes the listener.
+ * Host or Origin, another method or path, or a missing or wrong `state` are refused (400) without
+ * consuming the callback; the first callback with our state settles `params` and closes the
+ * listener.
  */
 export async function listenForCallback(port: number, expectedState: string): Promise<CallbackListener> {
   const http = await import("node:http");
@@ -35,15 +35,15 @@ export async function listenForCallback(port: number, expectedState: string): Pr
     const url = new URL(req.url ?? "/", `http://${self}`);
     if (url.pathname !== CALLBACK_PATH) return page(res, 404, "Not found", "Nothing here.");
     if (consumed) return page(res, 410, "Gone", "This authorization callback was already used.");
-    consumed = true;
-    res.on("finish", () => void close());
-
+    // A callback without our state is not ours (a forged or stale link): it is refused, and the
+    // real one may still come, until the sign-in's own timeout.
     const state = url.searchParams.get("state");
     if (state === null || state !== expectedState) {
       const what = state === null ? "has no state parameter" : "has a state parameter that does not match";
-      settle.reject(new Error(`the authorization callback ${what} our request; sign-in aborted (run again to retry)`));
-      return page(res, 400, "Authorization failed", `The callback ${what} the request mcp-host made, so it was rejected and sign-in was aborted. You can close this window.`);
+      return page(res, 400, "Not this sign-in", `This callback ${what} the sign-in under way, so it was refused. The sign-in goes on waiting for its own callback.`);
     }
+    consumed = true;
+    res.on("finish", () => void close());
     settle.resolve(url.searchParams);
     if (!url.searchParams.has("code")) {
       return page(res, 400, "Authorization not granted", "The authorization server did not grant access. See the terminal for details; you can close this window.");

@@ -5,6 +5,7 @@ import { Client, type ClientOptions, type Transport } from "@modelcontextprotoco
 import { basename } from "node:path";
 import { ChannelTransport } from "../lib/channel-transport.ts";
 import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
+import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
 import { openChannel } from "../lib/open-channel.ts";
 import type { Target } from "../lib/target.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -77,6 +78,8 @@ export class ServerConnection {
   #closing = false;
   /** Held so that a server still in its handshake can be stopped too (the client closes only connected ones). */
   #transport?: { close(): Promise<void> };
+  /** The lib channel under a stdio or daemon connection. */
+  #channel?: MessageChannel;
 
   constructor(key: string, target: Target, events: ServerEvents, era: EraChoice) {
     this.key = key;
@@ -114,7 +117,9 @@ export class ServerConnection {
       await options.connectHttp(this.client, target);
     } else {
       // A stateful HTTP entry is kept by the daemon; the daemon's session is a channel like any other.
-      const transport = new ChannelTransport(await openChannel(target, { stateful: target.stateful || target.kind === "http", onstderr: options.onStderr }));
+      const channel = await openChannel(target, { stateful: target.stateful || target.kind === "http", onstderr: options.onStderr });
+      this.#channel = channel;
+      const transport = new ChannelTransport(channel);
       this.#transport = transport;
       await this.client.connect(transport as unknown as Transport, { timeout: CONNECT_TIMEOUT_MS });
     }
@@ -176,8 +181,10 @@ export class ServerConnection {
     if (!this.modern) await this.client.sendRootsListChanged().catch(() => {});
   }
 
-  async close(): Promise<void> {
+  /** `quick`: a signal is ending the host, and the server is stopped within a second. */
+  async close(options?: CloseOptions): Promise<void> {
     this.#closing = true;
+    await this.#channel?.close(options).catch(() => {});
     await this.client.close().catch(() => {});
     await this.#transport?.close().catch(() => {});
   }

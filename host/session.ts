@@ -1,5 +1,7 @@
 // One run of the host: the servers it connects, the conversation, and who owns Ctrl-C at each
 // moment (a running turn, a server's open question, the prompt). Every way out closes every server.
+import type { CloseOptions } from "../lib/channel.ts";
+import { signalExitCode } from "../lib/signals.ts";
 import type { Target } from "../lib/target.ts";
 import { answerElicitation, answerSampling } from "./asks.ts";
 import { openInBrowser } from "./browser.ts";
@@ -38,7 +40,7 @@ export class HostSession implements HostContext {
     this.#options = options;
     this.roots = options.roots;
     this.terminal = new Terminal({ completer: (line) => complete(line, this), chatterToStderr: options.oneShot });
-    for (const [signal, code] of [["SIGTERM", EXIT.terminated], ["SIGHUP", EXIT.hangup]] as const) process.once(signal, () => void this.leave(code));
+    for (const [signal, code] of [["SIGTERM", signalExitCode("SIGTERM")], ["SIGHUP", signalExitCode("SIGHUP")]] as const) process.once(signal, () => void this.leave(code));
     // Until the chat starts, Ctrl-C leaves (an OAuth sign-in may be waiting for the browser).
     this.terminal.onInterrupt(() => void this.leave(EXIT.interrupted));
   }
@@ -136,10 +138,10 @@ export class HostSession implements HostContext {
     return outcome.gaveUp || outcome.capped ? EXIT.toolGaveUp : EXIT.ok;
   }
 
-  /** Closes every server (their process groups included) and the terminal. */
-  async close(): Promise<void> {
+  /** Closes every server (their process groups included) and the terminal; `quick` on a signal. */
+  async close(options?: CloseOptions): Promise<void> {
     this.terminal.close();
-    await Promise.all(this.#connections.map((connection) => connection.close()));
+    await Promise.all(this.#connections.map((connection) => connection.close(options)));
   }
 
   /** A signal, or Ctrl-C before the chat starts: close everything, then exit with 128+N. */
@@ -148,7 +150,7 @@ export class HostSession implements HostContext {
     this.#leaving = true;
     this.terminal.close();
     this.#current?.abort();
-    await this.close();
+    await this.close({ quick: true });
     process.exit(code);
   }
 

@@ -5,7 +5,7 @@
 // screen.
 import { createInterface, type Interface } from "node:readline";
 import { setImmediate } from "node:timers";
-import { stripControl } from "../lib/log.ts";
+import { ownStderr, stripControl } from "../lib/log.ts";
 
 export type Completer = (line: string) => Promise<string[]>;
 
@@ -147,7 +147,8 @@ export class Terminal {
   printError(text: string): void {
     const redraw = this.interactive && this.#questions.length > 0;
     if (redraw) this.#chatter.write(CLEAR_LINE);
-    process.stderr.write(`${stripControl(text)}\n`);
+    // A server's own words: bounded, in case nothing reads our stderr.
+    ownStderr().write(`${stripControl(text)}\n`);
     if (redraw) this.#rl.prompt(true);
   }
 

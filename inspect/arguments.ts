@@ -124,11 +124,12 @@ export function validate(value: unknown, schema: Schema | undefined, path = "arg
     problems.push(`${path}: must be one of ${schema.enum.map((option) => JSON.stringify(option)).join(", ")}`);
   }
   if ("const" in schema && !deepEqual(schema.const, value)) problems.push(`${path}: must be ${JSON.stringify(schema.const)}`);
-  for (const keyword of ["anyOf", "oneOf"] as const) {
-    const options = schema[keyword];
-    if (Array.isArray(options) && !options.some((option) => validate(value, isObject(option) ? option : undefined, path).length === 0)) {
-      problems.push(`${path}: matches none of the allowed shapes`);
-    }
+  if (Array.isArray(schema.anyOf) && matchingShapes(value, schema.anyOf, path) === 0) problems.push(`${path}: matches none of the allowed shapes`);
+  if (Array.isArray(schema.oneOf)) {
+    // oneOf means exactly one (JSON Schema): a value that fits two shapes is as wrong as one that fits none.
+    const matches = matchingShapes(value, schema.oneOf, path);
+    if (matches === 0) problems.push(`${path}: matches none of the allowed shapes`);
+    if (matches > 1) problems.push(`${path}: matches ${matches} of the shapes where exactly one is allowed (oneOf)`);
   }
   if (typeof value === "number") {
     if (typeof schema.minimum === "number" && value < schema.minimum) problems.push(`${path}: must be >= ${schema.minimum}`);
@@ -184,8 +185,19 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
 }
 
+function matchingShapes(value: unknown, shapes: unknown[], path: string): number {
+  return shapes.filter((shape) => validate(value, isObject(shape) ? shape : undefined, path).length === 0).length;
+}
+
+/** JSON equality: objects compare by their members whatever their order, arrays item by item. */
 function deepEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
+  }
+  if (!isObject(a) || !isObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && deepEqual(a[key], b[key]));
 }
 
 function isObject(value: unknown): value is Json {

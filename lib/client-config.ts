@@ -1,10 +1,12 @@
 // `<tool> config`: the exact entry an MCP client needs to run one of our tools, with the
 // absolute path of the binary (apps started from the dock do not see the shell's PATH), and with
 // --write, merged into that client's config file after a backup, never touching other entries.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { stripJsonComments } from "./target.ts";
+import { parseJsonc, setJsoncValue } from "./jsonc.ts";
+import { MAX_CONFIG_BYTES } from "./limits.ts";
+import { readFileCappedSync } from "./read-capped.ts";
 
 export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "vscode"] as const;
 export type ClientName = (typeof CLIENTS)[number];
@@ -60,30 +62,48 @@ export function clientEntry(client: ClientName, entry: ServerEntry): Record<stri
   return { ...typed, command: entry.command, args: entry.args, ...(entry.env && Object.keys(entry.env).length > 0 ? { env: entry.env } : {}) };
 }
 
-/** Adds (or replaces) one server in a config file: a timestamped backup first, other entries kept. */
+/**
+ * Adds (or replaces) one server in a config file, editing only that entry: comments, trailing
+ * commas and the rest of the file stay as they were. A timestamped backup is made first; when the
+ * file cannot be written, the backup is removed again and nothing has changed.
+ */
 export function mergeIntoConfig(file: string, key: string, name: string, entry: Record<string, unknown>, now = new Date()): Outcome<{ backup?: string }> {
-  let config: Record<string, unknown> = {};
-  let backup: string | undefined;
+  let text = "";
   if (existsSync(file)) {
-    const text = readFileSync(file, "utf8");
-    try {
-      const parsed = text.trim() === "" ? {} : JSON.parse(stripJsonComments(text));
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error("not a JSON object");
-      config = parsed;
-    } catch (error) {
-      return { ok: false, error: `${file} is not valid JSON (${(error as Error).message}); fix it first, nothing was changed` };
-    }
-    const servers = config[key];
+    const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
+    if (!read.ok) return { ok: false, error: read.error === "too-large" ? `${file} is over the ${MAX_CONFIG_BYTES}-byte limit; nothing was changed` : `cannot read ${file} (${read.detail})` };
+    text = read.text;
+    const parsed = parseJsonc(text);
+    if (!parsed.ok) return { ok: false, error: `${file} is not valid JSON (${parsed.error}); fix it first, nothing was changed` };
+    const config = parsed.value ?? {};
+    if (typeof config !== "object" || config === null || Array.isArray(config)) return { ok: false, error: `${file} is not a JSON object; fix it first, nothing was changed` };
+    const servers = (config as Record<string, unknown>)[key];
     if (servers !== undefined && (typeof servers !== "object" || servers === null || Array.isArray(servers))) {
       return { ok: false, error: `"${key}" in ${file} is not an object; fix it first, nothing was changed` };
     }
-    backup = `${file}.bak-${now.toISOString().replace(/[:.]/g, "-")}`;
-    copyFileSync(file, backup);
-  } else {
-    mkdirSync(dirname(file), { recursive: true });
   }
-  config[key] = { ...((config[key] as Record<string, unknown> | undefined) ?? {}), [name]: entry };
-  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  const updated = setJsoncValue(text, [key, name], entry);
+  let backup: string | undefined;
+  try {
+    if (text !== "" || existsSync(file)) {
+      const copy = `${file}.bak-${now.toISOString().replace(/[:.]/g, "-")}`;
+      copyFileSync(file, copy);
+      backup = copy;
+    } else {
+      mkdirSync(dirname(file), { recursive: true });
+    }
+    writeFileSync(file, updated.endsWith("\n") ? updated : `${updated}\n`);
+  } catch (error) {
+    if (backup) {
+      try {
+        rmSync(backup, { force: true });
+      } catch {
+        // The backup is a copy of the unchanged file; leaving it is harmless.
+      }
+    }
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    return { ok: false, error: `cannot write ${file} (${code === "EROFS" ? "a read-only file system" : code === "EACCES" || code === "EPERM" ? "no permission" : code || (error as Error).message}); nothing was changed` };
+  }
   return { ok: true, value: backup ? { backup } : {} };
 }
 

@@ -167,8 +167,8 @@ async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline:
   throw new Error(`mcp-daemon did not answer within ${DAEMON_START_TIMEOUT_MS} ms (see ${paths.logFile})`);
 }
 
-/** A lock older than this is stale whoever holds it: starting never takes that long. */
-const LOCK_MAX_AGE_MS = 2 * DAEMON_START_TIMEOUT_MS;
+/** A lock older than this is stale whoever holds it: a start gives up by then. */
+const LOCK_MAX_AGE_MS = DAEMON_START_TIMEOUT_MS;
 
 /**
  * Exactly one caller wins: the lock is written in full to a file of our own, then linked into
@@ -206,13 +206,17 @@ function takeLock(lockFile: string): boolean {
   return false;
 }
 
-/** Empty or unreadable (a full disk), its holder gone or its pid reused, or simply too old. */
+/**
+ * Empty or unreadable (a full disk), its holder gone, its pid now another process's (where /proc
+ * tells a process's start time, a lock of ours always carries it), or simply too old.
+ */
 function lockIsStale(lockFile: string, content: string): boolean {
   const [pidText, startTime] = content.split(" ");
   const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return true;
+  if (!/^\d+$/.test(pidText ?? "") || pid <= 0) return true;
   if (!processAlive(pid)) return true;
-  if (startTime && processStartTime(pid) !== undefined && processStartTime(pid) !== startTime) return true;
+  const holderStarted = processStartTime(pid);
+  if (holderStarted !== undefined && holderStarted !== startTime) return true;
   try {
     return Date.now() - statSync(lockFile).mtimeMs > LOCK_MAX_AGE_MS;
   } catch {

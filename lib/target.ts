@@ -1,6 +1,8 @@
 // One way to name an MCP server in every tool: a stdio command line after `--`, a URL with
 // headers, or an entry of a client's config file (Claude Desktop, Claude Code, Cursor, VS Code).
-import { readFileSync } from "node:fs";
+import { parseJsonc } from "./jsonc.ts";
+import { MAX_CONFIG_BYTES } from "./limits.ts";
+import { readFileCappedSync } from "./read-capped.ts";
 
 export interface StdioTarget {
   kind: "stdio";
@@ -150,19 +152,12 @@ export function loadConfigTargets(file: string, environment: Env = process.env):
 }
 
 function readConfigServers(file: string): Result<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    return fail(`cannot read config ${file} (${(error as NodeJS.ErrnoException).code ?? "read error"})`);
-  }
-  let config: unknown;
-  try {
-    config = JSON.parse(stripJsonComments(text));
-  } catch (error) {
-    return fail(`config ${file} is not valid JSON (${(error as Error).message})`);
-  }
-  const servers = findServers(config);
+  const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
+  if (!read.ok) return fail(read.error === "too-large" ? `config ${file} is over the ${MAX_CONFIG_BYTES}-byte limit` : `cannot read config ${file} (${read.detail})`);
+  const text = read.text;
+  const parsed = parseJsonc(text);
+  if (!parsed.ok) return fail(`config ${file} is not valid JSON (${parsed.error})`);
+  const servers = findServers(parsed.value);
   if (!servers) return fail(`config ${file} has no "mcpServers" or "servers" object`);
   return { ok: true, value: servers };
 }
@@ -226,7 +221,8 @@ const VARIABLE = /\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 export function expandVariables(text: string, environment: Env): Result<string> {
   let missing: string | undefined;
   const value = text.replace(VARIABLE, (_match, variable: string, fallback: string | undefined) => {
-    const found = environment[variable];
+    // Only the environment's own entries: ${__proto__} or ${toString} must not reach Object.prototype.
+    const found = Object.hasOwn(environment, variable) ? environment[variable] : undefined;
     if (found !== undefined && found !== "") return found;
     if (fallback !== undefined) return fallback;
     if (found === "") return "";
@@ -258,53 +254,6 @@ function expandDeep(value: unknown, environment: Env): Result<unknown> {
     return { ok: true, value: out };
   }
   return { ok: true, value };
-}
-
-const WHITESPACE = /\s*/y;
-
-/** VS Code's mcp.json is JSONC: drop comments, then trailing commas, leaving strings untouched. */
-export function stripJsonComments(text: string): string {
-  const withoutComments = dropOutsideStrings(text, (i) => {
-    if (text.startsWith("//", i)) {
-      const end = text.indexOf("\n", i);
-      return end === -1 ? text.length : end;
-    }
-    if (text.startsWith("/*", i)) {
-      const end = text.indexOf("*/", i + 2);
-      return end === -1 ? text.length : end + 2;
-    }
-    return undefined;
-  });
-  return dropOutsideStrings(withoutComments, (i) => {
-    if (withoutComments[i] !== ",") return undefined;
-    WHITESPACE.lastIndex = i + 1;
-    WHITESPACE.exec(withoutComments);
-    const following = withoutComments[WHITESPACE.lastIndex];
-    return following === "}" || following === "]" ? i + 1 : undefined;
-  });
-}
-
-/** Copies text, dropping each stretch outside string literals that `dropUntil` names (by where it ends). */
-function dropOutsideStrings(text: string, dropUntil: (index: number) => number | undefined): string {
-  const kept: string[] = [];
-  let copyFrom = 0;
-  let i = 0;
-  while (i < text.length) {
-    if (text[i] === '"') {
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
-      i++;
-      continue;
-    }
-    const end = dropUntil(i);
-    if (end === undefined) {
-      i++;
-      continue;
-    }
-    kept.push(text.slice(copyFrom, i), " ");
-    copyFrom = i = end;
-  }
-  kept.push(text.slice(copyFrom));
-  return kept.join("");
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

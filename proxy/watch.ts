@@ -105,36 +105,19 @@ export function startWatching(options: WatcherOptions): () => void {
 }
 
 /**
- * Runs the build command through the shell (it is the user's own command line), one build at a
- * time: changes during a build ask for one more build after it. stop() ends a running build.
+ * Runs the build command through the shell (it is the user's own command line); the caller runs
+ * one build at a time. stop() ends a running build.
  */
 export class Builder {
   #running?: ReturnType<typeof spawn>;
-  #again = false;
-  #busy = false;
 
   constructor(
     readonly command: string,
     readonly cwd: string,
   ) {}
 
-  /** Resolves with the outcome of the build that covers this change, or undefined if one more is queued. */
-  async build(): Promise<{ ok: boolean; output: string; code: number | null } | undefined> {
-    if (this.#busy) {
-      this.#again = true;
-      return undefined;
-    }
-    this.#busy = true;
-    try {
-      let outcome;
-      do {
-        this.#again = false;
-        outcome = await this.#runOnce();
-      } while (this.#again);
-      return outcome;
-    } finally {
-      this.#busy = false;
-    }
+  build(): Promise<{ ok: boolean; output: string; code: number | null }> {
+    return this.#runOnce();
   }
 
   #runOnce(): Promise<{ ok: boolean; output: string; code: number | null }> {

@@ -58,6 +58,25 @@ describe("validation", () => {
   });
 });
 
+describe("validation of enum, const, anyOf and oneOf", () => {
+  test("enum and const compare JSON values whatever the order of their keys", () => {
+    const schema = { type: "object", properties: { pick: { enum: [{ a: 1, b: [1, { c: 2, d: 3 }] }] }, fixed: { const: { x: 1, y: 2 } } } };
+    expect(validate({ pick: { b: [1, { d: 3, c: 2 }], a: 1 }, fixed: { y: 2, x: 1 } }, schema)).toEqual([]);
+    expect(validate({ pick: { a: 1, b: [{ c: 2, d: 3 }, 1] }, fixed: { x: 1, y: 2, z: 3 } }, schema)).toEqual([
+      'arguments.pick: must be one of {"a":1,"b":[1,{"c":2,"d":3}]}',
+      'arguments.fixed: must be {"x":1,"y":2}',
+    ]);
+  });
+
+  test("oneOf means exactly one shape; anyOf at least one", () => {
+    const both = { oneOf: [{ type: "number" }, { type: "integer" }] };
+    expect(validate(1.5, both)).toEqual([]);
+    expect(validate(2, both)).toEqual(["arguments: matches 2 of the shapes where exactly one is allowed (oneOf)"]);
+    expect(validate("x", both)).toEqual(["arguments: matches none of the allowed shapes"]);
+    expect(validate(2, { anyOf: [{ type: "number" }, { type: "integer" }] })).toEqual([]);
+  });
+});
+
 describe("--params", () => {
   test("inline JSON, stdin, and the errors for bad JSON, non-objects and missing files", async () => {
     expect(await readParams('{"a":1}')).toEqual({ ok: true, value: { a: 1 } });

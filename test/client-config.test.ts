@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clientEntry, mergeIntoConfig, toolCommand } from "../lib/client-config.ts";
+import { parseJsonc } from "../lib/jsonc.ts";
 import { BUN, ROOT, runTool } from "./helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-config-"));
@@ -45,4 +46,50 @@ test("mcp-proxy config prints the entry with absolute paths, and --write creates
   const bad = await runTool("mcp-proxy.ts", ["config", "--client", "emacs", "--", "x"]);
   expect(bad.code).toBe(1);
   expect(bad.stderr).toContain("--client must be one of claude-desktop, claude-code, cursor, vscode");
+});
+
+test("--write into a JSONC file keeps its comments, trailing commas and number literals; only the entry changes", () => {
+  const file = join(dir, "vscode-settings.json");
+  const original = `// my settings
+{
+  "editor.fontSize": 13.50, // exactly as typed
+  "limits": [1e3, 0x0, 10,],
+  /* servers below */
+  "servers": {
+    "keep": { "command": "keep-me", }, // trailing comma above
+  },
+}
+`;
+  writeFileSync(file, original.replace("0x0", "0"));
+  const merged = mergeIntoConfig(file, "servers", "dev", { command: "/abs/mcp-inspect", args: ["mcp"] });
+  expect(merged.ok).toBe(true);
+  const text = readFileSync(file, "utf8");
+  for (const kept of ["// my settings", "13.50, // exactly as typed", "[1e3, 0, 10,]", "/* servers below */", "// trailing comma above", '"keep-me",']) expect(text).toContain(kept);
+  expect(parseJsonc(text)).toEqual({
+    ok: true,
+    value: { "editor.fontSize": 13.5, limits: [1000, 0, 10], servers: { keep: { command: "keep-me" }, dev: { command: "/abs/mcp-inspect", args: ["mcp"] } } },
+  });
+});
+
+test.skipIf(process.getuid?.() !== 0)("--write to a read-only file system: a one-line error, the file unchanged, and no backup left behind", () => {
+  const ro = mkdtempSync("/tmp/mcpkit-ro-");
+  try {
+    const script = [
+      `mount -t tmpfs tmpfs ${ro}`,
+      `printf '{"mcpServers":{}}' > ${ro}/claude.json`,
+      `mount -o remount,ro ${ro}`,
+      `${BUN} ${join(ROOT, "mcp-inspect.ts")} config --client claude-desktop --file ${ro}/claude.json --write -- node /srv/s.js; echo "exit=$?"`,
+      `ls -A ${ro}`,
+      `cat ${ro}/claude.json`,
+    ].join(" && ");
+    const run = Bun.spawnSync(["unshare", "-m", "sh", "-c", script], { env: { ...process.env, NO_COLOR: "1" } });
+    const out = `${run.stdout}${run.stderr}`;
+    expect(out).toContain("cannot write");
+    expect(out).toContain("read-only file system");
+    expect(out).toContain("exit=1");
+    expect(out).not.toContain(".bak-");
+    expect(out).toContain('{"mcpServers":{}}');
+  } finally {
+    rmSync(ro, { recursive: true, force: true });
+  }
 });

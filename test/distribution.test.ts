@@ -1,7 +1,7 @@
 // The release as a user meets it: archives built by build.ts, served over loopback HTTP, installed
 // by install.sh, and the installed binary used against our fixture.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, inflateRawSync } from "node:zlib";
@@ -97,6 +97,30 @@ describe("install.sh", () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("does not run on this machine");
     expect((await run([join(prefix, "bin", "mcp-inspect"), "--version"])).stdout.trim()).toBe(pkg.version);
+  }, LONG);
+
+  test("a tool name in the prefix that is a directory, or a link to one, stops the install before anything is written", async () => {
+    for (const kind of ["directory", "link"] as const) {
+      const prefix = join(work, `occupied-${kind}`);
+      const bin = join(prefix, "bin");
+      mkdirSync(join(work, `elsewhere-${kind}`), { recursive: true });
+      mkdirSync(bin, { recursive: true });
+      if (kind === "directory") mkdirSync(join(bin, "mcp-proxy"));
+      else symlinkSync(join(work, `elsewhere-${kind}`), join(bin, "mcp-proxy"));
+      const result = await install(prefix, "release");
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain(`${join(bin, "mcp-proxy")} is a directory (or a link to one)`);
+      expect(existsSync(join(bin, "mcpkit"))).toBe(false);
+      expect(readdirSync(join(work, `elsewhere-${kind}`))).toEqual([]);
+    }
+  }, LONG);
+
+  test("the printed mcpServers snippet is valid JSON even when the prefix holds quotes and backslashes", async () => {
+    const prefix = join(work, 'odd "name" \\ here');
+    const result = await install(prefix, "release");
+    expect(result.code).toBe(0);
+    const snippet = JSON.parse(result.stdout.slice(result.stdout.indexOf("\n{") + 1));
+    expect(snippet.mcpServers["my-server-dev"].command).toBe(join(prefix, "bin", "mcp-proxy"));
   }, LONG);
 
   test("plain http to another host is refused, and bad options are named", async () => {

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stripControl } from "../lib/log.ts";
+import { DroppingLineWriter, stripControl } from "../lib/log.ts";
 import { BUN, ROOT } from "./helpers.ts";
 
 test("every level goes to stderr in order, stdout stays empty, the level filters, and the file gets every line", async () => {
@@ -26,4 +26,26 @@ test("every level goes to stderr in order, stdout stays empty, the level filters
 
 test("stripControl removes ANSI colour, cursor and OSC sequences and control bytes, and keeps newlines and tabs", () => {
   expect(stripControl("\u001b[31mred\u001b[0m \u001b]0;title\u0007ok\u001b[2J\r\u0000\tx\ny")).toBe("red ok\tx\ny");
+});
+
+test("stripControl removes C1 controls (a CSI as one byte) and the bidi overrides and isolates of Trojan Source", () => {
+  expect(stripControl("a\u009b31mb\u0085c\u0090d")).toBe("a31mbcd");
+  expect(stripControl("user\u202e\u2066gnp.exe\u2069\u202a\u202b\u202c\u202d\u2067\u2068 ok")).toBe("usergnp.exe ok");
+});
+
+test("a stream nobody reads: lines past the bound are dropped and counted, and one line says so once it drains", () => {
+  const writes: string[] = [];
+  let drain: (() => void) | undefined;
+  const sink = {
+    write: (text: string) => (writes.push(text), false),
+    once: (_event: string, listener: () => void) => void (drain = listener),
+    off: () => {},
+  };
+  const lines = new DroppingLineWriter(sink, 100);
+  for (let i = 0; i < 50; i++) lines.write(`line ${"x".repeat(20)} ${i}\n`);
+  expect(writes.length).toBeLessThan(10);
+  expect(lines.dropped).toBe(50 - writes.length);
+  const dropped = lines.dropped;
+  drain!();
+  expect(writes.at(-1)).toBe(`[mcpkit] ${dropped} line(s) dropped while nothing read this stream\n`);
 });

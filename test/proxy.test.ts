@@ -1,6 +1,6 @@
 // mcp-proxy at the wire: a raw JSON-lines client drives the real entry script against real servers.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUN, FAULTY, INITIALIZE, LinePeer, REFERENCE, ROOT, alive } from "./helpers.ts";
@@ -379,6 +379,25 @@ describe("watch", () => {
     writeFileSync(join(dir, "notes.txt"), "not matched by the glob");
     await Bun.sleep(400);
     expect(await pidOf(peer, 4)).toBe(second);
+    rmSync(dir, { recursive: true, force: true });
+  }, LONG);
+
+  test("a --build that writes inside the watched tree does not restart in a loop: one change, at most one more round", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcpkit-watch-"));
+    const count = join(dir, "builds");
+    writeFileSync(join(dir, "server.ts"), "v1");
+    // The build writes an output file inside the tree it is watched in, as many builds do.
+    const build = `echo build >> ${count}; echo out > ${dir}/out.ts`;
+    const peer = proxy(["--watch", dir, "--debounce", "50", "--build", build, "--", BUN, REFERENCE]);
+    await initialized(peer);
+    writeFileSync(join(dir, "server.ts"), "v2");
+    await peer.waitFor(() => peer.stderr.includes("is back"), 20_000, "the first restart");
+    // A loop would build again every ~50 ms; a window of thirty debounces shows whether it stops.
+    await Bun.sleep(1_500);
+    const builds = readFileSync(count, "utf8").trim().split("\n").length;
+    expect(builds).toBeGreaterThanOrEqual(1);
+    expect(builds).toBeLessThanOrEqual(2);
+    expect((peer.stderr.match(/is back/g) ?? []).length).toBe(builds);
     rmSync(dir, { recursive: true, force: true });
   }, LONG);
 

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expandVariables, resolveTarget, stripJsonComments } from "../lib/target.ts";
+import { parseJsonc } from "../lib/jsonc.ts";
+import { expandVariables, resolveTarget } from "../lib/target.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-target-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -126,6 +127,12 @@ describe("expansion helpers", () => {
     expect(expandVariables("${A:-dflt}", { A: "" })).toEqual({ ok: true, value: "dflt" });
   });
   test("comment markers inside strings survive", () => {
-    expect(JSON.parse(stripJsonComments('{"a":"http://x/*y*/"} // c'))).toEqual({ a: "http://x/*y*/" });
+    expect(parseJsonc('{"a":"http://x/*y*/",} // c')).toEqual({ ok: true, value: { a: "http://x/*y*/" } });
+  });
+  test("${__proto__}, ${constructor} and ${toString} are variables like any other: unset, so their default applies", () => {
+    for (const name of ["__proto__", "constructor", "toString", "hasOwnProperty"]) {
+      expect(expandVariables(`\${${name}:-fallback}`, {})).toEqual({ ok: true, value: "fallback" });
+      expect(expandVariables(`\${${name}}`, {}).ok).toBe(false);
+    }
   });
 });
