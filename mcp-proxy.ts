@@ -219,6 +219,7 @@ async function serve(settings: Settings): Promise<number> {
     autoRestart: settings.autoRestart,
     maxRestarts: settings.maxRestarts,
     restartDelayMs: settings.restartDelayMs,
+    resendsUnseen: target.kind === "http",
   });
   log.info(`proxying ${describeTarget(target)}`);
 

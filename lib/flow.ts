@@ -4,6 +4,9 @@
 // handled. Pausing after YIELD_AFTER_BYTES and resuming on the next turn breaks that loop.
 import { YIELD_AFTER_BYTES } from "./limits.ts";
 
+/** Past this many bytes without a known turn of the loop, the next turn is watched for. */
+const TURN_CHECK_BYTES = 64 * 1024;
+
 export interface NodeReadable {
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
   on(event: "error", listener: (error: Error) => void): unknown;
@@ -27,6 +30,9 @@ export interface Flow {
 
 export function readChunks(source: NodeReadable, handlers: ReadHandlers): Flow {
   const holds = new Set<string>();
+  // Bytes read since the event loop last turned, as far as we know: the count is reset on the
+  // next turn, which is only asked for once a chunk's worth has come (small messages, one at a
+  // time, cost no extra scheduling).
   let readThisTurn = 0;
   let turnScheduled = false;
   let ended = false;
@@ -51,7 +57,7 @@ export function readChunks(source: NodeReadable, handlers: ReadHandlers): Flow {
   source.on("data", (chunk) => {
     handlers.onchunk(chunk);
     readThisTurn += chunk.length;
-    if (!turnScheduled) {
+    if (!turnScheduled && readThisTurn >= TURN_CHECK_BYTES) {
       turnScheduled = true;
       setImmediate(nextTurn);
     }

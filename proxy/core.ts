@@ -79,6 +79,8 @@ export interface ProxyOptions {
   autoRestart: boolean;
   maxRestarts: number;
   restartDelayMs: number;
+  /** HTTP: a request the server never saw (an expired session) is sent again, whatever it is. */
+  resendsUnseen?: boolean;
 }
 
 interface InFlight {
@@ -185,6 +187,8 @@ export class McpProxy {
       }
       const entry = this.#track(message, raw);
       this.#toChild(entry.message, entry.raw);
+      // Only a request that may be sent again keeps its bytes: a 1 MB tool call in flight costs nothing here.
+      if (!IDEMPOTENT_METHODS.has(entry.method) && !this.#options.resendsUnseen) entry.raw = undefined;
     } else if (isNotification(message)) {
       if (message.method === "notifications/initialized") this.#replay.clientInitialized();
       if (message.method === "notifications/cancelled") return this.#cancelFromClient(message, raw);
