@@ -5,7 +5,7 @@
 import { defineCommand, runMain, type ArgsDef } from "citty";
 import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
 import { unknownCommandProblem, unknownFlagsProblem } from "./lib/cli.ts";
-import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "./lib/daemon-client.ts";
+import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "./lib/daemon-start.ts";
 import { daemonPaths, processAlive, type DaemonPaths } from "./lib/daemon-protocol.ts";
 import { createLogger, isLogLevelName, stripControl } from "./lib/log.ts";
 import { onExitSignals } from "./lib/signals.ts";

@@ -51,7 +51,7 @@ const main = defineCommand({
 });
 
 if (process.env[SERVE_REFERENCE_ENV] === "1") {
-  const { runReferenceServer } = await import("./test/fixtures/reference-server.ts");
+  const { runReferenceServer } = await import("./host/reference-server.ts");
   await runReferenceServer();
 } else if (repeated.missing) {
   fail(`${repeated.missing} needs a value`);

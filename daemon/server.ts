@@ -4,12 +4,13 @@
 import type { ConsolaInstance } from "consola/core";
 import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { parseMessage, errorResponse, ErrorCode, idFromEdges, type JsonObject, type JsonRpcMessage } from "../lib/jsonrpc.ts";
+import { idFromEdges } from "../lib/json-scan.ts";
+import { parseMessage, errorResponse, ErrorCode, type JsonObject, type JsonRpcMessage } from "../lib/jsonrpc.ts";
 import { readChunks, type Flow } from "../lib/flow.ts";
 import { LineWriter } from "../lib/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../lib/lines.ts";
 import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, processAlive, processStartTime, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
-import { probeDaemon } from "../lib/daemon-client.ts";
+import { probeDaemon } from "../lib/daemon-start.ts";
 import type { CloseOptions } from "../lib/channel.ts";
 import type { Target } from "../lib/target.ts";
 import { DaemonSession, type SessionClient } from "./session.ts";

@@ -4,6 +4,21 @@
 import { MAX_REDIRECTS } from "./limits.ts";
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const SHOWN_BODY_CHARS = 200;
+
+/** A non-2xx answer that carried no JSON-RPC error for us. */
+export class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    url: string,
+    /** A 2025-era session the server no longer knows: re-initializing fixes it. */
+    readonly sessionExpired = false,
+  ) {
+    const shown = body.trim().slice(0, SHOWN_BODY_CHARS);
+    super(`HTTP ${status} from ${url}${shown ? `: ${shown}` : ""}`);
+  }
+}
 
 /** A redirect we did not follow: the user may pass the new location on purpose. */
 export class RedirectRefusedError extends Error {

@@ -2,6 +2,7 @@
 // in one write (one syscall instead of one per message, which is what costs under load), and once
 // CHANNEL_BUFFER_BYTES are queued behind a sink that has not drained, `hasRoom` turns false until
 // it does. Whoever feeds the writer pauses its own source meanwhile: nothing piles up without end.
+import { Buffer } from "node:buffer";
 import { rawText, type RawMessage } from "./jsonrpc.ts";
 import { CHANNEL_BUFFER_BYTES } from "./limits.ts";
 
@@ -94,7 +95,8 @@ export class LineWriter {
     this.#hasText = false;
     if (!hasText) {
       // One buffer for the whole batch: the lines' bytes, each with its newline.
-      const out = new Uint8Array(bytes);
+      // A Buffer, not a plain Uint8Array: the stream would convert one into the other on every write.
+      const out = Buffer.allocUnsafe(bytes);
       let offset = 0;
       for (const line of pending as Uint8Array[]) {
         out.set(line, offset);

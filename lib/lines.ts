@@ -197,21 +197,3 @@ function concat(parts: Uint8Array[], total: number): Uint8Array {
   }
   return out;
 }
-
-/** The same splitter as a web TransformStream (bytes in, lines out). */
-export class LineStream extends TransformStream<Uint8Array, string> {
-  constructor(options: LineSplitterOptions = {}) {
-    let splitter: LineSplitter;
-    super({
-      start(controller) {
-        splitter = new LineSplitter((line) => controller.enqueue(line), options);
-      },
-      transform(chunk) {
-        splitter.push(chunk);
-      },
-      flush() {
-        splitter.end();
-      },
-    });
-  }
-}

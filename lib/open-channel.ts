@@ -2,7 +2,7 @@
 // daemon's session for that target. The daemon's client is loaded only when it is needed.
 import type { MessageChannel } from "./channel.ts";
 import type { DaemonOptions } from "./daemon-client.ts";
-import { HttpChannel } from "./http.ts";
+import { HttpChannel } from "./streamable-http.ts";
 import { StdioChannel } from "./stdio.ts";
 import type { Target } from "./target.ts";
 

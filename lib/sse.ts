@@ -167,34 +167,21 @@ export class SseParser {
   }
 }
 
-/** The parser as a web TransformStream (bytes in, events out). */
-export class SseStream extends TransformStream<Uint8Array, SseEvent> {
-  constructor(options: SseParserOptions = {}) {
-    let parser: SseParser;
-    super({
-      start(controller) {
-        parser = new SseParser((event) => controller.enqueue(event), options);
-      },
-      transform(chunk) {
-        parser.push(chunk);
-      },
-      flush() {
-        parser.end();
-      },
-    });
+/**
+ * Feeds a response body to a parser until it ends, or until `enough` says so (then cancels it);
+ * `wait` holds each read back while the consumer downstream is slow.
+ */
+export async function pumpSse(response: Response, parser: SseParser, enough: () => boolean = () => false, wait?: () => Promise<void> | undefined): Promise<void> {
+  const reader = response.body!.getReader();
+  for (;;) {
+    await wait?.();
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.push(value);
+    if (enough()) {
+      await reader.cancel().catch(() => {});
+      return;
+    }
   }
-}
-
-/** Writes one event; data with newlines becomes several data fields, as readers rejoin them. */
-export function formatSseEvent(event: { event?: string; data: string; id?: string; retry?: number }): string {
-  let out = "";
-  if (event.event && event.event !== "message") out += `event: ${stripNewlines(event.event)}\n`;
-  if (event.id !== undefined) out += `id: ${stripNewlines(event.id)}\n`;
-  if (event.retry !== undefined) out += `retry: ${Math.max(0, Math.floor(event.retry))}\n`;
-  for (const line of event.data.split(/\r\n|\r|\n/)) out += `data: ${line}\n`;
-  return `${out}\n`;
-}
-
-function stripNewlines(value: string): string {
-  return value.replace(/[\r\n]/g, "");
+  parser.end();
 }

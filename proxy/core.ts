@@ -9,18 +9,15 @@ import { randomUUID } from "node:crypto";
 import type { ConsolaInstance } from "consola/core";
 import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
 import { RequestCorrelator, type CorrelatorPeer } from "../lib/correlator.ts";
+import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/json-scan.ts";
 import {
   ErrorCode,
   IdAllocator,
-  completeMessage,
   errorResponse,
-  idFromEdges,
   isNotification,
-  isPartial,
   isRequest,
   isResponse,
   isBlank,
-  parseForRouting,
   rawText,
   serializeMessage,
   type JsonObject,

@@ -1,10 +1,13 @@
 // mcp-daemon end to end: real daemons on real sockets, started on demand by mcp-inspect.
 import { afterEach, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/client";
+import { Client, type Transport } from "@modelcontextprotocol/client";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { callDaemonTool, daemonEnvironment, DaemonTransport, listDaemonTools } from "../lib/daemon-client.ts";
+import { ChannelTransport } from "../lib/channel-transport.ts";
+import { RawClient } from "../lib/client.ts";
+import { DaemonChannel } from "../lib/daemon-client.ts";
+import { daemonEnvironment } from "../lib/daemon-start.ts";
 import type { StdioTarget } from "../lib/target.ts";
 import { BUN, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, alive, inspect, runTool } from "./helpers.ts";
 
@@ -72,15 +75,18 @@ describe("stateful sessions", () => {
     expect(log.match(/listening on/g)?.length).toBe(1);
   }, LONG);
 
-  test("the library calls and the SDK Transport reach the same session", async () => {
+  test("the raw client over a DaemonChannel and the SDK Client over the same channel reach the same session", async () => {
     const dir = daemonDir();
     const target: StdioTarget = { kind: "stdio", command: BUN, args: [GATED], env: {} };
     const env = { ...process.env, MCPKIT_DAEMON_DIR: dir };
-    expect((await listDaemonTools(target, { env })).map((t) => t.name)).not.toContain("secret_echo");
-    const opened = await callDaemonTool(target, "begin_session", { user: "lib" }, { env });
+    const raw = new RawClient(new DaemonChannel(target, { env }), { clientInfo: { name: "raw-through-daemon", version: "0" } });
+    await raw.connect();
+    expect(((await raw.request("tools/list")).tools as { name: string }[]).map((t) => t.name)).not.toContain("secret_echo");
+    const opened = await raw.request("tools/call", { name: "begin_session", arguments: { user: "lib" } });
     expect(JSON.stringify(opened.content)).toContain("session open for lib");
+    await raw.close();
     const client = new Client({ name: "sdk-through-daemon", version: "0" });
-    await client.connect(new DaemonTransport(target, { env }));
+    await client.connect(new ChannelTransport(new DaemonChannel(target, { env })) as unknown as Transport);
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain("secret_echo");
     const echoed = await client.callTool({ name: "secret_echo", arguments: { message: "sdk" } });

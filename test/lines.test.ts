@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { LineSplitter, LineStream, type LineError } from "../lib/lines.ts";
+import { LineSplitter, type LineError } from "../lib/lines.ts";
 
 const encoder = new TextEncoder();
 
@@ -82,20 +82,5 @@ describe("LineSplitter", () => {
     buffer.fill(0x7a);
     splitter.push(encoder.encode("\n"));
     expect(lines).toEqual(["abc"]);
-  });
-});
-
-describe("LineStream", () => {
-  test("works as a web TransformStream", async () => {
-    const source = new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(encoder.encode("first\nsec"));
-        controller.enqueue(encoder.encode("ond\r\nthird"));
-        controller.close();
-      },
-    });
-    const lines: string[] = [];
-    for await (const line of source.pipeThrough(new LineStream())) lines.push(line);
-    expect(lines).toEqual(["first", "second", "third"]);
   });
 });

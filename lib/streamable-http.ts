@@ -1,9 +1,10 @@
-// A remote MCP server as a message channel: Streamable HTTP on both eras, and the deprecated
-// HTTP+SSE transport as a fallback. Every request POSTed gets exactly one answer through
-// onmessage (the server's, or one made here when the stream ends without it), so callers never
-// wait on a reply that cannot come.
+// A remote MCP server as a message channel over Streamable HTTP, on both protocol eras, with the
+// deprecated HTTP+SSE transport (lib/legacy-sse.ts) as a fallback. Every request POSTed gets
+// exactly one answer through onmessage (the server's, or one made here when the stream ends
+// without it), so callers never wait on a reply that cannot come. Bodies are read with a cap and
+// held back while the consumer is slow.
 import type { CloseOptions, MessageChannel } from "./channel.ts";
-import { fetchWithinOrigin, readBodyCapped, readBodyHead } from "./fetch.ts";
+import { fetchWithinOrigin, HttpStatusError, readBodyCapped, readBodyHead } from "./fetch.ts";
 import {
   ErrorCode,
   errorResponse,
@@ -17,34 +18,18 @@ import {
   type JsonRpcMessage,
   type RawMessage,
 } from "./jsonrpc.ts";
-import { META_PROTOCOL_VERSION } from "./client.ts";
+import { LegacySseSession } from "./legacy-sse.ts";
 import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "./limits.ts";
-import { paramHeaderSpecs, paramHeaders, type ParamHeader } from "./param-headers.ts";
-import { SseParser } from "./sse.ts";
+import { FIRST_MODERN_REVISION, McpHeaders, requestRevision } from "./mcp-headers.ts";
+import { pumpSse, SseParser } from "./sse.ts";
 import type { HttpTransportChoice } from "./target.ts";
 
+export { HttpStatusError };
 /** How long a DELETE of the session may take on close before we stop waiting. */
 export const SESSION_DELETE_TIMEOUT_MS = 2_000;
-/** How long to wait for the `endpoint` event of a legacy HTTP+SSE server. */
-export const SSE_ENDPOINT_TIMEOUT_MS = 10_000;
 /** JSON-RPC errors a 2026-07-28 server sends with a 4xx: they prove a modern server. */
 export const MODERN_ERROR_CODES = new Set([-32022, -32021, -32020, ErrorCode.MethodNotFound]);
 const SHOWN_BODY_CHARS = 200;
-const FIRST_MODERN_REVISION = "2026-07-28";
-
-/** A non-2xx answer that carried no JSON-RPC error for us. */
-export class HttpStatusError extends Error {
-  constructor(
-    readonly status: number,
-    readonly body: string,
-    url: string,
-    /** A 2025-era session the server no longer knows: re-initializing fixes it. */
-    readonly sessionExpired = false,
-  ) {
-    const shown = body.trim().slice(0, SHOWN_BODY_CHARS);
-    super(`HTTP ${status} from ${url}${shown ? `: ${shown}` : ""}`);
-  }
-}
 
 export interface HttpChannelOptions {
   url: string;
@@ -67,14 +52,10 @@ export class HttpChannel implements MessageChannel {
   readonly #options: HttpChannelOptions;
   readonly #fetch: typeof fetch;
   readonly #aborter = new AbortController();
-  #mode: "streamable" | "sse";
-  #sseEndpoint?: string;
+  readonly #mcpHeaders = new McpHeaders();
+  #legacy?: LegacySseSession;
   #closed = false;
   readonly #initializeIds = new Set<JsonRpcId | null>();
-  /** tools/list requests of 2026-07-28 or later in flight (x-mcp-header exists from that revision on). */
-  readonly #toolListIds = new Set<JsonRpcId | null>();
-  /** x-mcp-header annotations of each tool seen in a tools/list answer. */
-  readonly #toolHeaders = new Map<string, ParamHeader[]>();
   /** One abort switch per request in flight: on 2026-07-28 HTTP, closing the stream is the cancellation. */
   readonly #requestAborters = new Map<JsonRpcId, { aborter: AbortController; version?: string }>();
   readonly #cancelled = new Set<JsonRpcId>();
@@ -88,7 +69,10 @@ export class HttpChannel implements MessageChannel {
     this.#options = options;
     const fetchImpl = options.fetch ?? fetch;
     this.#fetch = ((url: string | URL, init?: RequestInit) => fetchWithinOrigin(url, init, fetchImpl)) as typeof fetch;
-    this.#mode = options.transport === "sse" ? "sse" : "streamable";
+  }
+
+  get transport(): "streamable-http" | "sse" {
+    return this.#legacy ? "sse" : "streamable-http";
   }
 
   get hasRoom(): boolean {
@@ -108,12 +92,8 @@ export class HttpChannel implements MessageChannel {
   /** Awaited before each read of a response body. */
   readonly #whenReading = (): Promise<void> | undefined => this.#paused?.promise;
 
-  get transport(): "streamable-http" | "sse" {
-    return this.#mode === "sse" ? "sse" : "streamable-http";
-  }
-
   async start(): Promise<void> {
-    if (this.#mode === "sse") await this.#openLegacySse();
+    if (this.#options.transport === "sse") await this.#openLegacy();
   }
 
   async send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
@@ -131,8 +111,8 @@ export class HttpChannel implements MessageChannel {
 
   async #sendBody(message: JsonRpcMessage, body: string): Promise<void> {
     if (isRequest(message) && message.method === "initialize") this.#initializeIds.add(message.id);
-    if (isRequest(message) && message.method === "tools/list" && (this.#versionOf(message) ?? "") >= FIRST_MODERN_REVISION) this.#toolListIds.add(message.id);
-    if (this.#mode === "sse") return this.#postLegacy(body);
+    this.#mcpHeaders.sent(message, this.#versionOf(message));
+    if (this.#legacy) return this.#legacy.post(body);
     try {
       await this.#post(message, body);
       if (this.#options.listen && this.sessionId && "method" in message && message.method === "notifications/initialized") {
@@ -149,12 +129,11 @@ export class HttpChannel implements MessageChannel {
         message.method === "initialize";
       if (!fallback) throw error;
       try {
-        await this.#openLegacySse();
+        await this.#openLegacy();
       } catch {
         throw error;
       }
-      this.#mode = "sse";
-      await this.#postLegacy(body);
+      await this.#legacy!.post(body);
     }
   }
 
@@ -175,11 +154,30 @@ export class HttpChannel implements MessageChannel {
     this.#closed = true;
     this.#aborter.abort();
     this.resume();
-    if (this.sessionId && this.#mode === "streamable") {
+    if (this.sessionId && !this.#legacy) {
       const timeout = AbortSignal.timeout(SESSION_DELETE_TIMEOUT_MS);
       await this.#fetch(this.#options.url, { method: "DELETE", headers: this.#headers(), signal: timeout }).catch(() => {});
     }
     this.onclose?.("the HTTP channel was closed");
+  }
+
+  async #openLegacy(): Promise<void> {
+    const legacy = new LegacySseSession({
+      url: this.#options.url,
+      headers: this.#options.headers ?? {},
+      fetch: this.#fetch,
+      signal: this.#aborter.signal,
+      deliver: (message, raw) => this.#deliver(message, raw),
+      onerror: (error) => this.onerror?.(error),
+      onclose: (reason) => {
+        if (this.#closed) return;
+        this.#closed = true;
+        this.onclose?.(reason);
+      },
+      whenReading: this.#whenReading,
+    });
+    await legacy.open();
+    this.#legacy = legacy;
   }
 
   /** Hands a message on, noting the revision an initialize answer negotiated (for the headers). */
@@ -188,53 +186,20 @@ export class HttpChannel implements MessageChannel {
       const version = message.result.protocolVersion;
       if (typeof version === "string") this.protocolVersion = version;
     }
-    if ("result" in message && this.#toolListIds.delete(message.id) && Array.isArray(message.result.tools)) {
-      const kept = this.#learnToolHeaders(message.result.tools);
-      if (kept.length !== message.result.tools.length) {
-        message = { ...message, result: { ...message.result, tools: kept } };
-        raw = undefined;
-      }
+    const kept = this.#mcpHeaders.toolsToKeep(message, (error) => this.onerror?.(error));
+    if (kept && "result" in message) {
+      message = { ...message, result: { ...message.result, tools: kept } };
+      raw = undefined;
     }
     this.onmessage?.(message, raw);
   }
 
-  /** Records each tool's x-mcp-header parameters; tools with broken annotations are dropped (spec MUST). */
-  #learnToolHeaders(tools: unknown[]): unknown[] {
-    return tools.filter((tool) => {
-      const { name, inputSchema } = (tool ?? {}) as { name?: unknown; inputSchema?: unknown };
-      if (typeof name !== "string") return true;
-      const specs = paramHeaderSpecs(inputSchema);
-      if (specs.ok) {
-        this.#toolHeaders.set(name, specs.value);
-        return true;
-      }
-      this.onerror?.(new Error(`left out tool ${name}: ${specs.error}`));
-      return false;
-    });
-  }
-
-  /** A 2026-07-28 request names its own revision (a forwarded one must carry it in the header too). */
   #versionOf(message?: JsonRpcMessage): string | undefined {
-    const meta = message && "params" in message ? (message.params?._meta as Record<string, unknown> | undefined) : undefined;
-    return typeof meta?.[META_PROTOCOL_VERSION] === "string" ? (meta[META_PROTOCOL_VERSION] as string) : this.protocolVersion;
+    return requestRevision(message) ?? this.protocolVersion;
   }
 
   #headers(message?: JsonRpcMessage): Record<string, string> {
-    const headers: Record<string, string> = { ...this.#options.headers };
-    const version = this.#versionOf(message);
-    if (version) headers["MCP-Protocol-Version"] = version;
-    if (this.sessionId) headers["Mcp-Session-Id"] = this.sessionId;
-    // 2026-07-28 mirrors the method and name into headers for intermediaries (revisions are dates).
-    if (message && isRequest(message) && version && version >= FIRST_MODERN_REVISION) {
-      headers["Mcp-Method"] = message.method;
-      const name = message.params?.name ?? message.params?.uri;
-      if (typeof name === "string" && ["tools/call", "resources/read", "prompts/get"].includes(message.method)) {
-        headers["Mcp-Name"] = encodeHeaderValue(name);
-      }
-      const specs = message.method === "tools/call" && typeof name === "string" ? this.#toolHeaders.get(name) : undefined;
-      if (specs) Object.assign(headers, paramHeaders(specs, message.params?.arguments, encodeHeaderValue));
-    }
-    return headers;
+    return { ...this.#options.headers, ...this.#mcpHeaders.headers(message, this.#versionOf(message), this.sessionId) };
   }
 
   async #post(message: JsonRpcMessage, body: string): Promise<void> {
@@ -265,11 +230,7 @@ export class HttpChannel implements MessageChannel {
     const sentSession = this.sessionId;
     const response = await this.#fetch(this.#options.url, {
       method: "POST",
-      headers: {
-        ...this.#headers(message),
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-      },
+      headers: { ...this.#headers(message), "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
       body,
       signal,
     });
@@ -298,8 +259,8 @@ export class HttpChannel implements MessageChannel {
     const type = response.headers.get("content-type") ?? "";
     if (type.includes("text/event-stream")) {
       // Read in the background: progress and logging arrive before the response.
-      if (requestId !== undefined) this.#streaming.add(requestId);
-      void this.#readSse(response, requestId).finally(() => requestId !== undefined && this.#forget(requestId));
+      this.#streaming.add(requestId);
+      void this.#readSse(response, requestId).finally(() => this.#forget(requestId));
       return;
     }
     const reply = await readBodyCapped(response, MAX_MESSAGE_BYTES, this.#whenReading);
@@ -349,8 +310,7 @@ export class HttpChannel implements MessageChannel {
       },
       {
         onerror: (error) => {
-          const why = `dropped a ${error.bytes}-byte SSE event (over the ${MAX_MESSAGE_BYTES}-byte limit)`;
-          this.onerror?.(new Error(why));
+          this.onerror?.(new Error(`dropped a ${error.bytes}-byte SSE event (over the ${MAX_MESSAGE_BYTES}-byte limit)`));
           // On a request's own stream that event was most likely its answer: the request is
           // answered with the error, and the stream closed (pumpSse stops once answered).
           if (requestId !== undefined && !answered) {
@@ -375,11 +335,7 @@ export class HttpChannel implements MessageChannel {
   async #listen(session: string): Promise<void> {
     let response: Response;
     try {
-      response = await this.#fetch(this.#options.url, {
-        method: "GET",
-        headers: { ...this.#headers(), Accept: "text/event-stream" },
-        signal: this.#aborter.signal,
-      });
+      response = await this.#fetch(this.#options.url, { method: "GET", headers: { ...this.#headers(), Accept: "text/event-stream" }, signal: this.#aborter.signal });
     } catch (error) {
       if (!this.#closed) this.onerror?.(new Error(`could not open the server's event stream: ${(error as Error).message}`));
       return;
@@ -397,95 +353,10 @@ export class HttpChannel implements MessageChannel {
   #answerMissing(id: JsonRpcId, why: string): void {
     this.#deliver(errorResponse(id, ErrorCode.ConnectionClosed, why, TRANSPORT_ERROR_DATA));
   }
-
-  /** 2024-11-05 HTTP+SSE: GET opens the stream, whose first event names the POST endpoint. */
-  async #openLegacySse(): Promise<void> {
-    const response = await this.#fetch(this.#options.url, {
-      method: "GET",
-      headers: { ...this.#options.headers, Accept: "text/event-stream" },
-      signal: this.#aborter.signal,
-    });
-    if (!response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
-      await response.body?.cancel().catch(() => {});
-      throw new HttpStatusError(response.status, "not an HTTP+SSE endpoint", this.#options.url);
-    }
-    const endpoint = Promise.withResolvers<string>();
-    const timer = setTimeout(() => endpoint.reject(new Error("no endpoint event from the SSE server")), SSE_ENDPOINT_TIMEOUT_MS);
-    const parser = new SseParser((event) => {
-      if (event.event === "endpoint") {
-        endpoint.resolve(new URL(event.data.trim(), this.#options.url).href);
-        return;
-      }
-      if (event.event !== "message") return;
-      const parsed = parseMessage(event.data);
-      if (parsed.ok) this.#deliver(parsed.value, event.data);
-      else this.onerror?.(new Error(`skipped an SSE event that is not JSON-RPC (${parsed.error})`));
-    });
-    void (async () => {
-      try {
-        await pumpSse(response, parser, undefined, this.#whenReading);
-      } catch {
-        // Reported below as the stream's end.
-      }
-      endpoint.reject(new Error("the SSE stream ended before the endpoint event"));
-      if (!this.#closed) {
-        this.#closed = true;
-        this.onclose?.("the server closed the SSE stream");
-      }
-    })();
-    try {
-      this.#sseEndpoint = await endpoint.promise;
-    } finally {
-      clearTimeout(timer);
-    }
-    if (new URL(this.#sseEndpoint).origin !== new URL(this.#options.url).origin) {
-      throw new Error(`the SSE server named an endpoint on another origin (${this.#sseEndpoint})`);
-    }
-  }
-
-  async #postLegacy(body: string): Promise<void> {
-    const response = await this.#fetch(this.#sseEndpoint!, {
-      method: "POST",
-      headers: { ...this.#options.headers, "Content-Type": "application/json" },
-      body,
-      signal: this.#aborter.signal,
-    });
-    const reply = await readBodyHead(response, MAX_ERROR_BODY_BYTES);
-    if (!response.ok) throw new HttpStatusError(response.status, reply, this.#sseEndpoint!);
-  }
-}
-
-/**
- * Feeds a response body to an SSE parser until it ends, or until `enough` says so (then cancels
- * it); `wait` holds each read back while the consumer is slow.
- */
-async function pumpSse(response: Response, parser: SseParser, enough: () => boolean = () => false, wait?: () => Promise<void> | undefined): Promise<void> {
-  const reader = response.body!.getReader();
-  for (;;) {
-    await wait?.();
-    const { done, value } = await reader.read();
-    if (done) break;
-    parser.push(value);
-    if (enough()) {
-      await reader.cancel().catch(() => {});
-      return;
-    }
-  }
-  parser.end();
 }
 
 function jsonRpcErrorIn(body: string): { jsonrpc: "2.0"; id: JsonRpcId | null; error: { code: number; message: string; data?: unknown } } | undefined {
   const parsed = parseMessage(body);
   if (!parsed.ok || !("error" in parsed.value)) return undefined;
   return parsed.value;
-}
-
-/** MCP 2026-07-28 value encoding: non-header-safe values travel as `=?base64?…?=`. */
-export function encodeHeaderValue(value: string): string {
-  const safe = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !(value.startsWith("=?base64?") && value.endsWith("?="));
-  if (safe) return value;
-  const bytes = new TextEncoder().encode(value);
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `=?base64?${btoa(binary)}?=`;
 }

@@ -1,6 +1,5 @@
 import { expect, test } from "bun:test";
-import { encodeHeaderValue } from "../lib/http.ts";
-import { paramHeaderSpecs, paramHeaders } from "../lib/param-headers.ts";
+import { encodeHeaderValue, paramHeaderSpecs, paramHeaders } from "../lib/mcp-headers.ts";
 
 test("annotated parameters reachable through properties become Mcp-Param headers", () => {
   const schema = {

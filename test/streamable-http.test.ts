@@ -1,7 +1,7 @@
 // lib/http against loopback servers of our own making: what goes over the wire.
 import { afterAll, expect, test } from "bun:test";
 import { RawClient } from "../lib/client.ts";
-import { HttpChannel } from "../lib/http.ts";
+import { HttpChannel } from "../lib/streamable-http.ts";
 
 const seen: { method: string; headers: Record<string, string> }[] = [];
 let streamAborted = Promise.withResolvers<void>();

@@ -1,0 +1,142 @@
+// The MCP headers of a Streamable HTTP request: MCP-Protocol-Version and Mcp-Session-Id, and on
+// 2026-07-28 the method, name and annotated parameters mirrored into headers (Mcp-Method,
+// Mcp-Name, Mcp-Param-{Name}) so that gateways can route without reading bodies. Clients MUST
+// send the parameters marked `x-mcp-header` in a tool's inputSchema, and MUST drop tools whose
+// annotations break the rules.
+import { META_PROTOCOL_VERSION } from "./client.ts";
+import { isRequest, type JsonRpcId, type JsonRpcMessage } from "./jsonrpc.ts";
+
+/** Revisions are dates: from this one on, requests carry their own revision and the header mirrors. */
+export const FIRST_MODERN_REVISION = "2026-07-28";
+/** Methods whose `name` (or `uri`) travels as Mcp-Name. */
+const NAMED_METHODS = new Set(["tools/call", "resources/read", "prompts/get"]);
+
+export interface ParamHeader {
+  /** The chain of `properties` keys from the schema root to the parameter. */
+  path: string[];
+  /** The header is `Mcp-Param-${name}`. */
+  name: string;
+}
+
+export type SpecResult = { ok: true; value: ParamHeader[] } | { ok: false; error: string };
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_TYPES = new Set(["string", "integer", "boolean"]);
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Reads every `x-mcp-header` annotation of a schema, or says why the tool must be dropped. */
+export function paramHeaderSpecs(schema: unknown): SpecResult {
+  const found: ParamHeader[] = [];
+  const problems: string[] = [];
+  const walk = (node: unknown, path: string[], reachable: boolean) => {
+    if (typeof node !== "object" || node === null) return;
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item, path, false);
+      return;
+    }
+    const record = node as Record<string, unknown>;
+    if ("x-mcp-header" in record) {
+      const name = record["x-mcp-header"];
+      const type = record.type;
+      if (!reachable || path.length === 0) problems.push(`x-mcp-header at ${path.join(".") || "the root"} is not reachable through properties alone`);
+      else if (typeof name !== "string" || !TOKEN.test(name)) problems.push(`x-mcp-header ${JSON.stringify(name)} at ${path.join(".")} is not a header token`);
+      else if (typeof type !== "string" || !HEADER_TYPES.has(type)) problems.push(`x-mcp-header ${name} is on a ${String(type)} parameter (only string, integer, boolean)`);
+      else found.push({ path, name });
+    }
+    for (const [key, value] of Object.entries(record)) {
+      if (key === "properties" && typeof value === "object" && value !== null && !Array.isArray(value)) {
+        for (const [property, child] of Object.entries(value)) walk(child, [...path, property], reachable);
+      } else if (key !== "x-mcp-header") {
+        walk(value, path, false);
+      }
+    }
+  };
+  walk(schema, [], true);
+  const seen = new Set<string>();
+  for (const { name } of found) {
+    const lower = name.toLowerCase();
+    if (seen.has(lower)) problems.push(`x-mcp-header ${name} is used twice`);
+    seen.add(lower);
+  }
+  return problems.length > 0 ? { ok: false, error: problems.join("; ") } : { ok: true, value: found };
+}
+
+/** The headers for one call's arguments; a missing or null value sends no header. */
+export function paramHeaders(specs: ParamHeader[], args: unknown, encode: (value: string) => string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const { path, name } of specs) {
+    let value: unknown = args;
+    for (const key of path) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    if (value === undefined || value === null) continue;
+    if (typeof value === "boolean") headers[`Mcp-Param-${name}`] = String(value);
+    else if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= MAX_SAFE) headers[`Mcp-Param-${name}`] = String(value);
+    else if (typeof value === "string") headers[`Mcp-Param-${name}`] = encode(value);
+  }
+  return headers;
+}
+
+/** MCP 2026-07-28 value encoding: non-header-safe values travel as `=?base64?…?=`. */
+export function encodeHeaderValue(value: string): string {
+  const safe = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !(value.startsWith("=?base64?") && value.endsWith("?="));
+  if (safe) return value;
+  const bytes = new TextEncoder().encode(value);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `=?base64?${btoa(binary)}?=`;
+}
+
+/** A 2026-07-28 request names its own revision in `_meta` (a forwarded one must carry it in the header too). */
+export function requestRevision(message: JsonRpcMessage | undefined): string | undefined {
+  const meta = message && "params" in message ? (message.params?._meta as Record<string, unknown> | undefined) : undefined;
+  return typeof meta?.[META_PROTOCOL_VERSION] === "string" ? (meta[META_PROTOCOL_VERSION] as string) : undefined;
+}
+
+/**
+ * The header rules of one connection: which tools annotate which parameters (learned from the
+ * tools/list answers of 2026-07-28 requests), and the headers each message must carry.
+ */
+export class McpHeaders {
+  readonly #toolListIds = new Set<JsonRpcId | null>();
+  readonly #toolHeaders = new Map<string, ParamHeader[]>();
+
+  /** The MCP headers for `message` (or for a GET or DELETE of the session, without one). */
+  headers(message: JsonRpcMessage | undefined, version: string | undefined, sessionId: string | undefined): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (version) headers["MCP-Protocol-Version"] = version;
+    if (sessionId) headers["Mcp-Session-Id"] = sessionId;
+    if (!message || !isRequest(message) || !version || version < FIRST_MODERN_REVISION) return headers;
+    headers["Mcp-Method"] = message.method;
+    const name = message.params?.name ?? message.params?.uri;
+    if (typeof name === "string" && NAMED_METHODS.has(message.method)) headers["Mcp-Name"] = encodeHeaderValue(name);
+    const specs = message.method === "tools/call" && typeof name === "string" ? this.#toolHeaders.get(name) : undefined;
+    if (specs) Object.assign(headers, paramHeaders(specs, message.params?.arguments, encodeHeaderValue));
+    return headers;
+  }
+
+  /** A request on its way: the answer to a 2026-07-28 tools/list is read for annotations. */
+  sent(message: JsonRpcMessage, version: string | undefined): void {
+    if (isRequest(message) && message.method === "tools/list" && version && version >= FIRST_MODERN_REVISION) this.#toolListIds.add(message.id);
+  }
+
+  /**
+   * A response: a tools/list answer teaches each tool's annotated parameters, and loses the tools
+   * whose annotations break the rules (spec MUST). Returns the tools to keep, or undefined when
+   * the answer passes as it is.
+   */
+  toolsToKeep(message: JsonRpcMessage, onerror: (error: Error) => void): unknown[] | undefined {
+    if (!("result" in message) || !this.#toolListIds.delete(message.id) || !Array.isArray(message.result.tools)) return undefined;
+    const tools = message.result.tools;
+    const kept = tools.filter((tool) => {
+      const { name, inputSchema } = (tool ?? {}) as { name?: unknown; inputSchema?: unknown };
+      if (typeof name !== "string") return true;
+      const specs = paramHeaderSpecs(inputSchema);
+      if (specs.ok) {
+        this.#toolHeaders.set(name, specs.value);
+        return true;
+      }
+      onerror(new Error(`left out tool ${name}: ${specs.error}`));
+      return false;
+    });
+    return kept.length === tools.length ? undefined : kept;
+  }
+}
