@@ -4,10 +4,12 @@
 // process per server definition, and ends sessions (and itself) when they sit idle.
 import { defineCommand, runMain, type ArgsDef } from "citty";
 import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
-import { unknownCommandProblem, unknownFlagsProblem } from "./lib/cli.ts";
+import { LOG_ARGS, prepareArgv, unknownCommandProblem, unknownFlagsProblem, valueFlags } from "./lib/cli.ts";
+import { showHelp, withExamples } from "./lib/help.ts";
 import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "./lib/daemon-start.ts";
 import { daemonPaths, processAlive, type DaemonPaths } from "./lib/daemon-protocol.ts";
 import { createLogger, isLogLevelName, stripControl } from "./lib/log.ts";
+import { EXIT } from "./lib/exit-codes.ts";
 import { onExitSignals } from "./lib/signals.ts";
 import pkg from "./package.json" with { type: "json" };
 
@@ -22,7 +24,8 @@ const STATUS_NOTIFICATIONS = 3;
 const RUN_ARGS = {
   "idle-timeout": { type: "string", description: `close a session nobody used for this long (default ${DEFAULT_IDLE_TIMEOUT_MS})`, valueHint: "ms" },
   "exit-after": { type: "string", description: "exit when there have been no sessions for this long (default: the idle timeout)", valueHint: "ms" },
-  "log-level": { type: "string", description: "error, warn, info (default), debug", valueHint: "level" },
+  "log-level": { ...LOG_ARGS["log-level"], description: `${LOG_ARGS["log-level"].description} (default info)` },
+  "log-file": { ...LOG_ARGS["log-file"], description: "also append every log line to this file (they always go to daemon.log too)" },
 } as const satisfies ArgsDef;
 
 /** Resolves the daemon's paths or reports why it cannot have any. */
@@ -30,7 +33,7 @@ function pathsOrFail(): DaemonPaths | undefined {
   const paths = daemonPaths();
   if (paths.ok) return paths.value;
   process.stderr.write(`error: ${paths.error}\n`);
-  process.exitCode = 1;
+  process.exitCode = EXIT.usage;
   return undefined;
 }
 
@@ -38,7 +41,7 @@ function refuseUnknown(args: Record<string, unknown>, defs: ArgsDef): boolean {
   const problem = unknownFlagsProblem(args, defs);
   if (!problem) return false;
   process.stderr.write(`error: ${problem}\n`);
-  process.exitCode = 1;
+  process.exitCode = EXIT.usage;
   return true;
 }
 
@@ -46,11 +49,11 @@ function milliseconds(value: unknown, flag: string, fallback: number): number | 
   if (value === undefined) return fallback;
   if (typeof value === "string" && /^\d+$/.test(value) && Number(value) > 0) return Number(value);
   process.stderr.write(`error: --${flag} takes a positive number of milliseconds, not ${JSON.stringify(value)}\n`);
-  process.exitCode = 1;
+  process.exitCode = EXIT.usage;
   return undefined;
 }
 
-const run = defineCommand({
+const foreground = defineCommand({
   meta: { name: "run", description: "Run the daemon in the foreground (what `start` runs in the background); logs go to stderr too." },
   args: RUN_ARGS,
   async run({ args }) {
@@ -63,12 +66,13 @@ const run = defineCommand({
     if (idleTimeoutMs === undefined || exitWhenIdleMs === undefined) return;
     if (!isLogLevelName(level)) {
       process.stderr.write(`error: unknown log level ${JSON.stringify(level)}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.usage;
       return;
     }
     // Started in the background, our stderr is the log file already: write each line there once.
     const detached = process.env[DETACHED_ENV] === "1";
-    const log = createLogger({ level, file: paths.logFile, tag: "mcp-daemon", ...(detached ? { stream: { write: () => true } } : {}) });
+    const files = [paths.logFile, ...(typeof args["log-file"] === "string" ? [args["log-file"]] : [])];
+    const log = createLogger({ level, file: files, tag: "mcp-daemon", ...(detached ? { stream: { write: () => true } } : {}) });
     // A bug in one connection's handling must not end every session: log it and keep serving.
     process.on("unhandledRejection", (reason) => log.error(`unexpected: ${reason instanceof Error ? reason.message : String(reason)}`));
     const { Daemon } = await import("./daemon/server.ts");
@@ -77,7 +81,7 @@ const run = defineCommand({
       await daemon.listen();
     } catch (error) {
       process.stderr.write(`error: ${(error as Error).message}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.connection;
       return;
     }
     let exitCode = 0;
@@ -102,7 +106,7 @@ async function startInBackground(args: Record<string, unknown>): Promise<void> {
     await ensureDaemon({ paths, startFlags: flags });
   } catch (error) {
     process.stderr.write(`error: ${(error as Error).message}\n`);
-    process.exitCode = 1;
+    process.exitCode = EXIT.connection;
     return;
   }
   const alive = await probeDaemon(paths.socket);
@@ -136,7 +140,7 @@ const stop = defineCommand({
       process.stdout.write((await stopDaemon(paths)) ? "mcp-daemon stopped\n" : "mcp-daemon is not running\n");
     } catch (error) {
       process.stderr.write(`error: ${(error as Error).message}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.connection;
     }
   },
 });
@@ -153,7 +157,7 @@ const restart = defineCommand({
       await stopDaemon(paths);
     } catch (error) {
       process.stderr.write(`error: ${(error as Error).message}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.connection;
       return;
     }
     await startInBackground(args);
@@ -170,7 +174,7 @@ const status = defineCommand({
     if (!reply || reply.type !== "status") {
       if (args.json) process.stdout.write(`${JSON.stringify({ running: false, socket: paths.socket })}\n`);
       else process.stdout.write(`mcp-daemon is not running (socket ${paths.socket})\n`);
-      process.exitCode = 3;
+      process.exitCode = EXIT.nothingThere;
       return;
     }
     if (args.json) {
@@ -225,30 +229,37 @@ const logs = defineCommand({
   },
 });
 
-const SUBCOMMANDS = { start, stop, status, restart, logs, run };
+const SUBCOMMANDS = { start, stop, status, restart, logs, run: foreground };
 
-const main = defineCommand({
+export const main = defineCommand({
   meta: {
     name: "mcp-daemon",
     version: pkg.version,
-    description: [
-      "Keeps stateful MCP sessions alive across command-line calls, on a private Unix socket.",
-      "It starts by itself on the first `mcp-inspect --stateful` call; you rarely need these commands.",
-      "",
-      "Examples:",
-      "  mcp-inspect --stateful call-tool begin_session -- node server.js   # starts it",
-      "  mcp-daemon status",
-      "  mcp-daemon stop",
-      "  mcp-daemon run --idle-timeout 60000                                # foreground, for debugging",
-    ].join("\n"),
+    description:
+      "Keeps stateful MCP sessions alive across command-line calls, on a private Unix socket. It starts by itself on the first `mcp-inspect --stateful` call; you rarely need these commands. `status` exits 9 when no daemon runs.",
   },
   subCommands: SUBCOMMANDS,
 });
+withExamples(main, [
+  "mcp-inspect --stateful call-tool begin_session -- node server.js   # starts it",
+  "mcp-daemon status",
+  "mcp-daemon logs --lines 50",
+  "mcp-daemon stop",
+  "mcp-daemon run --idle-timeout 60000 --log-level debug              # in the foreground, for debugging",
+]);
 
-const badCommand = unknownCommandProblem(process.argv.slice(2), Object.keys(SUBCOMMANDS), "mcp-daemon");
-if (badCommand) {
-  process.stderr.write(`error: ${badCommand}\n`);
-  process.exitCode = 1;
-} else {
-  runMain(main);
+/** Runs mcp-daemon with these arguments (what follows the program name). */
+export async function run(argv: string[]): Promise<void> {
+  const commands = Object.keys(SUBCOMMANDS);
+  const defs = [RUN_ARGS, status.args ?? {}, logs.args ?? {}] as ArgsDef[];
+  const { rawArgs } = prepareArgv(argv, { commands, defs });
+  const badCommand = unknownCommandProblem(rawArgs, commands, "mcp-daemon", valueFlags(defs));
+  if (badCommand) {
+    process.stderr.write(`error: ${badCommand}\n`);
+    process.exitCode = EXIT.usage;
+    return;
+  }
+  await runMain(main, { rawArgs, showUsage: showHelp });
 }
+
+if (import.meta.main) await run(process.argv.slice(2));

@@ -7,9 +7,11 @@
 import { defineCommand, runMain, type ArgsDef } from "citty";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { splitCommandLine, takeRepeatable, unknownFlagsProblem } from "./lib/cli.ts";
+import { LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownFlagsProblem, type Invocation } from "./lib/cli.ts";
+import { showHelp, withExamples } from "./lib/help.ts";
+import { isLogLevelName, type LogLevelName } from "./lib/log.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "./lib/client.ts";
-import { loadConfigTargets, resolveTarget, type StdioTarget, type Target } from "./lib/target.ts";
+import { applyOverrides, loadConfigTarget, loadConfigTargets, parseOverrides, serverTarget, type StdioTarget, type Target } from "./lib/target.ts";
 import { createProvider, pickProvider, PROVIDER_NAMES, type LLMProvider, type ProviderName } from "./host/provider.ts";
 import { EXIT, eraChoice, rootFor } from "./host/options.ts";
 import pkg from "./package.json" with { type: "json" };
@@ -18,8 +20,11 @@ import pkg from "./package.json" with { type: "json" };
 const SERVE_REFERENCE_ENV = "MCPKIT_SERVE_REFERENCE";
 
 const ARGS = {
-  server: { type: "string", description: "an http(s) URL (Streamable HTTP, OAuth on demand) or a stdio command line; repeatable", valueHint: "url|cmd" },
-  config: { type: "string", description: "an mcpServers config file (Claude Desktop, .mcp.json, Cursor, VS Code): connect to every entry", valueHint: "file" },
+  ...TARGET_ARGS,
+  server: { ...TARGET_ARGS.server, description: "an entry of --config, else an http(s) URL (OAuth on demand), else a stdio command line; repeatable (with --config and no --server: every entry)" },
+  url: { ...TARGET_ARGS.url, description: "a Streamable HTTP server URL; repeatable" },
+  config: { ...TARGET_ARGS.config, description: "an mcpServers config file (Claude Desktop, .mcp.json, Cursor, VS Code)" },
+  stateful: { type: "boolean", description: "reach every server through mcp-daemon, which keeps it running after the chat" },
   provider: { type: "string", description: `${PROVIDER_NAMES.join(" | ")} (default: the first with a key in the environment, else scripted)`, valueHint: "name" },
   model: { type: "string", description: "pin a model id (default: the provider's newest mid-tier model, or <VENDOR>_MODEL)", valueHint: "id" },
   root: { type: "string", description: "a directory servers may see through roots/list; repeatable (default: the current directory)", valueHint: "dir" },
@@ -27,37 +32,50 @@ const ARGS = {
   "protocol-version": { type: "string", description: `negotiate exactly this revision or fail (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`, valueHint: "v" },
   "callback-port": { type: "string", description: "fixed loopback port for the OAuth callback (default: any free port)", valueHint: "port" },
   print: { type: "string", description: "one-shot: answer this message, print the answer and exit (6 when a tool failed and the model gave up)", alias: ["p"], valueHint: "message" },
+  ...LOG_ARGS,
 } as const satisfies ArgsDef;
 
-const EXAMPLES = `Examples:
-  mcp-host                                         the keyless tour: scripted model + built-in reference server
-  mcp-host --server "npx -y @modelcontextprotocol/server-everything"
-  mcp-host --server http://127.0.0.1:3000/mcp --provider anthropic
-  mcp-host --config .mcp.json --root ~/project
-  mcp-host -p "call add a=2 b=3"                   one answer on stdout, then exit
-  OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_API_KEY=ollama mcp-host --model llama3.2
+/** This run's argv: our flags, a server command after `--`, the repeatable flags' values. */
+let invocation: Invocation = { rawArgs: [], command: [], repeated: {} };
 
-In the chat: /help lists commands; @server:uri attaches a resource; /server:prompt k=v runs a prompt;
-Tab completes; Ctrl-C cancels a running tool call, and at an empty prompt exits.`;
-
-const repeated = takeRepeatable(process.argv.slice(2), { server: [], root: [] });
-
-const main = defineCommand({
-  meta: { name: "mcp-host", version: pkg.version, description: `A chat host for MCP servers, with every client feature.\n\n${EXAMPLES}` },
+export const main = defineCommand({
+  meta: {
+    name: "mcp-host",
+    version: pkg.version,
+    description:
+      "A chat host for MCP servers, with every client feature and no tools of its own. With no key in the environment it runs the keyless scripted model; with no server, the reference server built into it. In the chat: /help lists commands; @server:uri attaches a resource; /server:prompt k=v runs a prompt; Tab completes; Ctrl-C cancels a running tool call, and at an empty prompt exits.",
+  },
   args: ARGS,
   async run({ args }) {
     process.exitCode = await host(args as Record<string, unknown>);
   },
 });
+withExamples(main, [
+  "mcp-host                                         # the keyless tour: scripted model + built-in reference server",
+  'mcp-host --server "npx -y @modelcontextprotocol/server-everything"',
+  "mcp-host -- node server.js",
+  "mcp-host --server http://127.0.0.1:3000/mcp --provider anthropic",
+  "mcp-host --config .mcp.json --server github --root ~/project",
+  'mcp-host -p "call add a=2 b=3"                   # one answer on stdout, then exit',
+  "OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPENAI_API_KEY=ollama mcp-host --model llama3.2",
+]);
 
-if (process.env[SERVE_REFERENCE_ENV] === "1") {
-  const { runReferenceServer } = await import("./host/reference-server.ts");
-  await runReferenceServer();
-} else if (repeated.missing) {
-  fail(`${repeated.missing} needs a value`);
-} else {
-  runMain(main, { rawArgs: repeated.rest });
+/** Runs mcp-host with these arguments (what follows the program name). */
+export async function run(argv: string[]): Promise<void> {
+  if (process.env[SERVE_REFERENCE_ENV] === "1") {
+    const { runReferenceServer } = await import("./host/reference-server.ts");
+    await runReferenceServer();
+    return;
+  }
+  invocation = prepareArgv(argv, { defs: [ARGS], repeatable: { server: [], url: [], root: [], ...REPEATABLE_TARGET_FLAGS } });
+  if (invocation.missing) {
+    fail(`${invocation.missing} needs a value`);
+    return;
+  }
+  await runMain(main, { rawArgs: invocation.rawArgs, showUsage: showHelp });
 }
+
+if (import.meta.main) await run(process.argv.slice(2));
 
 function fail(message: string, code: number = EXIT.usage): number {
   process.stderr.write(`error: ${message}\n`);
@@ -76,12 +94,14 @@ async function host(args: Record<string, unknown>): Promise<number> {
   if (!era.ok) return fail(era.error);
   const callbackPort = port(args["callback-port"]);
   if (callbackPort === null) return fail(`--callback-port takes a port number (1-65535), not ${JSON.stringify(args["callback-port"])}`);
-  const targets = serverTargets(repeated.values.server ?? [], args.config as string | undefined);
+  const level = args["log-level"] as string | undefined;
+  if (level !== undefined && !isLogLevelName(level)) return fail(`unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`);
+  const targets = serverTargets(args);
   if (!targets.ok) return fail(targets.error);
   const providerName = (args.provider as string | undefined) ?? pickProvider(process.env);
   if (!PROVIDER_NAMES.includes(providerName as ProviderName)) return fail(`unknown provider ${JSON.stringify(providerName)} (choose ${PROVIDER_NAMES.join(", ")})`);
   const roots: { uri: string; name: string }[] = [];
-  for (const directory of repeated.values.root?.length ? repeated.values.root : [process.cwd()]) roots.push(rootFor(resolve(directory)));
+  for (const directory of invocation.repeated.root?.length ? invocation.repeated.root : [process.cwd()]) roots.push(rootFor(resolve(directory)));
   const oneShot = args.print as string | undefined;
   if (oneShot !== undefined && oneShot.trim() === "") return fail("-p needs a message");
 
@@ -94,7 +114,16 @@ async function host(args: Record<string, unknown>): Promise<number> {
 
   // The MCP SDK and the session load only now, so --help and --version stay instant.
   const { HostSession } = await import("./host/session.ts");
-  const session = new HostSession({ provider, targets: targets.value, era: era.value, roots, callbackPort, oneShot: oneShot !== undefined });
+  const session = new HostSession({
+    provider,
+    targets: targets.value,
+    era: era.value,
+    roots,
+    callbackPort,
+    oneShot: oneShot !== undefined,
+    logLevel: (level as LogLevelName | undefined) ?? "info",
+    logFile: args["log-file"] as string | undefined,
+  });
   const connected = await session.connect();
   if (connected === 0) {
     await session.close();
@@ -111,26 +140,51 @@ function port(value: unknown): number | undefined | null {
   return typeof value === "string" && /^\d+$/.test(value) && number >= 1 && number <= 65535 ? number : null;
 }
 
-/** --server values and --config entries; with neither, the built-in reference server. */
-function serverTargets(servers: string[], config: string | undefined): { ok: true; value: Target[] } | { ok: false; error: string } {
+/**
+ * Every server named: --server values (entries of --config when it is given, else URLs or
+ * command lines), --config's every entry when no --server picks some, --url values and a command
+ * after `--`; with none, the built-in reference server. -H, --env, --cwd, --transport and
+ * --stateful apply to each that they fit.
+ */
+function serverTargets(args: Record<string, unknown>): { ok: true; value: Target[] } | { ok: false; error: string } {
   const targets: Target[] = [];
+  const config = args.config as string | undefined;
+  const servers = invocation.repeated.server ?? [];
   if (config !== undefined) {
-    const loaded = loadConfigTargets(config);
-    if (!loaded.ok) return loaded;
-    targets.push(...loaded.value);
-  }
-  for (const server of servers) {
-    if (/^https?:\/\//i.test(server)) {
-      const target = resolveTarget({ url: server }, []);
-      if (!target.ok) return { ok: false, error: `--server ${server}: ${target.error}` };
-      targets.push({ ...target.value, transport: "streamable-http" } as Target);
-      continue;
+    if (servers.length === 0) {
+      const loaded = loadConfigTargets(config);
+      if (!loaded.ok) return loaded;
+      targets.push(...loaded.value);
     }
-    const words = splitCommandLine(server);
-    if (!words.ok) return { ok: false, error: `--server: ${words.error}` };
-    targets.push({ kind: "stdio", command: words.value[0]!, args: words.value.slice(1), env: {} });
+    for (const name of servers) {
+      const loaded = loadConfigTarget(config, name);
+      if (!loaded.ok) return loaded;
+      targets.push(loaded.value);
+    }
+  } else {
+    for (const value of servers) {
+      const given = serverTarget(value);
+      if (!given.ok) return given;
+      targets.push(given.value);
+    }
   }
-  if (targets.length === 0) targets.push(referenceServer());
+  for (const url of invocation.repeated.url ?? []) {
+    const given = serverTarget(url);
+    if (!given.ok || given.value.kind !== "http") return { ok: false, error: `bad --url ${JSON.stringify(url)} (give a full http:// or https:// URL)` };
+    targets.push(given.value);
+  }
+  const [command, ...commandArgs] = invocation.command;
+  if (command) targets.push({ kind: "stdio", command, args: commandArgs, env: {} });
+  if (targets.length === 0) return { ok: true, value: [referenceServer()] };
+  const overrides = parseOverrides({ header: invocation.repeated.header, env: invocation.repeated.env, cwd: args.cwd as string | undefined, transport: args.transport as string | undefined });
+  if (!overrides.ok) return overrides;
+  const problem = applyOverrides(targets, overrides.value);
+  if (problem) return { ok: false, error: problem };
+  // The host's own HTTP transport is the SDK's Streamable HTTP one.
+  for (const target of targets) {
+    if (target.kind === "http" && target.transport === "auto") target.transport = "streamable-http";
+    if (args.stateful) target.stateful = true;
+  }
   return { ok: true, value: targets };
 }
 

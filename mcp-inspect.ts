@@ -3,7 +3,9 @@
 // command after `--`, a URL, or a config entry), does one thing, prints one result, and exits
 // with a code that says what happened. `mcp` turns it into an MCP server of inspection tools.
 import { defineCommand, runMain, type ArgsDef, type CommandDef } from "citty";
-import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, takeRepeatable, TARGET_ARGS, unknownCommandProblem, unknownFlagsProblem } from "./lib/cli.ts";
+import { LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownCommandProblem, unknownFlagsProblem, valueFlags, type Invocation } from "./lib/cli.ts";
+import { showHelp, withExamples } from "./lib/help.ts";
+import { isLogLevelName, type LogLevelName } from "./lib/log.ts";
 import { KNOWN_PROTOCOL_VERSIONS, McpError } from "./lib/client.ts";
 import { onExitSignals } from "./lib/signals.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
@@ -15,12 +17,8 @@ import { CommandError, EXIT, classify, errorEnvelope, renderText, successEnvelop
 import pkg from "./package.json" with { type: "json" };
 
 const DEFAULT_TIMEOUT_MS = 60_000;
-const { own, command: serverCommand } = splitAtDoubleDash(process.argv.slice(2));
-const repeated = takeRepeatable(own, REPEATABLE_TARGET_FLAGS);
-// A reader that hangs up early (`| head`) is not an error worth a stack trace.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-});
+/** This run's argv: our flags, the server command after `--`, the repeatable flags' values. */
+let invocation: Invocation = { rawArgs: [], command: [], repeated: {} };
 
 const COMMON_ARGS = {
   ...TARGET_ARGS,
@@ -29,7 +27,8 @@ const COMMON_ARGS = {
   "protocol-version": { type: "string", description: `pin a revision (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`, valueHint: "v" },
   json: { type: "boolean", description: "print the JSON envelope (default when stdout is not a terminal)" },
   text: { type: "boolean", description: "print readable text (default on a terminal)" },
-  verbose: { type: "boolean", description: "show the server's stderr, skipped lines and notifications", alias: ["v"] },
+  ...LOG_ARGS,
+  verbose: { type: "boolean", description: "the same as --log-level debug: the server's stderr, skipped lines and notifications", alias: ["v"] },
 } as const satisfies ArgsDef;
 
 type Args = Record<string, unknown> & { _: string[] } & { [K in keyof typeof COMMON_ARGS]?: (typeof COMMON_ARGS)[K]["type"] extends "boolean" ? boolean : string };
@@ -47,11 +46,14 @@ function inspectCommand<A extends ArgsDef, P>(
   act: (call: Call, prepared: P, target: Target) => Promise<unknown>,
 ): CommandDef<A & typeof COMMON_ARGS> {
   const allArgs = { ...args, ...COMMON_ARGS } as A & typeof COMMON_ARGS;
-  return defineCommand({
-    meta: { name, description: `${description}\n\nExamples:\n${examples.map((e) => `  ${e}`).join("\n")}` },
-    args: allArgs,
-    run: ({ args: parsed }) => runOneShot(name, parsed as Args, allArgs, prepare, act),
-  });
+  return withExamples(
+    defineCommand({
+      meta: { name, description },
+      args: allArgs,
+      run: ({ args: parsed }) => runOneShot(name, parsed as Args, allArgs, prepare, act),
+    }),
+    examples,
+  );
 }
 
 const noPreparation = () => undefined;
@@ -77,7 +79,7 @@ const callTool = inspectCommand(
   {
     name: { type: "positional", description: "tool name", required: false },
     params: { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" },
-    validate: { type: "boolean", description: "check arguments against the tool's inputSchema first (--no-validate skips)", default: true },
+    validate: { type: "boolean", description: "check the arguments against the tool's inputSchema first", default: true },
   },
   async (args, signal) => {
     const name = requirePositional(args, "tool name", "call-tool echo message=hi -- node server.js");
@@ -213,13 +215,20 @@ const ping = inspectCommand(
   (call) => call.ping(),
 );
 
-const MCP_ARGS = { ...TARGET_ARGS, timeout: COMMON_ARGS.timeout, "protocol-version": COMMON_ARGS["protocol-version"], verbose: COMMON_ARGS.verbose, stateful: COMMON_ARGS.stateful } as const satisfies ArgsDef;
+const MCP_ARGS = {
+  ...TARGET_ARGS,
+  timeout: COMMON_ARGS.timeout,
+  "protocol-version": COMMON_ARGS["protocol-version"],
+  stateful: COMMON_ARGS.stateful,
+  ...LOG_ARGS,
+  verbose: COMMON_ARGS.verbose,
+} as const satisfies ArgsDef;
 
 const mcp = defineCommand({
   meta: {
     name: "mcp",
     description:
-      "Run as a stdio MCP server whose tools inspect the target: list_tools, call_tool, list_resources, read_resource, list_prompts, get_prompt, get_server_info, ping. One connection to the target is kept across calls.\n\nExamples:\n  mcp-inspect mcp -- node server.js\n  mcp-inspect mcp --url http://127.0.0.1:3000/mcp",
+      "Run as a stdio MCP server whose tools inspect the target: list_tools, call_tool, list_resources, read_resource, list_prompts, get_prompt, get_server_info, ping. One connection to the target is kept across calls.",
   },
   args: MCP_ARGS,
   async run({ args }) {
@@ -236,9 +245,22 @@ const mcp = defineCommand({
       version: pkg.version,
       timeoutMs: timeoutOf(parsed, target.value),
       protocolVersion: parsed["protocol-version"],
-      verbose: Boolean(parsed.verbose),
+      logLevel: logLevelOf(parsed),
+      logFile: parsed["log-file"],
       stateful: Boolean(parsed.stateful),
     });
+  },
+});
+withExamples(mcp, ["mcp-inspect mcp -- node server.js", "mcp-inspect mcp --url http://127.0.0.1:3000/mcp", `{ "mcpServers": { "inspect-mine": { "command": "mcp-inspect", "args": ["mcp", "--", "node", "/path/to/server.js"] } } }`]);
+
+/** Listed in --help; `config` is handled before citty (its flags pass on into the entry it prints). */
+const config = defineCommand({
+  meta: { name: "config", description: "Print (or --write) the entry a client needs to run `mcp-inspect mcp` against a server: config --client <name> [--write] -- <server command>" },
+  args: {
+    client: { type: "string", description: "claude-desktop, claude-code, cursor or vscode", valueHint: "name" },
+    name: { type: "string", description: "the entry's name (default: from the server command)", valueHint: "name" },
+    file: { type: "string", description: "write this file instead of the client's own", valueHint: "path" },
+    write: { type: "boolean", description: "merge the entry into the file (a backup first; comments and other entries kept)" },
   },
 });
 
@@ -254,17 +276,27 @@ const SUBCOMMANDS = {
   "server-info": serverInfo,
   ping,
   mcp,
+  config,
 };
 
-const main = defineCommand({
+export const main = defineCommand({
   meta: {
     name: "mcp-inspect",
     version: pkg.version,
     description:
-      "Inspect any MCP server from the command line: list and call tools, read resources, get prompts.\n\nPut `mcp-inspect mcp` in a client's config: mcp-inspect config --client claude-desktop -- node server.js",
+      "Inspect any MCP server from the command line: list and call tools, read resources, get prompts. Options go before or after the command; the server comes after `--`, or as --server, --url or --config. Off a terminal the answer is one JSON envelope on stdout, with a stable exit code.",
   },
   subCommands: SUBCOMMANDS,
 });
+withExamples(main, [
+  "mcp-inspect list-tools -- node server.js",
+  "mcp-inspect call-tool add a=2 b=3 -- node server.js",
+  "mcp-inspect --stateful call-tool begin_session -- node server.js",
+  'mcp-inspect call-tool search --params @query.json --url https://example.com/mcp -H "Authorization: Bearer $TOKEN"',
+  "mcp-inspect list-prompts --server \"npx -y @modelcontextprotocol/server-everything\"",
+  "mcp-inspect get-prompt greet name=alice --config ~/.cursor/mcp.json --server mine",
+  "mcp-inspect config --client claude-desktop -- node server.js",
+]);
 
 // The one-shot flow every command shares: check, connect, act, print, then close and exit.
 async function runOneShot<P>(
@@ -314,7 +346,7 @@ async function runOneShot<P>(
     return report(timedOut ? new CommandError(EXIT.timeout, `reading the arguments took longer than --timeout (${timeoutMs} ms)`) : classify(error));
   }
 
-  const session = await openSession(target.value, { version: pkg.version, timeoutMs, protocolVersion: args["protocol-version"], verbose: Boolean(args.verbose), stateful: Boolean(args.stateful) });
+  const session = await openSession(target.value, { version: pkg.version, timeoutMs, protocolVersion: args["protocol-version"], logLevel: logLevelOf(args), logFile: args["log-file"], stateful: Boolean(args.stateful) });
   try {
     await session.connect(watchdog);
     protocolVersion = session.protocolVersion;
@@ -346,10 +378,10 @@ function checkTarget(args: Args): { ok: true; value: Target } | { ok: false; err
       server: args.server,
       cwd: args.cwd,
       transport: args.transport,
-      header: repeated.values.header,
-      env: repeated.values.env,
+      header: invocation.repeated.header,
+      env: invocation.repeated.env,
     },
-    serverCommand,
+    invocation.command,
   );
 }
 
@@ -359,7 +391,7 @@ function timeoutOf(args: Args, target: Target): number {
 }
 
 function usageProblem(args: Args, defs: ArgsDef): string | undefined {
-  if (repeated.missing) return `${repeated.missing} needs a value`;
+  if (invocation.missing) return `${invocation.missing} needs a value`;
   const unknown = unknownFlagsProblem(args, defs);
   if (unknown) return unknown;
   if (args.timeout !== undefined) {
@@ -370,7 +402,15 @@ function usageProblem(args: Args, defs: ArgsDef): string | undefined {
   const pinned = args["protocol-version"];
   if (pinned !== undefined && !KNOWN_PROTOCOL_VERSIONS.includes(pinned)) return `unknown --protocol-version ${pinned} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})`;
   if (args.json && args.text) return "give --json or --text, not both";
+  const level = args["log-level"];
+  if (level !== undefined && !isLogLevelName(level)) return `unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`;
   return undefined;
+}
+
+/** --log-level, or debug for --verbose; warnings only by default (the answer is what matters). */
+function logLevelOf(args: Args): LogLevelName {
+  if (args["log-level"] !== undefined && isLogLevelName(args["log-level"])) return args["log-level"];
+  return args.verbose ? "debug" : "warn";
 }
 
 function requirePositional(args: Args, what: string, example: string): string {
@@ -388,14 +428,29 @@ async function paramsOf(args: Args, signal: AbortSignal): Promise<Record<string,
   return read.value;
 }
 
-const badCommand = own[0] === "config" ? undefined : unknownCommandProblem(repeated.rest, Object.keys(SUBCOMMANDS), "mcp-inspect");
-if (own[0] === "config") {
-  process.exitCode = runConfigCommand("mcp-inspect", own.slice(1), serverCommand, { leadingArgs: ["mcp"], example: "-- node server.js", entryScript: new URL(import.meta.url).pathname });
-} else if (badCommand) {
-  const error = new CommandError(EXIT.usage, badCommand);
-  if (!process.stdout.isTTY) process.stdout.write(`${errorEnvelope(error, { command: repeated.rest[0]!, target: "", timestamp: new Date().toISOString(), durationMs: 0 })}\n`);
-  else process.stderr.write(`error: ${badCommand}\n`);
-  process.exitCode = EXIT.usage;
-} else {
-  runMain(main, { rawArgs: repeated.rest });
+/** Runs mcp-inspect with these arguments (what follows the program name). */
+export async function run(argv: string[]): Promise<void> {
+  // A reader that hangs up early (`| head`) is not an error worth a stack trace.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  });
+  const commands = Object.keys(SUBCOMMANDS);
+  const defs = Object.values(SUBCOMMANDS).map((command) => (command.args ?? {}) as ArgsDef);
+  invocation = prepareArgv(argv, { commands, defs, repeatable: REPEATABLE_TARGET_FLAGS });
+  const own = invocation.rawArgs;
+  if (own[0] === "config") {
+    process.exitCode = runConfigCommand("mcp-inspect", own.slice(1), invocation.command, { leadingArgs: ["mcp"], example: "-- node server.js", entryScript: new URL(import.meta.url).pathname });
+    return;
+  }
+  const badCommand = unknownCommandProblem(own, commands, "mcp-inspect", valueFlags(defs));
+  if (badCommand) {
+    const error = new CommandError(EXIT.usage, badCommand);
+    if (!process.stdout.isTTY) process.stdout.write(`${errorEnvelope(error, { command: own.find((arg) => !arg.startsWith("-")) ?? "", target: "", timestamp: new Date().toISOString(), durationMs: 0 })}\n`);
+    else process.stderr.write(`error: ${badCommand}\n`);
+    process.exitCode = EXIT.usage;
+    return;
+  }
+  await runMain(main, { rawArgs: own, showUsage: showHelp });
 }
+
+if (import.meta.main) await run(process.argv.slice(2));

@@ -3,7 +3,9 @@
 // restarts the server (on the restart_server tool, a watched file, or a crash) without the client
 // ever noticing more than a list_changed notification. stdout carries protocol bytes only.
 import { defineCommand, runMain } from "citty";
-import { REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlagsProblem } from "./lib/cli.ts";
+import { LOG_ARGS, REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlagsProblem, type Invocation } from "./lib/cli.ts";
+import { EXIT } from "./lib/exit-codes.ts";
+import { showHelp, withExamples } from "./lib/help.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
 import type { ArgsDef } from "citty";
 import { readChunks } from "./lib/flow.ts";
@@ -24,18 +26,16 @@ const WATCH_ROUNDS = 2;
 const EXIT_GRACE_MS = 200;
 const DEFAULTS = { logLevel: "info", maxRestarts: 3, restartDelayMs: 1_000, restartTimeoutMs: 30_000, debounceMs: 300, drainTimeoutMs: DRAIN_TIMEOUT_MS } as const;
 
-const argv = process.argv.slice(2);
-const configMode = argv[0] === "config";
-const { own, command: argvCommand } = configMode ? splitAtDoubleDash(argv.slice(1)) : splitServerCommand(argv);
-const repeated = takeRepeatable(own, { ...REPEATABLE_TARGET_FLAGS, watch: ["w"] });
+/** This run's argv: our flags, the server command after `--`, the repeatable flags' values. */
+let invocation: Invocation = { rawArgs: [], command: [], repeated: {} };
 
 const ARGS = {
   ...TARGET_ARGS,
   watch: { type: "string", description: "restart when a file under this path or glob changes; repeatable", valueHint: "path|glob", alias: ["w"] },
   debounce: { type: "string", description: `wait this long after the last change (default ${DEFAULTS.debounceMs})`, valueHint: "ms" },
   build: { type: "string", description: "run this shell command before each watched restart; a failed build keeps the old server", valueHint: "cmd" },
-  "log-level": { type: "string", description: "error, warn, info (default), debug, trace or silent [MCPDEV_PROXY_LOG_LEVEL]", valueHint: "level" },
-  "log-file": { type: "string", description: "also append log lines to this file [MCPDEV_PROXY_LOG_FILE]", valueHint: "file" },
+  "log-level": { ...LOG_ARGS["log-level"], description: `${LOG_ARGS["log-level"].description} (default info) [MCPDEV_PROXY_LOG_LEVEL; MCPDEV_PROXY_DEBUG_MODE=true is debug]` },
+  "log-file": { ...LOG_ARGS["log-file"], description: `${LOG_ARGS["log-file"].description} [MCPDEV_PROXY_LOG_FILE]` },
   "max-restarts": { type: "string", description: `crash restarts allowed within 60 s before giving up (default ${DEFAULTS.maxRestarts}) [MCPDEV_PROXY_RESTART_LIMIT]`, valueHint: "n" },
   "restart-delay": { type: "string", description: `first crash-restart delay, doubled each time (default ${DEFAULTS.restartDelayMs}) [MCPDEV_PROXY_RESTART_DELAY]`, valueHint: "ms" },
   "restart-timeout": { type: "string", description: `how long a new server may take to answer its handshake (default ${DEFAULTS.restartTimeoutMs}) [MCPDEV_PROXY_TIMEOUT]`, valueHint: "ms" },
@@ -43,30 +43,19 @@ const ARGS = {
   "drain-timeout": { type: "string", description: `at the end of input, wait this long for the answers still owed (default ${DEFAULTS.drainTimeoutMs})`, valueHint: "ms" },
 } as const satisfies ArgsDef;
 
-const main = defineCommand({
+export const main = defineCommand({
   meta: {
     name: "mcp-proxy",
     version: pkg.version,
-    description: [
-      "A transparent, hot-reloading proxy between an MCP client and your server.",
-      "",
-      "Examples:",
-      "  mcp-proxy -- node server.js",
-      "  mcp-proxy --watch src --build 'npm run build' -- node dist/server.js",
-      "  mcp-proxy --watch 'src/**/*.py' -- uv run server.py",
-      "  mcp-proxy --url https://example.com/mcp -H 'Authorization: Bearer $TOKEN'",
-      "",
-      "In a client config: { \"command\": \"mcp-proxy\", \"args\": [\"--watch\", \"src\", \"--\", \"node\", \"server.js\"] }",
-      "Print (or --write) that entry for a client: mcp-proxy config --client claude-desktop --watch src -- node server.js",
-      "The server gets a restart_server tool; the client's session survives every restart.",
-    ].join("\n"),
+    description:
+      "A transparent, hot-reloading proxy between an MCP client and your server. Every message passes as the bytes that came; the server gains a restart_server tool; the client's session survives every restart. The server comes after `--`, or as --server, --url or --config. `mcp-proxy config --client <name> ... -- <server>` prints (or --writes) the entry a client needs.",
   },
   args: ARGS,
   async run({ args }) {
     const settings = readSettings(args as Record<string, unknown>);
     if (!settings.ok) {
       process.stderr.write(`error: ${settings.error}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.usage;
       return;
     }
     process.exitCode = await serve(settings.value);
@@ -94,23 +83,23 @@ interface Settings {
 /** Flags win over the environment variables reloaderoo users already set, which win over defaults. */
 function readSettings(args: Record<string, unknown>): { ok: true; value: Settings } | { ok: false; error: string } {
   const env = process.env;
-  if (repeated.missing) return { ok: false, error: `${repeated.missing} needs a value` };
+  if (invocation.missing) return { ok: false, error: `${invocation.missing} needs a value` };
   const unknown = unknownFlagsProblem(args, ARGS);
   if (unknown) return { ok: false, error: unknown };
   const stray = (args._ as string[] | undefined) ?? [];
   if (stray.length > 0) return { ok: false, error: `unexpected ${JSON.stringify(stray[0])} (put the server command after --, e.g. mcp-proxy --watch src -- node server.js)` };
 
-  let command = argvCommand;
+  let command = invocation.command;
   if (command.length === 0 && env.MCPDEV_PROXY_CHILD_CMD && !args.url && !args.config) {
     command = [env.MCPDEV_PROXY_CHILD_CMD, ...splitArgs(env.MCPDEV_PROXY_CHILD_ARGS ?? "")];
   }
   const target = resolveTarget(
     {
       url: args.url as string | undefined,
-      header: repeated.values.header,
+      header: invocation.repeated.header,
       config: args.config as string | undefined,
       server: args.server as string | undefined,
-      env: repeated.values.env,
+      env: invocation.repeated.env,
       cwd: (args.cwd as string | undefined) ?? (command.length > 0 ? env.MCPDEV_PROXY_CWD : undefined),
       transport: args.transport as string | undefined,
     },
@@ -118,7 +107,8 @@ function readSettings(args: Record<string, unknown>): { ok: true; value: Setting
   );
   if (!target.ok) return target;
 
-  const logLevel = String(args["log-level"] ?? env.MCPDEV_PROXY_LOG_LEVEL ?? DEFAULTS.logLevel);
+  const debugMode = /^(true|1|yes|on)$/i.test(env.MCPDEV_PROXY_DEBUG_MODE ?? "") ? "debug" : undefined;
+  const logLevel = String(args["log-level"] ?? env.MCPDEV_PROXY_LOG_LEVEL ?? debugMode ?? DEFAULTS.logLevel);
   if (!isLogLevelName(logLevel)) return { ok: false, error: `unknown log level ${JSON.stringify(logLevel)} (use error, warn, info, debug, trace or silent)` };
   const numbers: Record<string, number> = {};
   const numeric: [string, string | undefined, number][] = [
@@ -146,7 +136,7 @@ function readSettings(args: Record<string, unknown>): { ok: true; value: Setting
     ok: true,
     value: {
       target: target.value,
-      inheritEnvironment: command.length > 0,
+      inheritEnvironment: !args.config,
       logLevel,
       ...(logFile ? { logFile } : {}),
       maxRestarts: numbers["max-restarts"]!,
@@ -154,7 +144,7 @@ function readSettings(args: Record<string, unknown>): { ok: true; value: Setting
       restartTimeoutMs: numbers["restart-timeout"]!,
       drainTimeoutMs: numbers["drain-timeout"]!,
       autoRestart,
-      watch: repeated.values.watch ?? [],
+      watch: invocation.repeated.watch ?? [],
       debounceMs: numbers.debounce!,
       ...(build ? { build } : {}),
     },
@@ -296,5 +286,28 @@ async function serve(settings: Settings): Promise<number> {
   return signalCode ?? 0;
 }
 
-if (configMode) process.exitCode = runConfigCommand("mcp-proxy", own, argvCommand, { example: "--watch src -- node server.js", entryScript: new URL(import.meta.url).pathname });
-else runMain(main, { rawArgs: repeated.rest });
+withExamples(main, [
+  "mcp-proxy -- node server.js",
+  'mcp-proxy --watch src --build "npm run build" -- node dist/server.js',
+  'mcp-proxy --watch "src/**/*.py" -- uv run server.py',
+  'mcp-proxy --url https://example.com/mcp -H "Authorization: Bearer $TOKEN"',
+  'mcp-proxy --server "npx -y @modelcontextprotocol/server-everything"',
+  "mcp-proxy config --client claude-desktop --watch src -- node server.js",
+  `in a client config: { "command": "mcp-proxy", "args": ["--watch", "src", "--", "node", "server.js"] }`,
+]);
+
+/** Runs mcp-proxy with these arguments (what follows the program name). */
+export async function run(argv: string[]): Promise<void> {
+  if (argv[0] === "config") {
+    const { own, command } = splitAtDoubleDash(argv.slice(1));
+    process.exitCode = runConfigCommand("mcp-proxy", own, command, { example: "--watch src -- node server.js", entryScript: new URL(import.meta.url).pathname });
+    return;
+  }
+  // `bun mcp-proxy.ts -- cmd`: bun takes that first `--` for its own, so a leading word starts the command.
+  const { own, command } = splitServerCommand(argv);
+  const taken = takeRepeatable(own, { ...REPEATABLE_TARGET_FLAGS, watch: ["w"] });
+  invocation = { rawArgs: taken.rest, command, repeated: taken.values, ...(taken.missing ? { missing: taken.missing } : {}) };
+  await runMain(main, { rawArgs: invocation.rawArgs, showUsage: showHelp });
+}
+
+if (import.meta.main) await run(process.argv.slice(2));

@@ -1,16 +1,20 @@
 #!/usr/bin/env bun
 // mcpkit: all the tools in one executable. A bun runtime is ~100 MB, so a release ships one binary
 // per OS and installs the tool names as links to it; the binary runs the tool it was invoked as
-// (`mcp-proxy ...`), or the one named first (`mcpkit mcp-proxy ...`). Only that tool is loaded.
+// (`mcp-proxy ...`), or the one named first (`mcpkit mcp-proxy ...`, or as reloaderoo names them,
+// `mcpkit proxy ...` and `mcpkit inspect ...`). Only that tool is loaded.
 import { basename } from "node:path";
 import pkg from "./package.json" with { type: "json" };
 
-const TOOLS: Record<string, () => Promise<unknown>> = {
+type Tool = { run(argv: string[]): Promise<void> };
+const TOOLS: Record<string, () => Promise<Tool>> = {
   "mcp-inspect": () => import("./mcp-inspect.ts"),
   "mcp-proxy": () => import("./mcp-proxy.ts"),
   "mcp-daemon": () => import("./mcp-daemon.ts"),
   "mcp-host": () => import("./mcp-host.ts"),
 };
+/** reloaderoo's words, so its users move over by changing one: `reloaderoo proxy` -> `mcpkit proxy`. */
+const ALIASES: Record<string, string> = { inspect: "mcp-inspect", proxy: "mcp-proxy", daemon: "mcp-daemon", host: "mcp-host" };
 /** mcp-host runs its built-in reference server as this same binary, marked by this variable. */
 const SERVE_REFERENCE_ENV = "MCPKIT_SERVE_REFERENCE";
 
@@ -19,34 +23,33 @@ const USAGE = `mcpkit ${pkg.version}: MCP command-line tools in one binary.
 Usage: mcpkit <tool> [args]   (or run it through a link named after the tool)
 
 Tools:
-  mcp-inspect   an MCP client on the command line, and an MCP server of inspection tools
-  mcp-proxy     a transparent, hot-reloading proxy between an MCP client and your server
-  mcp-daemon    keeps stateful MCP sessions alive across command-line calls
-  mcp-host      a chat host for MCP servers with every client feature (keyless tour: mcp-host)
+  mcp-inspect (inspect)   an MCP client on the command line, and an MCP server of inspection tools
+  mcp-proxy (proxy)       a transparent, hot-reloading proxy between an MCP client and your server
+  mcp-daemon (daemon)     keeps stateful MCP sessions alive across command-line calls
+  mcp-host (host)         a chat host for MCP servers with every client feature (keyless tour: mcp-host)
 
 Examples:
   mcpkit mcp-inspect list-tools -- node server.js
+  mcpkit proxy --watch src -- node server.js
   mcp-proxy --watch src -- node server.js
 `;
 
-/** The tool this process should be: from the name it was invoked by, else from its first argument. */
-function chooseTool(): string | undefined {
+/** The tool to run and its arguments: from the name we were invoked by, else from the first argument. */
+function chooseTool(argv: string[]): { tool: string; args: string[] } | undefined {
+  if (process.env[SERVE_REFERENCE_ENV] === "1") return { tool: "mcp-host", args: argv };
   const invoked = basename(process.argv0 || process.execPath).replace(/\.exe$/i, "");
-  if (Object.hasOwn(TOOLS, invoked)) return invoked;
-  const named = process.argv[2];
-  if (named !== undefined && Object.hasOwn(TOOLS, named)) {
-    // The tool reads its own arguments from process.argv, as if it had been invoked directly.
-    process.argv.splice(2, 1);
-    return named;
-  }
+  if (Object.hasOwn(TOOLS, invoked)) return { tool: invoked, args: argv };
+  const named = argv[0] === undefined ? undefined : (ALIASES[argv[0]] ?? argv[0]);
+  if (named !== undefined && Object.hasOwn(TOOLS, named)) return { tool: named, args: argv.slice(1) };
   return undefined;
 }
 
-const tool = process.env[SERVE_REFERENCE_ENV] === "1" ? "mcp-host" : chooseTool();
-if (tool) {
-  await TOOLS[tool]!();
+const argv = process.argv.slice(2);
+const chosen = chooseTool(argv);
+if (chosen) {
+  await (await TOOLS[chosen.tool]!()).run(chosen.args);
 } else {
-  const first = process.argv[2];
+  const first = argv[0];
   if (first === "--version" || first === "-v") process.stdout.write(`${pkg.version}\n`);
   else if (first === undefined || first === "--help" || first === "-h") process.stdout.write(USAGE);
   else {

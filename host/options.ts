@@ -1,12 +1,11 @@
 // What mcp-host decides from its command line before anything heavy loads (the MCP SDK, a vendor
-// SDK): the protocol era to ask for, the roots to offer, and the exit codes. `--help` and
+// SDK): the protocol era to ask for and the roots to offer (exit codes are lib's). `--help` and
 // `--version` then stay instant.
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { KNOWN_PROTOCOL_VERSIONS } from "../lib/client.ts";
 
-/** The codes mcp-inspect uses where they mean the same (usage 1, connection 2, a tool's failure 6). */
-export const EXIT = { ok: 0, usage: 1, connection: 2, toolGaveUp: 6, model: 7, interrupted: 130, hangup: 129, terminated: 143 } as const;
+export { EXIT } from "../lib/exit-codes.ts";
 
 /** --legacy, --protocol-version V, or the default probe for 2026-07-28. */
 export type EraChoice = { mode: "auto" } | { mode: "legacy" } | { mode: "pin"; version: string };

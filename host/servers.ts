@@ -6,6 +6,7 @@ import { basename } from "node:path";
 import { ChannelTransport } from "../lib/channel-transport.ts";
 import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
 import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
+import type { LogLevelName } from "../lib/log.ts";
 import { openChannel } from "../lib/open-channel.ts";
 import type { Target } from "../lib/target.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -13,8 +14,8 @@ import type { EraChoice } from "./options.ts";
 import type { McpTool } from "./tools.ts";
 
 export const CLIENT_INFO = { name: "mcp-host", version: pkg.version };
-/** Server log messages at this level and above are shown. */
-export const LOG_LEVEL = "info";
+/** The MCP logging level asked of servers for each of our log levels (silent asks for none). */
+const MCP_LOG_LEVELS: Record<LogLevelName, string | undefined> = { silent: undefined, error: "error", warn: "warning", info: "info", debug: "debug", trace: "debug" };
 /** How long one request may take before the host gives up on it (tool calls are cancellable by Ctrl-C). */
 export const REQUEST_TIMEOUT_MS = 10 * 60_000;
 /** A server that has not answered the handshake by then is reported, and the chat goes on without it. */
@@ -81,11 +82,14 @@ export class ServerConnection {
   /** The lib channel under a stdio or daemon connection. */
   #channel?: MessageChannel;
 
-  constructor(key: string, target: Target, events: ServerEvents, era: EraChoice) {
+  readonly #logLevel: string | undefined;
+
+  constructor(key: string, target: Target, events: ServerEvents, era: EraChoice, logLevel: LogLevelName = "info") {
     this.key = key;
     this.target = target;
     this.#events = events;
     this.#era = era;
+    this.#logLevel = MCP_LOG_LEVELS[logLevel];
     this.client = new Client(CLIENT_INFO, this.#clientOptions());
     this.#wire();
   }
@@ -104,7 +108,7 @@ export class ServerConnection {
 
   /** The `_meta` a 2026-07-28 request carries so the server sends its log messages. */
   get requestMeta(): { _meta?: Record<string, unknown> } {
-    return this.modern && this.capabilities.logging ? { _meta: { [META_LOG_LEVEL]: LOG_LEVEL } } : {};
+    return this.modern && this.capabilities.logging && this.#logLevel ? { _meta: { [META_LOG_LEVEL]: this.#logLevel } } : {};
   }
 
   get capabilities(): Record<string, unknown> {
@@ -129,7 +133,7 @@ export class ServerConnection {
       throw new Error(`the server settled on ${this.protocolVersion}, not the pinned ${era.version}`);
     }
     // 2025 servers keep a session-wide log level; 2026-07-28 requests carry theirs (requestMeta).
-    if (!this.modern && this.capabilities.logging) await this.client.setLoggingLevel(LOG_LEVEL).catch(() => {});
+    if (!this.modern && this.capabilities.logging && this.#logLevel) await this.client.setLoggingLevel(this.#logLevel as "info").catch(() => {});
     await this.refresh();
   }
 

@@ -1,6 +1,7 @@
 // One run of the host: the servers it connects, the conversation, and who owns Ctrl-C at each
 // moment (a running turn, a server's open question, the prompt). Every way out closes every server.
 import type { CloseOptions } from "../lib/channel.ts";
+import type { LogLevelName } from "../lib/log.ts";
 import { signalExitCode } from "../lib/signals.ts";
 import type { Target } from "../lib/target.ts";
 import { answerElicitation, answerSampling } from "./asks.ts";
@@ -22,6 +23,9 @@ export interface SessionOptions {
   callbackPort?: number;
   /** One-shot mode: stdout carries only the model's answer. */
   oneShot: boolean;
+  /** The level of server log messages asked for; --log-file also keeps every line shown. */
+  logLevel?: LogLevelName;
+  logFile?: string;
 }
 
 export class HostSession implements HostContext {
@@ -39,7 +43,7 @@ export class HostSession implements HostContext {
   constructor(options: SessionOptions) {
     this.#options = options;
     this.roots = options.roots;
-    this.terminal = new Terminal({ completer: (line) => complete(line, this), chatterToStderr: options.oneShot });
+    this.terminal = new Terminal({ completer: (line) => complete(line, this), chatterToStderr: options.oneShot, logFile: options.logFile });
     for (const [signal, code] of [["SIGTERM", signalExitCode("SIGTERM")], ["SIGHUP", signalExitCode("SIGHUP")]] as const) process.once(signal, () => void this.leave(code));
     // Until the chat starts, Ctrl-C leaves (an OAuth sign-in may be waiting for the browser).
     this.terminal.onInterrupt(() => void this.leave(EXIT.interrupted));
@@ -50,7 +54,7 @@ export class HostSession implements HostContext {
     const { targets, era, callbackPort } = this.#options;
     const terminal = this.terminal;
     const taken = new Set<string>();
-    const connections = targets.map((target) => new ServerConnection(uniqueServerKey(keyForTarget(target), taken), target, this.#events(), era));
+    const connections = targets.map((target) => new ServerConnection(uniqueServerKey(keyForTarget(target), taken), target, this.#events(), era, this.#options.logLevel));
     this.#connections.push(...connections);
     const results = await Promise.allSettled(
       connections.map((connection) =>
@@ -135,7 +139,7 @@ export class HostSession implements HostContext {
     if (outcome.failed) return EXIT.model;
     if (outcome.cancelled) return EXIT.interrupted;
     // No answer came of the tools: one failed and the model gave up, or the model never stopped.
-    return outcome.gaveUp || outcome.capped ? EXIT.toolGaveUp : EXIT.ok;
+    return outcome.gaveUp || outcome.capped ? EXIT.toolError : EXIT.ok;
   }
 
   /** Closes every server (their process groups included) and the terminal; `quick` on a signal. */

@@ -5,7 +5,8 @@
 // screen.
 import { createInterface, type Interface } from "node:readline";
 import { setImmediate } from "node:timers";
-import { ownStderr, stripControl } from "../lib/log.ts";
+import type { ConsolaInstance } from "consola/core";
+import { createLogger, ownStderr, stripControl } from "../lib/log.ts";
 
 export type Completer = (line: string) => Promise<string[]>;
 
@@ -23,6 +24,7 @@ interface Question {
 }
 
 export class Terminal {
+  #log?: ConsolaInstance;
   readonly interactive: boolean;
   readonly #color: boolean;
   readonly #output: NodeJS.WriteStream;
@@ -39,8 +41,10 @@ export class Terminal {
   #atLineStart = true;
   #interruptHandler: () => void = () => {};
 
-  constructor(options: { input?: NodeJS.ReadStream; output?: NodeJS.WriteStream; completer?: Completer; chatterToStderr?: boolean } = {}) {
+  constructor(options: { input?: NodeJS.ReadStream; output?: NodeJS.WriteStream; completer?: Completer; chatterToStderr?: boolean; logFile?: string } = {}) {
     const input = options.input ?? process.stdin;
+    // --log-file: every line shown (the host's own and the servers') is also kept there.
+    if (options.logFile) this.#log = createLogger({ file: options.logFile, level: "trace", stream: { write: () => true } });
     this.#output = options.output ?? process.stdout;
     this.#chatter = options.chatterToStderr ? process.stderr : this.#output;
     this.interactive = Boolean(input.isTTY && this.#chatter.isTTY);
@@ -141,6 +145,7 @@ export class Terminal {
     else this.#ensureLineStart();
     this.#chatter.write(`${this.#styled(stripControl(text), style)}\n`);
     if (redraw) this.#rl.prompt(true);
+    this.#log?.info(stripControl(text));
   }
 
   /** A line for stderr (a server's own output), keeping an open prompt intact at a TTY. */
@@ -149,6 +154,7 @@ export class Terminal {
     if (redraw) this.#chatter.write(CLEAR_LINE);
     // A server's own words: bounded, in case nothing reads our stderr.
     ownStderr().write(`${stripControl(text)}\n`);
+    this.#log?.info(stripControl(text));
     if (redraw) this.#rl.prompt(true);
   }
 

@@ -5,7 +5,7 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
-import { createLogger } from "../lib/log.ts";
+import { createLogger, type LogLevelName } from "../lib/log.ts";
 import { describeTarget, type Target } from "../lib/target.ts";
 import { classify } from "./output.ts";
 import { McpError } from "../lib/client.ts";
@@ -15,7 +15,8 @@ export interface InspectorOptions {
   version: string;
   timeoutMs: number;
   protocolVersion?: string;
-  verbose?: boolean;
+  logLevel?: LogLevelName;
+  logFile?: string;
   stateful?: boolean;
 }
 
@@ -87,7 +88,7 @@ class TargetLink {
 
 /** Serves until our client leaves; resolves with the exit code. */
 export async function serveInspector(target: Target, options: InspectorOptions): Promise<number> {
-  const log = createLogger({ level: options.verbose ? "debug" : "warn", tag: "mcp-inspect mcp" });
+  const log = createLogger({ level: options.logLevel ?? "warn", file: options.logFile, tag: "mcp-inspect mcp" });
   const link = new TargetLink(target, options);
   const name = describeTarget(target);
 

@@ -1,30 +1,10 @@
 // mcp-inspect's output contract: one JSON envelope on stdout for machines (the default when
 // stdout is not a terminal), readable text for people, and exit codes that never change.
 import { McpError } from "../lib/client.ts";
+import { EXIT, EXIT_NAMES } from "../lib/exit-codes.ts";
 import { stripControl } from "../lib/log.ts";
 
-export const EXIT = {
-  ok: 0,
-  usage: 1,
-  connection: 2,
-  auth: 3,
-  timeout: 4,
-  protocol: 5,
-  toolError: 6,
-  interrupted: 130,
-} as const;
-
-export const ERROR_NAMES: Record<number, string> = {
-  [EXIT.usage]: "USAGE_ERROR",
-  [EXIT.connection]: "CONNECTION_FAILED",
-  [EXIT.auth]: "AUTH_REQUIRED",
-  [EXIT.timeout]: "TIMEOUT",
-  [EXIT.protocol]: "PROTOCOL_ERROR",
-  [EXIT.toolError]: "TOOL_ERROR",
-  [EXIT.interrupted]: "CANCELLED",
-  129: "CANCELLED",
-  143: "CANCELLED",
-};
+export { EXIT };
 
 export interface Metadata {
   command: string;
@@ -83,7 +63,7 @@ export function successEnvelope(data: unknown, metadata: Metadata): string {
 export function errorEnvelope(error: CommandError, metadata: Metadata, data?: unknown): string {
   const envelope: Record<string, unknown> = {
     success: false,
-    error: { code: ERROR_NAMES[error.exitCode] ?? "ERROR", message: error.message, details: { exitCode: error.exitCode, ...error.details } },
+    error: { code: EXIT_NAMES[error.exitCode] ?? "ERROR", message: error.message, details: { exitCode: error.exitCode, ...error.details } },
     metadata,
   };
   if (data !== undefined) envelope.data = data;

@@ -4,7 +4,7 @@
 import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
 import { McpError, RawClient, type ServerIdentity } from "../lib/client.ts";
 import type { JsonObject } from "../lib/jsonrpc.ts";
-import { createLogger, ownStderr, stripControl } from "../lib/log.ts";
+import { createLogger, ownStderr, stripControl, type LogLevelName } from "../lib/log.ts";
 import { openChannel } from "../lib/open-channel.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import type { Target } from "../lib/target.ts";
@@ -21,15 +21,22 @@ export interface SessionOptions {
   version: string;
   timeoutMs: number;
   protocolVersion?: string;
-  verbose?: boolean;
+  /** Our own log level (warn by default); debug also shows the server's stderr and notifications. */
+  logLevel?: LogLevelName;
+  logFile?: string;
   /** Through mcp-daemon (also when the target says so). */
   stateful?: boolean;
 }
 
+/** Whether to show what the server says besides its answers (debug and trace). */
+function chatty(options: SessionOptions): boolean {
+  return options.logLevel === "debug" || options.logLevel === "trace";
+}
+
 /** A session for the target, not yet connected: direct, or through mcp-daemon. */
 export async function openSession(target: Target, options: SessionOptions): Promise<Session> {
-  // With --verbose the server's stderr reaches ours, line by line and cleaned.
-  const onstderr = options.verbose ? (line: string) => ownStderr().write(`${line}\n`) : undefined;
+  // At debug level the server's stderr reaches ours, line by line and cleaned.
+  const onstderr = chatty(options) ? (line: string) => ownStderr().write(`${line}\n`) : undefined;
   return new Session(options, await openChannel(target, { stateful: options.stateful, onstderr }));
 }
 
@@ -41,7 +48,7 @@ export class Session {
   readonly #active = new Set<Watchdog>();
 
   constructor(options: SessionOptions, channel: MessageChannel) {
-    const log = createLogger({ level: options.verbose ? "debug" : "warn", tag: "mcp-inspect" });
+    const log = createLogger({ level: options.logLevel ?? "warn", file: options.logFile, tag: "mcp-inspect" });
     this.#timeoutMs = options.timeoutMs;
     this.#channel = channel;
     this.#channel.onerror = (error) => {
@@ -53,11 +60,11 @@ export class Session {
       clientInfo: { name: "mcp-inspect", version: options.version },
       protocolVersion: options.protocolVersion,
       timeoutMs: options.timeoutMs,
-      ...(options.verbose ? { logLevel: "debug" } : {}),
+      ...(chatty(options) ? { logLevel: "debug" } : {}),
       onnotification: (notification) => {
         // Progress restarts every watchdog: the server is demonstrably working.
         if (notification.method === "notifications/progress") for (const watchdog of this.#active) watchdog.reset();
-        if (options.verbose) log.info(`${notification.method} ${stripControl(JSON.stringify(notification.params ?? {}))}`);
+        if (chatty(options)) log.info(`${notification.method} ${stripControl(JSON.stringify(notification.params ?? {}))}`);
       },
     });
   }

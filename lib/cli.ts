@@ -20,6 +20,56 @@ export function splitServerCommand(argv: string[]): { own: string[]; command: st
   return splitAtDoubleDash(argv);
 }
 
+/** Our flags for citty, the server command line after `--`, and every value of the repeatable flags. */
+export interface Invocation {
+  rawArgs: string[];
+  command: string[];
+  repeated: Record<string, string[]>;
+  /** A repeatable flag given without a value. */
+  missing?: string;
+}
+
+/**
+ * Prepares argv for citty: split at the first `--` (citty would take a server's own `--help` as
+ * ours), the repeatable flags taken out (citty keeps only their last value), and the command word
+ * moved to the front, so that options work before the command as well as after it
+ * (`mcp-inspect --stateful call-tool x` = `mcp-inspect call-tool x --stateful`).
+ */
+export function prepareArgv(argv: string[], options: { commands?: string[]; defs: ArgsDef[]; repeatable?: Record<string, string[]> }): Invocation {
+  const { own, command } = splitAtDoubleDash(argv);
+  const taken = takeRepeatable(own, options.repeatable ?? {});
+  const rawArgs = options.commands ? commandFirst(taken.rest, options.commands, valueFlags(options.defs)) : taken.rest;
+  return { rawArgs, command, repeated: taken.values, ...(taken.missing ? { missing: taken.missing } : {}) };
+}
+
+/** Every spelling of the flags that take a value (`--timeout`, `-H`), from argument definitions. */
+export function valueFlags(defs: ArgsDef[]): Set<string> {
+  const flags = new Set<string>();
+  for (const def of defs) {
+    for (const [name, arg] of Object.entries(def)) {
+      if (arg.type !== "string" && arg.type !== "enum") continue;
+      flags.add(`--${name}`);
+      const aliases = "alias" in arg && arg.alias ? (Array.isArray(arg.alias) ? arg.alias : [arg.alias]) : [];
+      for (const alias of aliases) flags.add(alias.length === 1 ? `-${alias}` : `--${alias}`);
+    }
+  }
+  return flags;
+}
+
+/** Moves the first word that is not an option (nor an option's value) to the front, if it is a command. */
+export function commandFirst(argv: string[], commands: string[], takesValue: Set<string>): string[] {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith("-")) {
+      if (!arg.includes("=") && takesValue.has(arg)) i++;
+      continue;
+    }
+    if (i === 0 || !commands.includes(arg)) return argv;
+    return [arg, ...argv.slice(0, i), ...argv.slice(i + 1)];
+  }
+  return argv;
+}
+
 /**
  * Pulls every value of the repeatable flags out of argv (`--header X`, `--header=X`, `-H X`),
  * returning the rest for citty. A flag with no value is reported, not swallowed.
@@ -84,11 +134,22 @@ function camel(name: string): string {
  * citty answers an unknown subcommand with its help on stdout, where our tools keep only results
  * (and mcp-inspect its JSON contract): the mistake is caught first and reported as a usage error.
  */
-export function unknownCommandProblem(argv: string[], commands: string[], tool: string): string | undefined {
-  const first = argv[0];
-  if (first === undefined || first.startsWith("-") || commands.includes(first)) return undefined;
+export function unknownCommandProblem(argv: string[], commands: string[], tool: string, takesValue: Set<string> = new Set()): string | undefined {
+  let first: string | undefined;
+  for (let i = 0; i < argv.length && first === undefined; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith("-")) first = arg;
+    else if (!arg.includes("=") && takesValue.has(arg)) i++;
+  }
+  if (first === undefined || commands.includes(first)) return undefined;
   return `unknown command "${first}" (commands: ${commands.join(", ")}; see ${tool} --help)`;
 }
+
+/** The logging flags, the same in every tool. */
+export const LOG_ARGS = {
+  "log-level": { type: "string", description: "silent, error, warn, info, debug or trace", valueHint: "level" },
+  "log-file": { type: "string", description: "also append every log line, with a timestamp, to this file", valueHint: "file" },
+} as const satisfies ArgsDef;
 
 /** The flags that name a server, the same on every command of every tool. */
 export const TARGET_ARGS = {
@@ -96,7 +157,7 @@ export const TARGET_ARGS = {
   header: { type: "string", description: "HTTP header for --url servers, repeatable", valueHint: "'Name: value'", alias: ["H"] },
   transport: { type: "string", description: "for --url: auto (default), http or sse", valueHint: "auto|http|sse" },
   config: { type: "string", description: "client config file (Claude Desktop, Claude Code .mcp.json, Cursor, VS Code)", valueHint: "file" },
-  server: { type: "string", description: "server name inside --config", valueHint: "name" },
+  server: { type: "string", description: "an entry of --config, else an http(s) URL, else a command line (quoted as a shell would)", valueHint: "name|url|cmd" },
   env: { type: "string", description: "environment variable for a stdio server, repeatable", valueHint: "KEY=value", alias: ["e"] },
   cwd: { type: "string", description: "working directory for a stdio server", valueHint: "dir" },
 } as const satisfies ArgsDef;

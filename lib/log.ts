@@ -16,8 +16,8 @@ export function isLogLevelName(value: string): value is LogLevelName {
 
 export interface LoggerOptions {
   level?: LogLevelName;
-  /** Also append every line, with a timestamp, to this file. */
-  file?: string;
+  /** Also append every line, with a timestamp, to this file (or these files). */
+  file?: string | string[];
   tag?: string;
   /** Where lines go (tests pass their own); stderr by default. */
   stream?: { write(text: string): unknown };
@@ -25,7 +25,7 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions = {}): ConsolaInstance {
   const stream = options.stream ?? ownStderr();
-  const file = options.file;
+  const files = typeof options.file === "string" ? [options.file] : (options.file ?? []);
   const logger = createConsola({
     level: LOG_LEVELS[options.level ?? "info"],
     reporters: [
@@ -35,11 +35,12 @@ export function createLogger(options: LoggerOptions = {}): ConsolaInstance {
           const tag = entry.tag ? `[${entry.tag}] ` : "";
           const type = entry.type === "log" || entry.type === "info" ? "" : `${entry.type}: `;
           stream.write(`${tag}${type}${text}\n`);
-          if (!file) return;
-          try {
-            appendFileSync(file, `${entry.date.toISOString()} ${entry.type} ${tag}${text}\n`, { mode: 0o600 });
-          } catch {
-            // A log file we cannot write must not take the tool down.
+          for (const file of files) {
+            try {
+              appendFileSync(file, `${entry.date.toISOString()} ${entry.type} ${tag}${text}\n`, { mode: 0o600 });
+            } catch {
+              // A log file we cannot write must not take the tool down.
+            }
           }
         },
       },

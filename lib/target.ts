@@ -1,5 +1,7 @@
 // One way to name an MCP server in every tool: a stdio command line after `--`, a URL with
 // headers, or an entry of a client's config file (Claude Desktop, Claude Code, Cursor, VS Code).
+import { existsSync } from "node:fs";
+import { splitCommandLine } from "./cli.ts";
 import { parseJsonc } from "./jsonc.ts";
 import { MAX_CONFIG_BYTES } from "./limits.ts";
 import { readFileCappedSync } from "./read-capped.ts";
@@ -39,20 +41,20 @@ export interface TargetFlags {
 
 type Env = Record<string, string | undefined>;
 
-/** Resolves the flags (and the argv after `--`) into exactly one target. */
+/**
+ * Resolves the flags (and the argv after `--`) into exactly one target. `--server X` means, in
+ * this order: with --config, an entry of that file; else an http(s) URL; else a command line,
+ * quoted as a shell would quote it. `--` always means a command.
+ */
 export function resolveTarget(flags: TargetFlags, command: string[], environment: Env = process.env): Result<Target> {
   const named = [command.length > 0, Boolean(flags.url), Boolean(flags.config || flags.server)].filter(Boolean).length;
   if (named === 0) {
-    return fail("no server given (use `-- <command> [args]`, `--url <URL>` or `--config <file> --server <name>`)");
+    return fail("no server given (use `-- <command> [args]`, `--server <url|command>`, `--url <URL>` or `--config <file> [--server <name>]`)");
   }
-  if (named > 1) return fail("give only one server: `-- <command>`, `--url` or `--config/--server`");
+  if (named > 1) return fail("give only one server: `-- <command>`, `--server`, `--url` or `--config`");
 
-  const headers = parseHeaders(flags.header ?? []);
-  if (!headers.ok) return headers;
-  const env = parsePairs(flags.env ?? [], "--env");
-  if (!env.ok) return env;
-  const transport = parseTransport(flags.transport);
-  if (!transport.ok) return transport;
+  const overrides = parseOverrides(flags);
+  if (!overrides.ok) return overrides;
 
   let target: Target;
   if (command.length > 0) {
@@ -61,24 +63,70 @@ export function resolveTarget(flags: TargetFlags, command: string[], environment
     const url = checkUrl(flags.url);
     if (!url.ok) return url;
     target = { kind: "http", url: url.value, headers: {}, transport: "auto" };
-  } else {
-    if (!flags.config) return fail("--server needs --config <file>");
+  } else if (flags.config) {
     const loaded = loadConfigTarget(flags.config, flags.server, environment);
     if (!loaded.ok) return loaded;
     target = loaded.value;
-  }
-
-  // Flags add to (and win over) what a config entry says.
-  if (target.kind === "stdio") {
-    Object.assign(target.env, env.value);
-    if (flags.cwd) target.cwd = flags.cwd;
-    if (Object.keys(headers.value).length > 0) return fail("--header applies to --url servers only");
   } else {
-    Object.assign(target.headers, headers.value);
-    if (flags.transport) target.transport = transport.value;
-    if (Object.keys(env.value).length > 0 || flags.cwd) return fail("--env and --cwd apply to stdio servers only");
+    const given = serverTarget(flags.server!);
+    if (!given.ok) return given;
+    target = given.value;
   }
-  return { ok: true, value: target };
+  const problem = applyOverrides([target], overrides.value);
+  return problem ? fail(problem) : { ok: true, value: target };
+}
+
+/** What -H, --env, --cwd and --transport say, on top of whatever names the server. */
+export interface TargetOverrides {
+  headers: Record<string, string>;
+  env: Record<string, string>;
+  cwd?: string;
+  transport?: HttpTransportChoice;
+}
+
+export function parseOverrides(flags: TargetFlags): Result<TargetOverrides> {
+  const headers = parseHeaders(flags.header ?? []);
+  if (!headers.ok) return headers;
+  const env = parsePairs(flags.env ?? [], "--env");
+  if (!env.ok) return env;
+  const transport = parseTransport(flags.transport);
+  if (!transport.ok) return transport;
+  return { ok: true, value: { headers: headers.value, env: env.value, ...(flags.cwd ? { cwd: flags.cwd } : {}), ...(flags.transport ? { transport: transport.value } : {}) } };
+}
+
+/**
+ * Flags add to (and win over) what a config entry says: headers and --transport for URL
+ * servers, --env and --cwd for stdio ones. A flag that fits none of the targets is the problem named.
+ */
+export function applyOverrides(targets: Target[], overrides: TargetOverrides): string | undefined {
+  const http = targets.filter((target): target is HttpTarget => target.kind === "http");
+  const stdio = targets.filter((target): target is StdioTarget => target.kind === "stdio");
+  if ((Object.keys(overrides.headers).length > 0 || overrides.transport) && http.length === 0) return "--header and --transport apply to URL servers only";
+  if ((Object.keys(overrides.env).length > 0 || overrides.cwd) && stdio.length === 0) return "--env and --cwd apply to stdio servers only";
+  for (const target of http) {
+    Object.assign(target.headers, overrides.headers);
+    if (overrides.transport) target.transport = overrides.transport;
+  }
+  for (const target of stdio) {
+    Object.assign(target.env, overrides.env);
+    if (overrides.cwd) target.cwd = overrides.cwd;
+  }
+  return undefined;
+}
+
+/** `--server X` without --config: an http(s) URL, or a command line (split like a shell, never run through one). */
+export function serverTarget(value: string): Result<Target> {
+  if (/^https?:\/\//i.test(value)) {
+    const url = checkUrl(value);
+    return url.ok ? { ok: true, value: { kind: "http", url: url.value, headers: {}, transport: "auto" } } : url;
+  }
+  // host:port or host.name/path without a scheme is a URL someone meant, not a command to run.
+  if (/^(localhost|[a-z0-9-]+(\.[a-z0-9-]+)+)(:\d+(\/\S*)?|\/\S*)$/i.test(value) && !existsSync(value)) {
+    return fail(`--server ${JSON.stringify(value)} looks like a URL without a scheme (give a full http:// or https:// URL)`);
+  }
+  const words = splitCommandLine(value);
+  if (!words.ok) return fail(`--server: ${words.error}`);
+  return { ok: true, value: { kind: "stdio", command: words.value[0]!, args: words.value.slice(1), env: {} } };
 }
 
 export function parseHeaders(values: string[]): Result<Record<string, string>> {

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { splitAtDoubleDash, splitServerCommand, takeRepeatable, unknownFlags } from "../lib/cli.ts";
+import type { ArgsDef } from "citty";
+import { commandFirst, prepareArgv, splitAtDoubleDash, splitServerCommand, takeRepeatable, unknownCommandProblem, unknownFlags, valueFlags } from "../lib/cli.ts";
+import { renderHelp, withExamples } from "../lib/help.ts";
 
 describe("argv handling", () => {
   test("the first -- splits our flags from the server's, whose own --help and -- stay intact", () => {
@@ -29,5 +31,38 @@ describe("argv handling", () => {
   test("flags citty accepted silently but nobody declared are found", () => {
     const defs = { timeout: { type: "string" }, "no-validate": { type: "boolean" }, validate: { type: "boolean" } } as const;
     expect(unknownFlags({ _: [], timeout: "1", validate: false, bogus: true, "dry-run": true }, defs)).toEqual(["bogus", "dry-run"]);
+  });
+});
+
+describe("options anywhere", () => {
+  const defs: ArgsDef[] = [{ timeout: { type: "string" }, stateful: { type: "boolean" }, header: { type: "string", alias: ["H"] } }];
+  test("the command word moves to the front, past options and their values", () => {
+    const commands = ["list-tools", "call-tool"];
+    expect(prepareArgv(["--stateful", "call-tool", "x", "--", "node", "s.js"], { commands, defs: defs }).rawArgs).toEqual(["call-tool", "--stateful", "x"]);
+    expect(prepareArgv(["--timeout", "1", "list-tools"], { commands, defs: defs }).rawArgs).toEqual(["list-tools", "--timeout", "1"]);
+    expect(prepareArgv(["--timeout=1", "list-tools"], { commands, defs: defs }).rawArgs).toEqual(["list-tools", "--timeout=1"]);
+    // A value that happens to be a command's name is still the option's value.
+    expect(commandFirst(["--timeout", "list-tools", "call-tool"], commands, valueFlags(defs))).toEqual(["call-tool", "--timeout", "list-tools"]);
+  });
+
+  test("an unknown command is named even after options; an option's value is not taken for one", () => {
+    const commands = ["ping"];
+    expect(unknownCommandProblem(["--timeout", "1", "pong"], commands, "t", valueFlags(defs))).toContain('unknown command "pong"');
+    expect(unknownCommandProblem(["--timeout", "1", "ping"], commands, "t", valueFlags(defs))).toBeUndefined();
+  });
+});
+
+describe("--help", () => {
+  test("examples under their own heading, options wrapped to the width, no colour unless asked", async () => {
+    const command = withExamples(
+      { meta: { name: "tool", version: "1.2.3", description: "Does one thing well." }, args: { long: { type: "string", description: "word ".repeat(40).trim(), valueHint: "v" }, flag: { type: "boolean", description: "a switch" } } },
+      ["tool --flag", "tool --long x"],
+    );
+    const text = await renderHelp(command as never, undefined, { width: 60, colour: false });
+    expect(text).toStartWith("Usage: tool [options]   (version 1.2.3)\n\nDoes one thing well.\n");
+    expect(text).toContain("\nExamples:\n  tool --flag\n  tool --long x\n");
+    expect(text.split("\n").every((line) => line.length <= 60)).toBe(true);
+    expect(text).not.toContain("\u001b[");
+    expect(await renderHelp(command as never, undefined, { width: 60, colour: true })).toContain("\u001b[1mUsage:");
   });
 });

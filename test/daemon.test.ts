@@ -183,7 +183,7 @@ describe("faults", () => {
     expect((await daemon(dir, ["stop"])).stdout).toContain("stopped");
     expect(alive(pid)).toBe(false);
     expect(alive(daemonPid)).toBe(false);
-    expect((await daemon(dir, ["status"])).code).toBe(3);
+    expect((await daemon(dir, ["status"])).code).toBe(9);
   }, LONG);
 
   test("after SIGKILL of the daemon, the next call starts a new one that ends what the old one left", async () => {
@@ -226,7 +226,7 @@ describe("the socket's directory", () => {
     const socket = join(dir, "daemon.sock");
     make(socket);
     const result = await daemon(dir, ["run"]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain(fragment);
     expect(readFileSync(socket, "utf8").length).toBeGreaterThan(0);
     // Started on demand, the daemon's reason lands in the log the client points to.

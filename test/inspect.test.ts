@@ -312,6 +312,37 @@ describe("usage", () => {
     expect(json.error.message).toContain(fragment);
   });
 
+  test("options work before the command as after it; an option's value is never taken for the command", async () => {
+    const before = await inspect(["--text", "--timeout", "20000", "ping", "--", ...REFERENCE_CMD]);
+    expect(before.code).toBe(0);
+    expect(before.stdout).toStartWith("pong (");
+    const timedOut = await inspect(["--timeout", "1", "list-prompts", "--", BUN, FAULTY, "silent"]);
+    expect(timedOut.code).toBe(4);
+    expect(timedOut.json.error.code).toBe("TIMEOUT");
+    expect(timedOut.stdout).not.toContain("Usage:");
+    const unknownFirst = await inspect(["--bogus", "ping", "--", ...REFERENCE_CMD]);
+    expect(unknownFirst.code).toBe(1);
+    expect(unknownFirst.json.error.message).toContain("unknown option --bogus");
+  }, LONG);
+
+  test("--server takes a command line, quoted as a shell would, or a URL; a URL without a scheme is named", async () => {
+    const { code, json } = await inspect(["list-tools", "--server", `${BUN} "${REFERENCE}"`]);
+    expect(code).toBe(0);
+    expect(json.data.tools.length).toBeGreaterThan(5);
+    const schemeless = await inspect(["ping", "--server", "localhost:3000/mcp"]);
+    expect(schemeless.code).toBe(1);
+    expect(schemeless.json.error.message).toContain("give a full http:// or https:// URL");
+  }, LONG);
+
+  test("--help into a pipe: plain text, examples under their heading, every command listed, config too", async () => {
+    const help = await inspect(["--help"], { env: { NO_COLOR: "" } });
+    expect(help.code).toBe(0);
+    expect(help.stdout).not.toContain("\u001b[");
+    expect(help.stdout).toContain("\nExamples:\n  mcp-inspect list-tools -- node server.js\n");
+    for (const command of ["list-tools", "call-tool", "read-resource", "get-prompt", "complete", "server-info", "ping", "mcp", "config"]) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
+    expect(help.stdout.split("\n").every((line) => line.length <= 120)).toBe(true);
+  }, LONG);
+
   test("a named config entry works, with ${VAR} expansion", async () => {
     const config = join(dir, ".mcp.json");
     writeFileSync(config, JSON.stringify({ mcpServers: { ref: { command: "${RUNNER}", args: [REFERENCE], env: { FIXTURE_STARTUP_DELAY_MS: "${DELAY:-0}" } } } }));

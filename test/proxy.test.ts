@@ -351,6 +351,21 @@ describe("lifecycle", () => {
     expect(quiet.stderr).not.toContain("proxying");
     expect(peer.stderr).toContain("proxying");
   }, LONG);
+
+  test("MCPDEV_PROXY_DEBUG_MODE=true means debug logging; reloaderoo's users type `mcpkit proxy` and `mcpkit inspect`", async () => {
+    const debug = proxy(["--", BUN, REFERENCE], { MCPDEV_PROXY_DEBUG_MODE: "true" });
+    await initialized(debug);
+    // The same id twice in flight is logged at debug level only.
+    debug.send({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "slow", arguments: { steps: 2, delayMs: 50 } } });
+    debug.send({ jsonrpc: "2.0", id: 9, method: "ping" });
+    await debug.waitFor(() => debug.messages.filter((m) => m.id === 9).length === 2);
+    expect(debug.stderr).toContain("debug: the client reused id 9");
+    const viaMcpkit = new LinePeer([BUN, join(ROOT, "mcpkit.ts"), "proxy", "--", BUN, REFERENCE]);
+    peers.push(viaMcpkit);
+    expect((await initialized(viaMcpkit)).result.serverInfo.name).toBe("mcpkit-reference");
+    const inspected = Bun.spawnSync([BUN, join(ROOT, "mcpkit.ts"), "inspect", "list-tools", "--", BUN, REFERENCE]);
+    expect(JSON.parse(inspected.stdout.toString()).data.tools.length).toBeGreaterThan(5);
+  }, LONG);
 });
 
 describe("watch", () => {

@@ -41,12 +41,26 @@ describe("resolveTarget", () => {
     [{ url: "http://x", header: ["NoColon"] }, [], "bad --header"],
     [{ env: ["NOEQUALS"] }, ["node"], "bad --env"],
     [{ url: "http://x", transport: "carrier-pigeon" }, [], "unknown --transport"],
-    [{ server: "x" }, [], "--server needs --config"],
-    [{ header: ["A: b"] }, ["node"], "--header applies to --url"],
+    [{ server: "x", url: "http://x" }, [], "only one server"],
+    [{ server: "example.com/mcp" }, [], "give a full http:// or https:// URL"],
+    [{ server: "localhost:3000" }, [], "give a full http:// or https:// URL"],
+    [{ server: "node 'unterminated" }, [], "unterminated"],
+    [{ header: ["A: b"] }, ["node"], "--header and --transport apply to URL servers only"],
   ])("bad flags %j %j are refused: %s", (flags, command, fragment) => {
     const result = resolveTarget(flags, command as string[]);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toContain(fragment);
+  });
+
+  test("--server without --config: an http(s) URL, else a command line split as a shell would", () => {
+    expect(resolveTarget({ server: "https://example.com/mcp", header: ["X-Key: k"] }, [])).toEqual({
+      ok: true,
+      value: { kind: "http", url: "https://example.com/mcp", headers: { "X-Key": "k" }, transport: "auto" },
+    });
+    expect(resolveTarget({ server: `npx -y "@scope/server" --flag='a b'`, env: ["A=1"] }, [])).toEqual({
+      ok: true,
+      value: { kind: "stdio", command: "npx", args: ["-y", "@scope/server", "--flag=a b"], env: { A: "1" } },
+    });
   });
 });
 
