@@ -14,7 +14,7 @@ import {
   type JsonRpcRequest,
 } from "./jsonrpc.ts";
 import type { CloseOptions, MessageChannel } from "./channel.ts";
-import { McpError, RequestCorrelator, type CorrelatorPeer } from "./correlator.ts";
+import { McpError, RequestCorrelator, type CorrelatorPeer, type Timers } from "./correlator.ts";
 
 /** Revisions negotiated with `server/discover` and per-request `_meta`. */
 export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"];
@@ -65,19 +65,22 @@ export interface ClientOptions {
   onnotification?: (notification: JsonRpcNotification) => void;
   /** Answers server->client requests; the default declines all but ping. */
   onrequest?: (request: JsonRpcRequest) => Promise<JsonObject>;
+  /** The clock of request timeouts (tests pass their own). */
+  timers?: Timers;
 }
 
 export class RawClient {
   readonly #channel: MessageChannel;
   readonly #options: ClientOptions;
   #lastId = 0;
-  readonly #requests = new RequestCorrelator(() => ++this.#lastId);
+  readonly #requests: RequestCorrelator;
   readonly #peer: CorrelatorPeer;
   #identity?: ServerIdentity;
 
   constructor(channel: MessageChannel, options: ClientOptions) {
     this.#channel = channel;
     this.#options = options;
+    this.#requests = new RequestCorrelator(() => ++this.#lastId, options.timers);
     channel.onmessage = (message) => this.#onmessage(message);
     channel.onclose = (reason) => this.#requests.close(reason ?? "the connection closed");
     this.#peer = {

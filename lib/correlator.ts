@@ -42,13 +42,30 @@ export interface CorrelatorPeer {
   cancel(id: JsonRpcId, reason: string): void;
 }
 
+/** The clock requests are timed by (tests pass their own, so that a timeout is an event, not a wait). */
+export interface Timers {
+  set(fire: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+export const REAL_TIMERS: Timers = {
+  set: (fire, ms) => {
+    const timer = setTimeout(fire, ms);
+    (timer as { unref?: () => void }).unref?.();
+    return timer;
+  },
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
 export class RequestCorrelator {
   readonly #pending = new Map<JsonRpcId, Pending>();
   readonly #nextId: () => JsonRpcId;
+  readonly #timers: Timers;
   #closedReason?: string;
 
-  constructor(nextId: () => JsonRpcId) {
+  constructor(nextId: () => JsonRpcId, timers: Timers = REAL_TIMERS) {
     this.#nextId = nextId;
+    this.#timers = timers;
   }
 
   get size(): number {
@@ -66,21 +83,21 @@ export class RequestCorrelator {
     const id = this.#nextId();
     const { timeoutMs, signal } = options;
     if (options.onprogress) params = { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } };
+    const timers = this.#timers;
     return new Promise<JsonObject>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let timer: unknown;
       const settle = () => {
-        clearTimeout(timer);
+        timers.clear(timer);
         this.#pending.delete(id);
         signal?.removeEventListener("abort", onabort);
       };
       const restartTimer = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
+        timers.clear(timer);
+        timer = timers.set(() => {
           settle();
           peer.cancel(id, `timed out after ${timeoutMs} ms`);
           reject(new McpError("timeout", `${method} got no answer within ${timeoutMs} ms`));
         }, timeoutMs);
-        (timer as { unref?: () => void }).unref?.();
       };
       const onabort = () => {
         settle();

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { McpError, RawClient } from "../lib/client.ts";
 import type { MessageChannel } from "../lib/channel.ts";
+import { waitUntil } from "./helpers.ts";
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from "../lib/jsonrpc.ts";
 
 /** A channel whose peer is a function: each request gets the function's answer, or none. */
@@ -86,22 +87,31 @@ describe("era negotiation", () => {
 
 describe("requests", () => {
   test("progress restarts the timer and reaches the caller; silence times out and cancels", async () => {
+    // The clock is ours: a timeout is an event the test fires, never a wait on a busy machine.
+    const clock = manualTimers();
     let progressed = 0;
     const silent = new ScriptedChannel((request) => (request.method === "initialize" ? legacyServer(request) : undefined));
-    const quiet = new RawClient(silent, { clientInfo: info, protocolVersion: "2025-11-25" });
+    const quiet = new RawClient(silent, { clientInfo: info, protocolVersion: "2025-11-25", timers: clock });
     await quiet.connect();
     const pending = quiet.request("tools/call", { name: "slow" }, { timeoutMs: 150, onprogress: () => progressed++ });
+    let settled = false;
+    void pending.catch(() => (settled = true));
     const request = silent.sent.at(-1) as JsonRpcRequest;
     const token = (request.params!._meta as JsonObject).progressToken;
     for (let i = 0; i < 3; i++) {
-      await Bun.sleep(100);
+      const before = clock.armedHandles();
       silent.push({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: i } });
+      // Each progress puts a fresh 150 ms timer in place of the one that was running.
+      expect(clock.armed()).toEqual([150]);
+      expect(clock.armedHandles()).not.toEqual(before);
     }
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    clock.fire();
     const error = await pending.catch((e) => e);
     expect(progressed).toBe(3);
     expect(error).toBeInstanceOf(McpError);
     expect(error.kind).toBe("timeout");
-    // 3 x 100 ms of progress outlived the 150 ms timeout; then silence ended it.
     expect(silent.sent.at(-1)).toMatchObject({ method: "notifications/cancelled", params: { requestId: request.id } });
   });
 
@@ -122,7 +132,7 @@ describe("requests", () => {
     await client.connect();
     silent.push({ jsonrpc: "2.0", id: "s1", method: "ping" });
     silent.push({ jsonrpc: "2.0", id: "s2", method: "sampling/createMessage", params: {} });
-    await Bun.sleep(10);
+    await waitUntil(() => silent.sent.filter((m) => "id" in m && (m.id === "s1" || m.id === "s2")).length === 2);
     expect(silent.sent.find((m) => "id" in m && m.id === "s1")).toMatchObject({ result: {} });
     expect(silent.sent.find((m) => "id" in m && m.id === "s2")).toMatchObject({ error: { code: -32601 } });
     const pending = client.request("tools/list");
@@ -130,3 +140,26 @@ describe("requests", () => {
     await expect(pending).rejects.toMatchObject({ kind: "closed" });
   });
 });
+
+/** Timers a test fires by hand: armed() lists the delays of those not cleared, fire() runs them. */
+function manualTimers() {
+  let next = 0;
+  const live = new Map<number, { fire: () => void; ms: number }>();
+  return {
+    set(fire: () => void, ms: number) {
+      live.set(++next, { fire, ms });
+      return next;
+    },
+    clear(handle: unknown) {
+      live.delete(handle as number);
+    },
+    armed: () => [...live.values()].map((timer) => timer.ms),
+    armedHandles: () => [...live.keys()],
+    fire() {
+      for (const [handle, timer] of [...live]) {
+        live.delete(handle);
+        timer.fire();
+      }
+    },
+  };
+}

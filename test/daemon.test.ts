@@ -9,7 +9,7 @@ import { RawClient } from "../lib/client.ts";
 import { DaemonChannel } from "../lib/daemon-client.ts";
 import { daemonEnvironment } from "../lib/daemon-start.ts";
 import type { StdioTarget } from "../lib/target.ts";
-import { BUN, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, alive, inspect, runTool } from "./helpers.ts";
+import { BUN, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, alive, eventually, inspect, runTool, waitUntil } from "./helpers.ts";
 
 const LONG = 60_000;
 const GATED = join(ROOT, "test/fixtures/gated-server.ts");
@@ -100,7 +100,8 @@ describe("faults", () => {
     const dir = daemonDir();
     const first = (await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text;
     const slow = stateful(dir, ["call-tool", "slow", "steps=50", "delayMs=100", "--", ...REFERENCE_CMD]);
-    await Bun.sleep(500);
+    // The slow call is in flight once the daemon has counted it (each call-tool is a tools/list and a tools/call).
+    await eventually(() => statusOf(dir), (status) => status.sessions?.[0]?.calls >= 4);
     await stateful(dir, ["call-tool", "crash", "--", ...REFERENCE_CMD]);
     const cut = await slow;
     expect(cut.code).toBe(5);
@@ -119,13 +120,12 @@ describe("faults", () => {
       stdout: "ignore",
       stderr: "ignore",
     });
-    await Bun.sleep(1_000);
+    // Its tools/list and its tools/call have reached the server.
+    await eventually(() => statusOf(dir), (status) => status.sessions?.[0]?.calls >= 2);
     child.kill("SIGKILL");
     const other = await stateful(dir, ["call-tool", "echo", "message=still here", "--", ...REFERENCE_CMD]);
     expect(other.json.data.content[0].text).toBe("still here");
-    const deadline = Date.now() + 10_000;
-    while (!readFileSync(join(dir, "daemon.log"), "utf8").includes("slow: cancelled after") && Date.now() < deadline) await Bun.sleep(100);
-    expect(readFileSync(join(dir, "daemon.log"), "utf8")).toContain("slow: cancelled after");
+    await waitUntil(() => readFileSync(join(dir, "daemon.log"), "utf8").includes("slow: cancelled after"));
   }, LONG);
 
   test("garbage and a 50 MB line on the socket are dropped; the daemon lives", async () => {
@@ -196,13 +196,12 @@ describe("faults", () => {
     const stubbornPid = status.sessions.find((s: { server: string }) => s.server.includes("stubborn")).pid;
     process.kill(status.pid, "SIGKILL");
     // The well-behaved server sees its stdin close and leaves by itself.
-    for (let waited = 0; alive(pid) && waited < 10_000; waited += 100) await Bun.sleep(100);
-    expect(alive(pid)).toBe(false);
+    await waitUntil(() => !alive(pid));
     expect(alive(stubbornPid)).toBe(true);
     const next = await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD]);
     expect(next.code).toBe(0);
-    await Bun.sleep(200);
-    expect(alive(stubbornPid)).toBe(false);
+    // The new daemon ended what the old one left (SIGKILL to its group) before it served.
+    await waitUntil(() => !alive(stubbornPid));
   }, LONG);
 
   test("idle sessions are closed, and an idle daemon exits by itself", async () => {

@@ -192,6 +192,23 @@ export const INITIALIZE = (version = "2025-11-25") => ({
 /** Whether a process with this pid is still running (a zombie waiting to be reaped is not). */
 export const alive = processAlive;
 
+/** Retries `attempt` until it resolves with a value `accept` takes; throws the last failure after `ms`. */
+export async function eventually<T>(attempt: () => Promise<T>, accept: (value: T) => boolean = () => true, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown = new Error("never attempted");
+  while (Date.now() < deadline) {
+    try {
+      const value = await attempt();
+      if (accept(value)) return value;
+      last = new Error(`not yet: ${JSON.stringify(value)?.slice(0, 300)}`);
+    } catch (error) {
+      last = error;
+    }
+    await Bun.sleep(50);
+  }
+  throw last;
+}
+
 /** Polls `condition` until it holds; throws when it has not within `ms`. */
 export async function waitUntil(condition: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -241,11 +258,14 @@ export function floodProgress(file: string): { bytes: number; stalled: boolean }
   }
 }
 
-/** A fresh temporary directory, removed when the test run ends. */
+/** A fresh temporary directory; removeTempDirs() (an afterAll of the test file) removes them all. */
 export function tempDir(prefix = "mcpkit-test-"): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  if (tempDirs.length === 0) process.once("exit", () => tempDirs.forEach((path) => rmSync(path, { recursive: true, force: true })));
   tempDirs.push(dir);
   return dir;
 }
 const tempDirs: string[] = [];
+
+export function removeTempDirs(): void {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}

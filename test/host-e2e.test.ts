@@ -3,7 +3,7 @@
 // 2026-07-28 and on the 2025 handshake. Every step asserts what the user would see; the last line
 // printed names how many checks passed.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, rmSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -161,6 +161,7 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
     } finally {
       host.child.kill("SIGKILL");
       await http?.stop();
+      rmSync(extra, { recursive: true, force: true });
     }
   }, 90_000);
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, EVERYTHING, FAULTY, REFERENCE, REFERENCE_CMD, inspect, startReferenceHttp, type HttpFixture } from "./helpers.ts";
+import { BUN, EVERYTHING, FAULTY, REFERENCE, REFERENCE_CMD, inspect, startReferenceHttp, waitUntil, type HttpFixture } from "./helpers.ts";
 
 const LONG = 60_000;
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-inspect-"));
@@ -133,10 +133,11 @@ describe("stdio, 2026-07-28 by default", () => {
   }, LONG);
 
   test("progress notifications restart the --timeout timer", async () => {
-    // 6 steps of 300 ms take 1.8 s, longer than the 1 s timeout, but progress arrives every 300 ms.
-    const { code, json } = await inspect(["call-tool", "slow", "steps=6", "delayMs=300", "--timeout", "1000", "--", ...REFERENCE_CMD]);
+    // 8 steps of 250 ms take 2 s, longer than the 1.5 s timeout, but progress arrives every 250 ms:
+    // only a step six times slower than asked (a machine stalled for 1.5 s) could fail this.
+    const { code, json } = await inspect(["call-tool", "slow", "steps=8", "delayMs=250", "--timeout", "1500", "--", ...REFERENCE_CMD]);
     expect(code).toBe(0);
-    expect(json.data.content[0].text).toBe("done 6 steps");
+    expect(json.data.content[0].text).toBe("done 8 steps");
   }, LONG);
 
   test("a 20 MB tool result arrives whole", async () => {
@@ -240,13 +241,18 @@ describe("stdio servers that misbehave", () => {
   test("SIGHUP and a second Ctrl-C still end with an envelope, and no server is left behind", async () => {
     const token = `--hup-${process.pid}-${Date.now()}`;
     const child = Bun.spawn([BUN, "mcp-inspect.ts", "list-tools", "--", BUN, FAULTY, "stubborn", token], { stdout: "pipe", stderr: "pipe" });
-    await Bun.sleep(400);
+    // Its server is up (the token is in both command lines): mcp-inspect set its signal handlers before it spawned it.
+    await waitUntil(() => Bun.spawnSync(["pgrep", "-f", "--", token]).stdout.toString().trim().split("\n").length >= 2);
     child.kill("SIGHUP");
-    await Bun.sleep(100);
+    // The envelope is out while the stubborn server is still being stopped: a Ctrl-C now changes nothing.
+    const reader = child.stdout.getReader();
+    const first = await reader.read();
     child.kill("SIGINT");
+    let out = new TextDecoder().decode(first.value);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) out += new TextDecoder().decode(chunk.value);
     const code = await child.exited;
     expect(code).toBe(129);
-    expect(JSON.parse(await new Response(child.stdout).text()).error.code).toBe("CANCELLED");
+    expect(JSON.parse(out).error.code).toBe("CANCELLED");
     expect(Bun.spawnSync(["pgrep", "-f", token]).stdout.toString().trim()).toBe("");
   }, LONG);
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, FAULTY, INITIALIZE, LinePeer, REFERENCE, ROOT, alive } from "./helpers.ts";
+import { BUN, FAULTY, INITIALIZE, LinePeer, REFERENCE, ROOT, alive, waitUntil } from "./helpers.ts";
 
 const LONG = 60_000;
 const PROXY = join(ROOT, "mcp-proxy.ts");
@@ -271,8 +271,7 @@ describe("lifecycle", () => {
     const serverPid = await pidOf(peer, 1);
     peers.splice(peers.indexOf(peer), 1);
     expect(await peer.close()).toBe(0);
-    await Bun.sleep(200);
-    expect(alive(serverPid)).toBe(false);
+    await waitUntil(() => !alive(serverPid));
     const leftover = Bun.spawnSync(["pgrep", "-f", "--", marker]).stdout.toString().trim();
     expect(leftover).toBe("");
   }, LONG);
@@ -285,8 +284,7 @@ describe("lifecycle", () => {
     peer.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "restart_server", arguments: {} } });
     peers.splice(peers.indexOf(peer), 1);
     await peer.close();
-    await Bun.sleep(300);
-    expect(alive(serverPid)).toBe(false);
+    await waitUntil(() => !alive(serverPid));
     expect(Bun.spawnSync(["pgrep", "-f", "--", token]).stdout.toString().trim()).toBe("");
   }, LONG);
 
@@ -318,8 +316,7 @@ describe("lifecycle", () => {
     const serverPid = await pidOf(peer, 1);
     peer.child.kill("SIGTERM");
     expect(await peer.child.exited).toBe(143);
-    await Bun.sleep(200);
-    expect(alive(serverPid)).toBe(false);
+    await waitUntil(() => !alive(serverPid));
   }, LONG);
 
   test("bad flags are one line on stderr and exit 1, with nothing on stdout", async () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { DroppedLineError } from "../lib/channel.ts";
 import { serverEnvironment } from "../lib/environment.ts";
 import { StdioChannel } from "../lib/stdio.ts";
-import { BUN, FAULTY, INITIALIZE } from "./helpers.ts";
+import { BUN, FAULTY, INITIALIZE, waitUntil } from "./helpers.ts";
 
 describe("the environment a server gets", () => {
   test("only allow-listed variables, never API keys or exported bash functions, plus what was configured", () => {
@@ -34,7 +34,7 @@ describe("StdioChannel", () => {
     channel.onclose = () => closes++;
     await channel.start();
     await channel.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE() });
-    while (raws.length === 0) await Bun.sleep(10);
+    await waitUntil(() => raws.length > 0);
     expect(JSON.parse(raws[0]!).id).toBe(1);
     expect(errors.some((e) => e instanceof DroppedLineError && e.kind === "not-json-rpc")).toBe(true);
     await Promise.all([channel.close(), channel.close()]);

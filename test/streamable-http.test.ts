@@ -2,6 +2,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { RawClient } from "../lib/client.ts";
 import { HttpChannel } from "../lib/streamable-http.ts";
+import { waitUntil } from "./helpers.ts";
 
 const seen: { method: string; headers: Record<string, string> }[] = [];
 let streamAborted = Promise.withResolvers<void>();
@@ -68,7 +69,7 @@ test("2025 over HTTP: a 400 to the probe leads to initialize; the session id and
   const aborter = new AbortController();
   const call = client.request("tools/call", { name: "x" }, { signal: aborter.signal, onprogress: () => aborter.abort(new Error("stop")) });
   await expect(call).rejects.toThrow("stop");
-  await Bun.sleep(100);
+  await waitUntil(() => seen.some((request) => request.method === "notifications/cancelled"));
   const methods = seen.map((request) => request.method);
   expect(methods.slice(0, 3)).toEqual(["server/discover", "initialize", "notifications/initialized"]);
   expect(methods).toContain("notifications/cancelled");

@@ -1,16 +1,17 @@
 // mcp-proxy against hostile peers: a client that never reads, a server that floods or never reads,
 // an unread stderr, input that never ends. Memory is asserted as the proxy's own peak RSS.
-import { afterEach, expect, test } from "bun:test";
+import { afterAll, afterEach, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, FAULTY, INITIALIZE, LinePeer, PeakRss, REFERENCE, ROOT, floodProgress, tempDir, waitUntil } from "../helpers.ts";
+import { BUN, FAULTY, INITIALIZE, LinePeer, PeakRss, REFERENCE, ROOT, floodProgress, removeTempDirs, tempDir, waitUntil } from "../helpers.ts";
 
 const LONG = 120_000;
 const PROXY = join(ROOT, "mcp-proxy.ts");
 /** The goal of the issue: a slow consumer costs the proxy less than this. */
 const BOUND_MB = 100;
 const children: ChildProcess[] = [];
+afterAll(removeTempDirs);
 afterEach(async () => {
   // SIGTERM, so that the proxy takes its server's process group with it.
   await Promise.all(
