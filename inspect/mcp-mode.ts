@@ -5,20 +5,15 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
-import { createLogger, type LogLevelName } from "../lib/log.ts";
+import { createLogger } from "../lib/log.ts";
+import { onExitSignals } from "../lib/signals.ts";
 import { describeTarget, type Target } from "../lib/target.ts";
 import { classify } from "./output.ts";
 import { McpError } from "../lib/client.ts";
-import { openSession, type Call, type Session } from "./session.ts";
+import { openSession, type Call, type Session, type SessionOptions } from "./session.ts";
 
-export interface InspectorOptions {
-  version: string;
-  timeoutMs: number;
-  protocolVersion?: string;
-  logLevel?: LogLevelName;
-  logFile?: string;
-  stateful?: boolean;
-}
+/** The options of each session to the target, as a one-shot command takes them. */
+export type InspectorOptions = SessionOptions;
 
 type ToolResult = { content: { type: "text"; text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
 
@@ -160,9 +155,7 @@ export async function serveInspector(target: Target, options: InspectorOptions):
   const code = await new Promise<number>((resolve) => {
     process.stdin.once("end", () => resolve(0));
     process.stdin.once("close", () => resolve(0));
-    process.once("SIGINT", () => resolve(130));
-    process.once("SIGTERM", () => resolve(143));
-    process.once("SIGHUP", () => resolve(129));
+    onExitSignals((_signal, exitCode) => resolve(exitCode));
   });
   await handle.close().catch(() => {});
   await link.close();

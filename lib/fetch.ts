@@ -1,6 +1,7 @@
 // HTTP as every tool does it: redirects followed only where the configured headers (a token, an
 // API key) may go, and response bodies read with a cap, so a server that sends without end costs
 // a bounded amount of memory.
+import { Buffer } from "node:buffer";
 import { MAX_REDIRECTS } from "./limits.ts";
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -98,7 +99,7 @@ export async function readBodyCapped(response: Response, maxBytes: number, wait?
     }
     chunks.push(value);
   }
-  return { ok: true, text: new TextDecoder().decode(concat(chunks, bytes)) };
+  return { ok: true, text: new TextDecoder().decode(Buffer.concat(chunks, bytes)) };
 }
 
 /** The first `maxBytes` of a body (an error page, read for its message); the rest is not read. */
@@ -118,16 +119,5 @@ export async function readBodyHead(response: Response, maxBytes: number): Promis
     // A broken body: what arrived is all there is.
   }
   await reader.cancel().catch(() => {});
-  return new TextDecoder().decode(concat(chunks, bytes));
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+  return new TextDecoder().decode(Buffer.concat(chunks, bytes));
 }
