@@ -1,7 +1,7 @@
 // mcp-daemon end to end: real daemons on real sockets, started on demand by mcp-inspect.
 import { afterEach, describe, expect, test } from "bun:test";
 import { Client, type Transport } from "@modelcontextprotocol/client";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { ChannelTransport } from "../lib/channel-transport.ts";
@@ -9,24 +9,11 @@ import { RawClient } from "../lib/client.ts";
 import { DaemonChannel } from "../lib/daemon-client.ts";
 import { daemonEnvironment } from "../lib/daemon-start.ts";
 import type { StdioTarget } from "../lib/target.ts";
-import { BUN, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, alive, eventually, inspect, runTool, waitUntil } from "./helpers.ts";
+import { BUN, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, alive, daemonDir, eventually, inspect, runTool, stopDaemons, waitUntil } from "./helpers.ts";
 
 const LONG = 60_000;
 const GATED = join(ROOT, "test/fixtures/gated-server.ts");
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) {
-    await runTool("mcp-daemon.ts", ["stop"], { env: { MCPKIT_DAEMON_DIR: dir } });
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-/** A fresh private daemon directory (short, for the socket path limit). */
-function daemonDir(): string {
-  const dir = mkdtempSync("/tmp/mcpd-");
-  dirs.push(dir);
-  return dir;
-}
+afterEach(stopDaemons);
 
 const stateful = (dir: string, args: string[]) => inspect([...args.slice(0, args.indexOf("--")), "--stateful", ...args.slice(args.indexOf("--"))], { env: { MCPKIT_DAEMON_DIR: dir } });
 const daemon = (dir: string, args: string[]) => runTool("mcp-daemon.ts", args, { env: { MCPKIT_DAEMON_DIR: dir } });
@@ -244,8 +231,7 @@ describe("the socket's directory", () => {
   }, LONG);
 
   test("a socket path over the OS limit gets a clear message", async () => {
-    const base = mkdtempSync("/tmp/mcpd-");
-    dirs.push(base);
+    const base = daemonDir();
     const deep = join(base, "x".repeat(60), "y".repeat(60));
     mkdirSync(deep, { recursive: true, mode: 0o700 });
     const result = await daemon(deep, ["status"]);

@@ -269,3 +269,20 @@ const tempDirs: string[] = [];
 export function removeTempDirs(): void {
   for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
+
+const daemonDirs: string[] = [];
+
+/** A fresh private daemon directory (short, for the socket path limit); stopDaemons() ends its daemon and removes it. */
+export function daemonDir(): string {
+  const dir = mkdtempSync("/tmp/mcpd-");
+  daemonDirs.push(dir);
+  return dir;
+}
+
+/** For an afterEach: stops the daemon of every directory daemonDir() made, and removes the directories. */
+export async function stopDaemons(): Promise<void> {
+  for (const dir of daemonDirs.splice(0)) {
+    await runTool("mcp-daemon.ts", ["stop"], { env: { MCPKIT_DAEMON_DIR: dir } });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -2,25 +2,13 @@
 // read-only disks, a client that stops reading a flooding session.
 import { afterEach, describe, expect, test } from "bun:test";
 import { spawn as spawnChild } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { BUN, FAULTY, INITIALIZE, REFERENCE, ROOT, inspect, runTool, waitUntil } from "../helpers.ts";
+import { BUN, FAULTY, INITIALIZE, REFERENCE, ROOT, daemonDir, inspect, runTool, stopDaemons, waitUntil } from "../helpers.ts";
 
 const LONG = 60_000;
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) {
-    await runTool("mcp-daemon.ts", ["stop"], { env: { MCPKIT_DAEMON_DIR: dir } });
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-function daemonDir(): string {
-  const dir = mkdtempSync("/tmp/mcpd-");
-  dirs.push(dir);
-  return dir;
-}
+afterEach(stopDaemons);
 
 const pingStateful = (dir: string) => inspect(["ping", "--stateful", "--", BUN, REFERENCE], { env: { MCPKIT_DAEMON_DIR: dir } });
 
@@ -73,8 +61,7 @@ describe("a disk that takes nothing (these mount a tmpfs in a mount namespace of
   const inspectCommand = `${BUN} ${join(ROOT, "mcp-inspect.ts")} ping --stateful -- ${BUN} ${REFERENCE}`;
 
   test.skipIf(!root)("a full disk: a one-line error that says so, and no lock left to block the next call", async () => {
-    const dir = mkdtempSync("/tmp/mcpd-full-");
-    dirs.push(dir);
+    const dir = daemonDir();
     const run = await inNamespace(
       `mount -t tmpfs -o size=32k tmpfs ${dir} && chmod 700 ${dir} && (dd if=/dev/zero of=${dir}/filler bs=4k 2>/dev/null; true) && MCPKIT_DAEMON_DIR=${dir} ${inspectCommand}; echo "exit=$?"; ls -A ${dir}`,
     );
@@ -84,8 +71,7 @@ describe("a disk that takes nothing (these mount a tmpfs in a mount namespace of
   }, LONG);
 
   test.skipIf(!root)("a read-only disk: a one-line error that says so", async () => {
-    const dir = mkdtempSync("/tmp/mcpd-ro-");
-    dirs.push(dir);
+    const dir = daemonDir();
     const run = await inNamespace(`mount -t tmpfs tmpfs ${dir} && chmod 700 ${dir} && mount -o remount,ro ${dir} && MCPKIT_DAEMON_DIR=${dir} ${inspectCommand}; echo "exit=$?"`);
     expect(run.out).toContain("read-only file system");
     expect(run.out).toContain("exit=2");
