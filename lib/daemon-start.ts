@@ -2,12 +2,12 @@
 // socket, a lock written whole and linked into place (a stale, empty or foreign one is replaced),
 // a detached start with an allow-listed environment, and errors a user can act on.
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { closeSync, existsSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { connect } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DAEMON_PROTOCOL, daemonPaths, MAX_CONTROL_FRAME_BYTES, processAlive, processStartTime, type DaemonPaths } from "./daemon-protocol.ts";
+import { DAEMON_PROTOCOL, daemonPaths, MAX_CONTROL_FRAME_BYTES, type DaemonPaths } from "./daemon-protocol.ts";
+import { describeFsError, lockHolder, releaseLock, tryLock } from "./file-lock.ts";
 import { serverEnvironment } from "./environment.ts";
 import type { JsonObject } from "./jsonrpc.ts";
 import { LineSplitter } from "./lines.ts";
@@ -94,7 +94,7 @@ export async function ensureDaemon(options: DaemonOptions = {}): Promise<DaemonP
   if (await probeDaemon(paths.socket)) return paths;
   const deadline = Date.now() + DAEMON_START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (takeLock(paths.lockFile)) {
+    if (takeStartLock(paths.lockFile)) {
       try {
         if (!(await probeDaemon(paths.socket))) await startDaemon(paths, options, deadline);
         return paths;
@@ -106,7 +106,7 @@ export async function ensureDaemon(options: DaemonOptions = {}): Promise<DaemonP
     await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
     if (await probeDaemon(paths.socket)) return paths;
   }
-  const holder = readFileSafe(paths.lockFile);
+  const holder = lockHolder(paths.lockFile);
   const where = existsSync(paths.logFile) ? `see ${paths.logFile}` : `${paths.lockFile} is held by ${holder ? `pid ${holder.split(" ")[0]}` : "nobody we can name"}`;
   throw new Error(`mcp-daemon did not start within ${DAEMON_START_TIMEOUT_MS} ms (${where})`);
 }
@@ -140,7 +140,7 @@ async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline:
   try {
     log = openSync(paths.logFile, "a", 0o600);
   } catch (error) {
-    throw new Error(`cannot start mcp-daemon: ${describeFsError(error, paths.logFile)}`);
+    throw new Error(`cannot start mcp-daemon: ${describeFsError(error, paths.logFile, DIR_VARIABLE)}`);
   }
   const child = spawn(command!, [...args, "run", ...(options.startFlags ?? [])], {
     detached: true,
@@ -161,97 +161,14 @@ async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline:
   throw new Error(`mcp-daemon did not answer within ${DAEMON_START_TIMEOUT_MS} ms (see ${paths.logFile})`);
 }
 
-/** A lock older than this is stale whoever holds it: a start gives up by then. */
-const LOCK_MAX_AGE_MS = DAEMON_START_TIMEOUT_MS;
+/** The variable that moves the daemon's directory, named in errors about it. */
+const DIR_VARIABLE = "MCPKIT_DAEMON_DIR";
 
-/**
- * Exactly one caller wins: the lock is written in full to a file of our own, then linked into
- * place (link fails if the lock exists), so a lock is never seen half-written. A full or
- * read-only disk is a clear error, and nothing is left behind to block the next call.
- */
-function takeLock(lockFile: string): boolean {
-  const content = `${process.pid} ${processStartTime(process.pid) ?? ""}\n`;
-  const draft = `${lockFile}.${process.pid}.${randomBytes(4).toString("hex")}`;
+/** The start lock: one caller starts the daemon; a lock older than a start may take is stale. */
+function takeStartLock(lockFile: string): boolean {
   try {
-    writeFileSync(draft, content, { mode: 0o600, flag: "wx" });
+    return tryLock(lockFile, { maxAgeMs: DAEMON_START_TIMEOUT_MS, dirVariable: DIR_VARIABLE });
   } catch (error) {
-    removeQuietly(draft);
-    throw new Error(`cannot start mcp-daemon: ${describeFsError(error, dirname(lockFile))}`);
-  }
-  try {
-    linkSync(draft, lockFile);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EEXIST") {
-      // A file system without hard links: an exclusive create of the lock itself.
-      try {
-        writeFileSync(lockFile, content, { mode: 0o600, flag: "wx" });
-        return true;
-      } catch (fallback) {
-        if ((fallback as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`cannot start mcp-daemon: ${describeFsError(fallback, lockFile)}`);
-      }
-    }
-  } finally {
-    removeQuietly(draft);
-  }
-  const held = readFileSafe(lockFile);
-  if (lockIsStale(lockFile, held) && readFileSafe(lockFile) === held) removeQuietly(lockFile);
-  return false;
-}
-
-/**
- * Empty or unreadable (a full disk), its holder gone, its pid now another process's (where /proc
- * tells a process's start time, a lock of ours always carries it), or simply too old.
- */
-function lockIsStale(lockFile: string, content: string): boolean {
-  const [pidText, startTime] = content.split(" ");
-  const pid = Number(pidText);
-  if (!/^\d+$/.test(pidText ?? "") || pid <= 0) return true;
-  if (!processAlive(pid)) return true;
-  const holderStarted = processStartTime(pid);
-  if (holderStarted !== undefined && holderStarted !== startTime) return true;
-  try {
-    return Date.now() - statSync(lockFile).mtimeMs > LOCK_MAX_AGE_MS;
-  } catch {
-    return false;
-  }
-}
-
-function releaseLock(lockFile: string): void {
-  if (readFileSafe(lockFile).split(" ")[0] === String(process.pid)) removeQuietly(lockFile);
-}
-
-function removeQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Gone already.
-  }
-}
-
-function readFileSafe(path: string): string {
-  try {
-    return readFileSync(path, "utf8").trim();
-  } catch {
-    return "";
-  }
-}
-
-/** ENOSPC, EROFS and friends in words a user acts on. */
-function describeFsError(error: unknown, path: string): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  switch (code) {
-    case "ENOSPC":
-      return `no space left on the device holding ${path} (free some space, or set MCPKIT_DAEMON_DIR elsewhere)`;
-    case "EROFS":
-      return `${path} is on a read-only file system (set MCPKIT_DAEMON_DIR to a writable directory)`;
-    case "EACCES":
-    case "EPERM":
-      return `no permission to write ${path} (set MCPKIT_DAEMON_DIR to a directory of yours)`;
-    case "EDQUOT":
-      return `the disk quota is exhausted for ${path}`;
-    default:
-      return `${path}: ${(error as Error).message}`;
+    throw new Error(`cannot start mcp-daemon: ${(error as Error).message}`);
   }
 }
