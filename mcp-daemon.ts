@@ -77,18 +77,18 @@ const foreground = defineCommand({
     process.on("unhandledRejection", (reason) => log.error(`unexpected: ${reason instanceof Error ? reason.message : String(reason)}`));
     const { Daemon } = await import("./daemon/server.ts");
     const daemon = new Daemon({ paths, log, version: pkg.version, idleTimeoutMs, exitWhenIdleMs });
-    try {
-      await daemon.listen();
-    } catch (error) {
-      process.stderr.write(`error: ${(error as Error).message}\n`);
-      process.exitCode = EXIT.connection;
-      return;
-    }
+    // Handlers first: a signal that comes while the socket is being bound still ends us with 128+N.
     let exitCode = 0;
     onExitSignals((signal, code) => {
       exitCode = code;
       void daemon.stop(signal, { quick: true });
     });
+    try {
+      await daemon.listen();
+    } catch (error) {
+      process.stderr.write(`error: ${(error as Error).message}\n`);
+      process.exit(exitCode || EXIT.connection);
+    }
     await daemon.stopped.promise;
     process.exit(exitCode);
   },

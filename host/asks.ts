@@ -4,7 +4,7 @@
 // URLs, and only after consent.
 import type { LLMProvider, ChatMessage } from "./provider.ts";
 import { textOf } from "./provider.ts";
-import { isBrowserSafeUrl } from "./browser.ts";
+import { isBrowserSafeUrl } from "../lib/browser.ts";
 import { contentParts } from "./tools.ts";
 import type { Terminal } from "./terminal.ts";
 

@@ -20,8 +20,8 @@ import { randomBytes } from "node:crypto";
 import process from "node:process";
 import { fetchWithinOrigin } from "../lib/fetch.ts";
 import { stripControl } from "../lib/log.ts";
-import { isBrowserSafeUrl, openInBrowser } from "./browser.ts";
-import { listenForCallback } from "./oauth-callback.ts";
+import { isBrowserSafeUrl, openInBrowser } from "../lib/browser.ts";
+import { listenForCallback } from "../lib/auth/callback.ts";
 
 /**
  * Redirects as every mcpkit tool follows them (lib/fetch.ts): headers stay with their origin, a

@@ -5,7 +5,7 @@ import type { LogLevelName } from "../lib/log.ts";
 import { signalExitCode } from "../lib/signals.ts";
 import type { Target } from "../lib/target.ts";
 import { answerElicitation, answerSampling } from "./asks.ts";
-import { openInBrowser } from "./browser.ts";
+import { openInBrowser } from "../lib/browser.ts";
 import { Chat, type TurnResult } from "./chat.ts";
 import { complete, runCommand, type HostContext } from "./commands.ts";
 import type { LLMProvider } from "./provider.ts";

@@ -8,9 +8,10 @@
 // After "attached" the connection carries raw JSON-RPC lines of that session, both ways.
 // A refused frame gets {"type":"error","message":"..."} and the connection is closed.
 import { createHash } from "node:crypto";
-import { lstatSync, mkdirSync, readFileSync, statSync, type Stats } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { ensurePrivateDir } from "./private-dir.ts";
 import type { Target } from "./target.ts";
 
 export { MAX_CONTROL_FRAME_BYTES } from "./limits.ts";
@@ -62,26 +63,6 @@ function ownedByUs(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function ensurePrivateDir(dir: string): Checked<string> {
-  let stats: Stats;
-  try {
-    stats = lstatSync(dir);
-  } catch {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      stats = lstatSync(dir);
-    } catch (error) {
-      return { ok: false, error: `cannot create the daemon directory ${dir} (${(error as NodeJS.ErrnoException).code ?? "error"})` };
-    }
-  }
-  if (!stats.isDirectory()) return { ok: false, error: `${dir} is not a directory (move it away; mcp-daemon keeps its socket there)` };
-  if (stats.uid !== process.getuid?.()) return { ok: false, error: `${dir} belongs to another user (uid ${stats.uid}); refusing to use it` };
-  if ((stats.mode & 0o077) !== 0) {
-    return { ok: false, error: `${dir} is accessible to other users (mode ${(stats.mode & 0o777).toString(8)}); run \`chmod 700 ${dir}\` and try again` };
-  }
-  return { ok: true, value: dir };
 }
 
 /** A session is one exact server definition: an edited config gets a new session, never a stale one. */

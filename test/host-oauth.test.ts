@@ -8,8 +8,8 @@ import { Client, type ClientOptions, type Transport } from "@modelcontextprotoco
 import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { isBrowserSafeUrl } from "../host/browser.ts";
-import { CALLBACK_PATH } from "../host/oauth-callback.ts";
+import { isBrowserSafeUrl } from "../lib/browser.ts";
+import { CALLBACK_PATH } from "../lib/auth/callback.ts";
 import { connectHttp, type AuthUi, type HttpConnectOptions } from "../host/oauth.ts";
 import { startOAuthServer, type OAuthFixture, type OAuthFixtureOptions } from "./fixtures/oauth-server.ts";
 

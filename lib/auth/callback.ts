@@ -48,7 +48,7 @@ export async function listenForCallback(port: number, expectedState: string): Pr
     if (!url.searchParams.has("code")) {
       return page(res, 400, "Authorization not granted", "The authorization server did not grant access. See the terminal for details; you can close this window.");
     }
-    return page(res, 200, "Authorization received", "mcp-host received the authorization. You can close this window and return to the terminal.");
+    return page(res, 200, "Authorization received", "mcpkit received the authorization. You can close this window and return to the terminal.");
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,143 @@
+// The SDK's OAuthClientProvider, backed by the token store: what the SDK's auth() asks for (the
+// client, the tokens, the discovery state) is read from disk each time, so a refresh another
+// process made is seen, and what it saves lands there at once. Client identity in the spec's
+// order: a pre-registered client when configured, else a client ID metadata document (when the
+// authorization server supports them), else dynamic registration.
+import type { OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcontextprotocol/client";
+import type { AuthStore, StoredTokens } from "./store.ts";
+
+export const CLIENT_NAME = "mcpkit";
+/**
+ * The client ID metadata document that this repository's oauth/client-metadata.json is published
+ * as (by the release workflow); MCPKIT_CLIENT_METADATA_URL overrides it, and an empty value
+ * turns metadata documents off.
+ */
+export const CLIENT_METADATA_URL = "https://mcpkit.github.io/mcpkit/oauth/client-metadata.json";
+
+/** A client registered with the authorization server beforehand (config `oauth`, or --client-id). */
+export interface PreRegisteredClient {
+  clientId: string;
+  clientSecret?: string;
+}
+
+export interface ProviderOptions {
+  store: AuthStore;
+  resource: string;
+  /** The loopback callback of this sign-in; undefined when only a refresh may happen. */
+  redirectUri?: string;
+  client?: PreRegisteredClient;
+  /** The metadata document URL, or undefined for none. */
+  clientMetadataUrl?: string;
+  /** Where the user is sent to sign in; throwing refuses (no sign-in allowed here). */
+  onRedirect: (authorizationUrl: URL) => void;
+  state: string;
+}
+
+/** A loopback redirect for flows that only refresh: never visited (the SDK needs one to say "interactive"). */
+const REFRESH_ONLY_REDIRECT = "http://127.0.0.1/callback";
+
+export class StoredProvider implements OAuthClientProvider {
+  readonly #options: ProviderOptions;
+  #verifier?: string;
+  /** The tokens a refresh started from, so that an invalid_grant removes only those. */
+  #refreshedFrom?: string;
+
+  constructor(options: ProviderOptions) {
+    this.#options = options;
+  }
+
+  get clientMetadataUrl(): string | undefined {
+    return this.#options.client ? undefined : this.#options.clientMetadataUrl;
+  }
+
+  get redirectUrl(): string {
+    return this.#options.redirectUri ?? this.#entry().redirectUri ?? REFRESH_ONLY_REDIRECT;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: CLIENT_NAME,
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: this.#options.client?.clientSecret ? "client_secret_basic" : "none",
+    };
+  }
+
+  state(): string {
+    return this.#options.state;
+  }
+
+  clientInformation(): StoredOAuthClientInformation | undefined {
+    const configured = this.#options.client;
+    if (configured) return { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) };
+    const client = this.#entry().client;
+    return client as StoredOAuthClientInformation | undefined;
+  }
+
+  saveClientInformation(info: StoredOAuthClientInformation): void {
+    // A configured secret stays in its environment variable, never on disk.
+    const { client_secret: _secret, ...withoutSecret } = info as StoredOAuthClientInformation & { client_secret?: string };
+    const kept = this.#options.client ? withoutSecret : info;
+    this.#options.store.update(this.#options.resource, (entry) => {
+      entry.client = kept as typeof entry.client;
+      entry.redirectUri = this.redirectUrl;
+      if (info.issuer) entry.issuer = info.issuer;
+    });
+  }
+
+  tokens(): StoredOAuthTokens | undefined {
+    const tokens = this.#entry().tokens;
+    this.#refreshedFrom = tokens?.refresh_token;
+    return tokens as StoredOAuthTokens | undefined;
+  }
+
+  saveTokens(tokens: StoredOAuthTokens): void {
+    const issued = tokens as StoredOAuthTokens & StoredTokens;
+    const expires = typeof issued.expires_in === "number" ? { expires_at: Date.now() + issued.expires_in * 1000 } : {};
+    this.#options.store.update(this.#options.resource, (entry) => {
+      entry.tokens = { ...issued, ...expires };
+      if (issued.issuer) entry.issuer = issued.issuer;
+    });
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    if (!this.#verifier) throw new Error("no PKCE code verifier was saved for this authorization");
+    return this.#verifier;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#options.store.update(this.#options.resource, (entry) => {
+      entry.discovery = state as unknown as Record<string, unknown>;
+    });
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#entry().discovery as OAuthDiscoveryState | undefined;
+  }
+
+  /**
+   * The server says these credentials no longer work. Tokens are re-read first: another process
+   * may have rotated them since this one read them, and those are kept.
+   */
+  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
+    this.#options.store.update(this.#options.resource, (entry) => {
+      if ((scope === "all" || scope === "tokens") && entry.tokens?.refresh_token === this.#refreshedFrom) delete entry.tokens;
+      if ((scope === "all" || scope === "client") && !this.#options.client) delete entry.client;
+      if (scope === "all" || scope === "discovery") delete entry.discovery;
+    });
+    if (scope === "all" || scope === "verifier") this.#verifier = undefined;
+  }
+
+  redirectToAuthorization(authorizationUrl: URL): void {
+    this.#options.onRedirect(authorizationUrl);
+  }
+
+  #entry() {
+    return this.#options.store.read(this.#options.resource);
+  }
+}

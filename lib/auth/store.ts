@@ -1,0 +1,111 @@
+// The one token store: ~/.mcpkit/auth/ (MCPKIT_AUTH_DIR moves it), a 0700 directory of 0600
+// files, one per protected resource (the MCP server's URL), each naming the authorization server
+// that issued what it holds: the registered client and its loopback redirect (so the redirect
+// URI stays the same across runs), the tokens, and what discovery found. Every read goes to the
+// disk (another process may have refreshed the tokens); changes are written whole and renamed
+// into place. A lock per resource serializes sign-ins and refreshes across processes.
+import { createHash, randomBytes } from "node:crypto";
+import { readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { withLock } from "../file-lock.ts";
+import { ensurePrivateDir } from "../private-dir.ts";
+
+/** Tokens as the authorization server issued them, plus when the access token expires. */
+export interface StoredTokens {
+  access_token: string;
+  token_type: string;
+  refresh_token?: string;
+  scope?: string;
+  expires_in?: number;
+  /** Milliseconds since the epoch; computed from expires_in when the tokens were saved. */
+  expires_at?: number;
+  issuer?: string;
+  [extra: string]: unknown;
+}
+
+export interface AuthEntry {
+  /** The protected resource: the MCP server URL. */
+  resource: string;
+  /** The authorization server's issuer, once discovery found it. */
+  issuer?: string;
+  /** A dynamically registered (or metadata-document) client; a pre-registered one is never stored with its secret. */
+  client?: { client_id: string; client_secret?: string; issuer?: string; [extra: string]: unknown };
+  /** The loopback redirect URI the client was registered with. */
+  redirectUri?: string;
+  tokens?: StoredTokens;
+  discovery?: Record<string, unknown>;
+  savedAt?: string;
+}
+
+/** How long one holder may keep a resource's lock: a sign-in waits for a browser. */
+export const AUTH_LOCK_MAX_AGE_MS = 10 * 60_000;
+const DIR_VARIABLE = "MCPKIT_AUTH_DIR";
+
+export class AuthStore {
+  readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** The store of this user: MCPKIT_AUTH_DIR, else ~/.mcpkit/auth (created 0700, refused if others can enter). */
+  static open(env: Record<string, string | undefined> = process.env): AuthStore {
+    const dir = env.MCPKIT_AUTH_DIR || join(env.HOME ?? homedir(), ".mcpkit", "auth");
+    const checked = ensurePrivateDir(dir);
+    if (!checked.ok) throw new Error(`the token store: ${checked.error}`);
+    return new AuthStore(dir);
+  }
+
+  read(resource: string): AuthEntry {
+    try {
+      const entry = JSON.parse(readFileSync(this.#file(resource), "utf8")) as AuthEntry;
+      return entry.resource === resource ? entry : { resource };
+    } catch {
+      return { resource };
+    }
+  }
+
+  /** Applies `change` to what is on disk now and writes the result whole (0600, renamed into place). */
+  update(resource: string, change: (entry: AuthEntry) => AuthEntry | void): AuthEntry {
+    const entry = this.read(resource);
+    const next = change(entry) ?? entry;
+    next.savedAt = new Date().toISOString();
+    const file = this.#file(resource);
+    const draft = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+    writeFileSync(draft, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    renameSync(draft, file);
+    return next;
+  }
+
+  forget(resource: string): boolean {
+    try {
+      unlinkSync(this.#file(resource));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  list(): AuthEntry[] {
+    const entries: AuthEntry[] = [];
+    for (const name of readdirSync(this.dir)) {
+      if (!name.endsWith(".json")) continue;
+      try {
+        entries.push(JSON.parse(readFileSync(join(this.dir, name), "utf8")) as AuthEntry);
+      } catch {
+        // A half-written or foreign file: not ours to show.
+      }
+    }
+    return entries.sort((a, b) => a.resource.localeCompare(b.resource));
+  }
+
+  /** Runs `work` holding the resource's lock (a sign-in or a refresh at a time, across processes). */
+  withLock<T>(resource: string, waitMs: number, work: () => Promise<T>): Promise<T> {
+    return withLock(`${this.#file(resource)}.lock`, { maxAgeMs: AUTH_LOCK_MAX_AGE_MS, dirVariable: DIR_VARIABLE, waitMs, pollMs: 100 }, work);
+  }
+
+  #file(resource: string): string {
+    return join(this.dir, `${createHash("sha256").update(resource).digest("hex").slice(0, 32)}.json`);
+  }
+}

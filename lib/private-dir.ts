@@ -1,0 +1,26 @@
+// A per-user directory that only its owner may enter (the daemon's socket, the OAuth tokens):
+// created 0700; one that exists with looser permissions or another owner is refused, never "fixed".
+import { lstatSync, mkdirSync, type Stats } from "node:fs";
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export function ensurePrivateDir(dir: string): Checked<string> {
+  let stats: Stats;
+  try {
+    stats = lstatSync(dir);
+  } catch {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      stats = lstatSync(dir);
+    } catch (error) {
+      return { ok: false, error: `cannot create the directory ${dir} (${(error as NodeJS.ErrnoException).code ?? "error"})` };
+    }
+  }
+  if (!stats.isDirectory()) return { ok: false, error: `${dir} is not a directory (move it away; mcpkit keeps private files there)` };
+  if (stats.uid !== process.getuid?.()) return { ok: false, error: `${dir} belongs to another user (uid ${stats.uid}); refusing to use it` };
+  if ((stats.mode & 0o077) !== 0) {
+    return { ok: false, error: `${dir} is accessible to other users (mode ${(stats.mode & 0o777).toString(8)}); run \`chmod 700 ${dir}\` and try again` };
+  }
+  return { ok: true, value: dir };
+}
+
