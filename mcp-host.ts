@@ -7,7 +7,7 @@
 import { defineCommand, runMain, type ArgsDef } from "citty";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownFlagsProblem, type Invocation } from "./lib/cli.ts";
+import { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownFlagsProblem, type Invocation } from "./lib/cli.ts";
 import { showHelp, withExamples } from "./lib/help.ts";
 import { isLogLevelName, type LogLevelName } from "./lib/log.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "./lib/client.ts";
@@ -30,8 +30,8 @@ const ARGS = {
   root: { type: "string", description: "a directory servers may see through roots/list; repeatable (default: the current directory)", valueHint: "dir" },
   legacy: { type: "boolean", description: "use the 2025 initialize handshake instead of probing for 2026-07-28" },
   "protocol-version": { type: "string", description: `negotiate exactly this revision or fail (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`, valueHint: "v" },
-  "callback-port": { type: "string", description: "fixed loopback port for the OAuth callback (default: any free port)", valueHint: "port" },
   print: { type: "string", description: "one-shot: answer this message, print the answer and exit (6 when a tool failed and the model gave up)", alias: ["p"], valueHint: "message" },
+  ...AUTH_ARGS,
   ...LOG_ARGS,
 } as const satisfies ArgsDef;
 
@@ -92,8 +92,8 @@ async function host(args: Record<string, unknown>): Promise<number> {
   if (positional.length > 0) return fail(`unexpected argument ${JSON.stringify(positional[0])} (a message goes in -p "...", a server in --server)`);
   const era = eraChoice(Boolean(args.legacy), args["protocol-version"] as string | undefined);
   if (!era.ok) return fail(era.error);
-  const callbackPort = port(args["callback-port"]);
-  if (callbackPort === null) return fail(`--callback-port takes a port number (1-65535), not ${JSON.stringify(args["callback-port"])}`);
+  const auth = authFlags(args);
+  if (!auth.ok) return fail(auth.error);
   const level = args["log-level"] as string | undefined;
   if (level !== undefined && !isLogLevelName(level)) return fail(`unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`);
   const targets = serverTargets(args);
@@ -119,7 +119,7 @@ async function host(args: Record<string, unknown>): Promise<number> {
     targets: targets.value,
     era: era.value,
     roots,
-    callbackPort,
+    auth: { ...auth.value, signIn: args.oauth ? "yes" : "ask", browser: args.browser !== false },
     oneShot: oneShot !== undefined,
     logLevel: (level as LogLevelName | undefined) ?? "info",
     logFile: args["log-file"] as string | undefined,
@@ -132,12 +132,6 @@ async function host(args: Record<string, unknown>): Promise<number> {
   const code = oneShot !== undefined ? await session.answerOnce(oneShot) : await session.repl();
   await session.close();
   return code;
-}
-
-function port(value: unknown): number | undefined | null {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  return typeof value === "string" && /^\d+$/.test(value) && number >= 1 && number <= 65535 ? number : null;
 }
 
 /**
@@ -180,11 +174,7 @@ function serverTargets(args: Record<string, unknown>): { ok: true; value: Target
   if (!overrides.ok) return overrides;
   const problem = applyOverrides(targets, overrides.value);
   if (problem) return { ok: false, error: problem };
-  // The host's own HTTP transport is the SDK's Streamable HTTP one.
-  for (const target of targets) {
-    if (target.kind === "http" && target.transport === "auto") target.transport = "streamable-http";
-    if (args.stateful) target.stateful = true;
-  }
+  if (args.stateful) for (const target of targets) target.stateful = true;
   return { ok: true, value: targets };
 }
 

@@ -3,11 +3,13 @@
 // command after `--`, a URL, or a config entry), does one thing, prints one result, and exits
 // with a code that says what happened. `mcp` turns it into an MCP server of inspection tools.
 import { defineCommand, runMain, type ArgsDef, type CommandDef } from "citty";
-import { LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownCommandProblem, unknownFlagsProblem, valueFlags, type Invocation } from "./lib/cli.ts";
+import { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownCommandProblem, unknownFlagsProblem, valueFlags, type Invocation } from "./lib/cli.ts";
 import { showHelp, withExamples } from "./lib/help.ts";
 import { isLogLevelName, type LogLevelName } from "./lib/log.ts";
 import { KNOWN_PROTOCOL_VERSIONS, McpError } from "./lib/client.ts";
 import { onExitSignals } from "./lib/signals.ts";
+import { atTerminal, printingAuthUi, terminalAuthUi } from "./lib/auth/ui.ts";
+import type { ChannelAuth } from "./lib/open-channel.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
 import { stripControl } from "./lib/log.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
@@ -27,6 +29,7 @@ const COMMON_ARGS = {
   "protocol-version": { type: "string", description: `pin a revision (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`, valueHint: "v" },
   json: { type: "boolean", description: "print the JSON envelope (default when stdout is not a terminal)" },
   text: { type: "boolean", description: "print readable text (default on a terminal)" },
+  ...AUTH_ARGS,
   ...LOG_ARGS,
   verbose: { type: "boolean", description: "the same as --log-level debug: the server's stderr, skipped lines and notifications", alias: ["v"] },
 } as const satisfies ArgsDef;
@@ -253,6 +256,65 @@ const mcp = defineCommand({
 });
 withExamples(mcp, ["mcp-inspect mcp -- node server.js", "mcp-inspect mcp --url http://127.0.0.1:3000/mcp", `{ "mcpServers": { "inspect-mine": { "command": "mcp-inspect", "args": ["mcp", "--", "node", "/path/to/server.js"] } } }`]);
 
+const AUTH_COMMAND_ARGS = {
+  ...TARGET_ARGS,
+  ...AUTH_ARGS,
+  logout: { type: "boolean", description: "revoke the stored tokens (where the server offers revocation) and forget them" },
+  list: { type: "boolean", description: "show what is stored: servers, scopes, expiry (never a token)" },
+  json: COMMON_ARGS.json,
+  text: COMMON_ARGS.text,
+  ...LOG_ARGS,
+} as const satisfies ArgsDef;
+
+const auth = withExamples(
+  defineCommand({
+    meta: {
+      name: "auth",
+      description:
+        "Sign in to an OAuth server now and keep its tokens in ~/.mcpkit/auth (MCPKIT_AUTH_DIR), for every tool and later call; --logout revokes and forgets them; --list shows what is stored.",
+    },
+    args: AUTH_COMMAND_ARGS,
+    run: ({ args }) => runAuth(args as Args),
+  }),
+  [
+    "mcp-inspect auth --url https://mcp.example.com/mcp",
+    "mcp-inspect auth --config ~/.cursor/mcp.json --server linear",
+    "mcp-inspect auth --url https://mcp.example.com/mcp --no-browser      # over SSH: paste the redirect URL back",
+    "mcp-inspect auth --url https://mcp.example.com/mcp --client-id my-app --client-secret-env MY_APP_SECRET",
+    "mcp-inspect auth --list",
+    "mcp-inspect auth --logout --url https://mcp.example.com/mcp",
+  ],
+);
+
+async function runAuth(args: Args): Promise<void> {
+  const started = performance.now();
+  const json = wantsJson(args);
+  const what = args.list ? "auth --list" : args.logout ? "auth --logout" : "auth";
+  const metadata = (target = ""): Metadata => ({ command: what, target, timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
+  const done = (data: unknown, target?: string) => void process.stdout.write(`${json ? successEnvelope(data, metadata(target)) : JSON.stringify(data, null, 2)}\n`);
+  const failed = (error: CommandError, target?: string) => {
+    if (json) process.stdout.write(`${errorEnvelope(error, metadata(target))}\n`);
+    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
+    process.exitCode = error.exitCode;
+  };
+  const problem = usageProblem(args, AUTH_COMMAND_ARGS);
+  if (problem) return failed(new CommandError(EXIT.usage, problem));
+  const { listSignIns, logout, signIn } = await import("./inspect/auth.ts");
+  try {
+    if (args.list) return done(listSignIns());
+    const target = checkTarget(args);
+    if (!target.ok) return failed(new CommandError(EXIT.usage, target.error));
+    if (target.value.kind !== "http") return failed(new CommandError(EXIT.usage, "auth is for HTTP servers (give --url, or a --config entry with a url)"));
+    const auth = channelAuth(args, "ask");
+    if (!auth.ok) return failed(new CommandError(EXIT.usage, auth.error));
+    const shown = describeTarget(target.value);
+    if (args.logout) return done(await logout(target.value, auth.value), shown);
+    done(await signIn(target.value, auth.value), shown);
+  } catch (error) {
+    failed(new CommandError(EXIT.auth, (error as Error).message));
+  }
+}
+
 /** Listed in --help; `config` is handled before citty (its flags pass on into the entry it prints). */
 const config = defineCommand({
   meta: { name: "config", description: "Print (or --write) the entry a client needs to run `mcp-inspect mcp` against a server: config --client <name> [--write] -- <server command>" },
@@ -276,6 +338,7 @@ const SUBCOMMANDS = {
   "server-info": serverInfo,
   ping,
   mcp,
+  auth,
   config,
 };
 
@@ -346,7 +409,9 @@ async function runOneShot<P>(
     return report(timedOut ? new CommandError(EXIT.timeout, `reading the arguments took longer than --timeout (${timeoutMs} ms)`) : classify(error));
   }
 
-  const session = await openSession(target.value, { version: pkg.version, timeoutMs, protocolVersion: args["protocol-version"], logLevel: logLevelOf(args), logFile: args["log-file"], stateful: Boolean(args.stateful) });
+  const auth = channelAuth(args, atTerminal() ? "ask" : "no");
+  if (!auth.ok) return report(new CommandError(EXIT.usage, auth.error));
+  const session = await openSession(target.value, { version: pkg.version, timeoutMs, protocolVersion: args["protocol-version"], logLevel: logLevelOf(args), logFile: args["log-file"], stateful: Boolean(args.stateful), auth: auth.value });
   try {
     await session.connect(watchdog);
     protocolVersion = session.protocolVersion;
@@ -405,6 +470,20 @@ function usageProblem(args: Args, defs: ArgsDef): string | undefined {
   const level = args["log-level"];
   if (level !== undefined && !isLogLevelName(level)) return `unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`;
   return undefined;
+}
+
+/**
+ * How this run signs in to a server that wants OAuth: --oauth signs in without asking; a person
+ * at a terminal is asked; otherwise nobody signs in, and the error names `mcp-inspect auth`.
+ */
+function channelAuth(args: Args, otherwise: "ask" | "no"): { ok: true; value: ChannelAuth } | { ok: false; error: string } {
+  const flags = authFlags(args);
+  if (!flags.ok) return flags;
+  return {
+    ok: true,
+    // A sign-in may happen: questions and the pasted redirect URL (--no-browser) come from the terminal, or stdin.
+    value: { signIn: args.oauth ? "yes" : otherwise, ui: otherwise === "ask" || args.oauth ? terminalAuthUi() : printingAuthUi(), browser: args.browser !== false, ...flags.value },
+  };
 }
 
 /** --log-level, or debug for --verbose; warnings only by default (the answer is what matters). */

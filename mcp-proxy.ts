@@ -3,7 +3,7 @@
 // restarts the server (on the restart_server tool, a watched file, or a crash) without the client
 // ever noticing more than a list_changed notification. stdout carries protocol bytes only.
 import { defineCommand, runMain } from "citty";
-import { LOG_ARGS, REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlagsProblem, type Invocation } from "./lib/cli.ts";
+import { AUTH_ARGS, authFlags, LOG_ARGS, REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlagsProblem, type Invocation } from "./lib/cli.ts";
 import { EXIT } from "./lib/exit-codes.ts";
 import { showHelp, withExamples } from "./lib/help.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
@@ -13,7 +13,8 @@ import { DRAIN_TIMEOUT_MS } from "./lib/limits.ts";
 import { LineWriter } from "./lib/line-writer.ts";
 import { ByteLineSplitter, MAX_LINE_BYTES } from "./lib/lines.ts";
 import { createLogger, isLogLevelName, ownStderr, type LogLevelName } from "./lib/log.ts";
-import { openChannel } from "./lib/open-channel.ts";
+import { openChannel, type ChannelAuth } from "./lib/open-channel.ts";
+import { printingAuthUi } from "./lib/auth/ui.ts";
 import { onExitSignals } from "./lib/signals.ts";
 import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
 import { McpProxy } from "./proxy/core.ts";
@@ -41,6 +42,11 @@ const ARGS = {
   "restart-timeout": { type: "string", description: `how long a new server may take to answer its handshake (default ${DEFAULTS.restartTimeoutMs}) [MCPDEV_PROXY_TIMEOUT]`, valueHint: "ms" },
   "auto-restart": { type: "boolean", description: "restart a crashed server (--no-auto-restart to stop) [MCPDEV_PROXY_AUTO_RESTART]" },
   "drain-timeout": { type: "string", description: `at the end of input, wait this long for the answers still owed (default ${DEFAULTS.drainTimeoutMs})`, valueHint: "ms" },
+  browser: AUTH_ARGS.browser,
+  "callback-port": AUTH_ARGS["callback-port"],
+  "callback-timeout": AUTH_ARGS["callback-timeout"],
+  "client-id": AUTH_ARGS["client-id"],
+  "client-secret-env": AUTH_ARGS["client-secret-env"],
 } as const satisfies ArgsDef;
 
 export const main = defineCommand({
@@ -66,6 +72,8 @@ export const main = defineCommand({
 
 interface Settings {
   target: Target;
+  /** A URL server that wants OAuth is signed in to as mcp-remote does: the URL on stderr, the browser opened. */
+  auth: ChannelAuth;
   /** A server given as `-- cmd` gets our whole environment: it is what the client configured for it. */
   inheritEnvironment: boolean;
   logLevel: LogLevelName;
@@ -109,6 +117,8 @@ function readSettings(args: Record<string, unknown>): { ok: true; value: Setting
 
   const debugMode = /^(true|1|yes|on)$/i.test(env.MCPDEV_PROXY_DEBUG_MODE ?? "") ? "debug" : undefined;
   const logLevel = String(args["log-level"] ?? env.MCPDEV_PROXY_LOG_LEVEL ?? debugMode ?? DEFAULTS.logLevel);
+  const auth = authFlags(args);
+  if (!auth.ok) return auth;
   if (!isLogLevelName(logLevel)) return { ok: false, error: `unknown log level ${JSON.stringify(logLevel)} (use error, warn, info, debug, trace or silent)` };
   const numbers: Record<string, number> = {};
   const numeric: [string, string | undefined, number][] = [
@@ -136,6 +146,7 @@ function readSettings(args: Record<string, unknown>): { ok: true; value: Setting
     ok: true,
     value: {
       target: target.value,
+      auth: { signIn: "yes", ui: printingAuthUi(), browser: args.browser !== false, ...auth.value },
       inheritEnvironment: !args.config,
       logLevel,
       ...(logFile ? { logFile } : {}),
@@ -201,7 +212,7 @@ async function serve(settings: Settings): Promise<number> {
   });
 
   const proxy = new McpProxy({
-    connect: () => openChannel(target, { forwarding: true, listen: true, inheritEnvironment: settings.inheritEnvironment, onstderr: (line) => stderr.write(`[server] ${line}\n`) }),
+    connect: () => openChannel(target, { forwarding: true, listen: true, inheritEnvironment: settings.inheritEnvironment, auth: settings.auth, onstderr: (line) => stderr.write(`[server] ${line}\n`) }),
     toClient,
     clientInput: input,
     log,

@@ -12,7 +12,7 @@ import { LineSplitter, MAX_LINE_BYTES } from "../lib/lines.ts";
 import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, processAlive, processStartTime, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
 import { probeDaemon } from "../lib/daemon-start.ts";
 import type { CloseOptions } from "../lib/channel.ts";
-import type { Target } from "../lib/target.ts";
+import type { HttpTarget, Target } from "../lib/target.ts";
 import { DaemonSession, type SessionClient } from "./session.ts";
 
 export interface DaemonOptions {
@@ -393,9 +393,25 @@ function checkTarget(value: unknown): Target | string {
     if (typeof target.url !== "string" || !/^https?:\/\//.test(target.url)) return "url must be an http(s) URL";
     if (!strings(target.headers)) return "headers must be an object of strings";
     const transport = target.transport === "sse" || target.transport === "streamable-http" ? target.transport : "auto";
-    return { kind: "http", url: target.url, headers: target.headers as Record<string, string>, transport };
+    const oauth = checkOAuth(target.oauth);
+    if (typeof oauth === "string") return oauth;
+    const file = typeof target.configFile === "string" ? { configFile: target.configFile } : {};
+    const name = typeof target.name === "string" ? { name: target.name } : {};
+    return { kind: "http", url: target.url, headers: target.headers as Record<string, string>, transport, ...file, ...name, ...(oauth ? { oauth } : {}) };
   }
   return 'kind must be "stdio" or "http"';
+}
+
+/** The OAuth settings of an HTTP server, as the attach frame carries them (the client's, from its config). */
+function checkOAuth(value: unknown): HttpTarget["oauth"] | string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "object" || value === null) return "oauth must be an object";
+  const oauth = value as Record<string, unknown>;
+  if (oauth.clientId !== undefined && typeof oauth.clientId !== "string") return "oauth.clientId must be a string";
+  if (oauth.clientSecret !== undefined && typeof oauth.clientSecret !== "string") return "oauth.clientSecret must be a string";
+  if (oauth.scopes !== undefined && !(Array.isArray(oauth.scopes) && oauth.scopes.every((scope) => typeof scope === "string"))) return "oauth.scopes must be a list of strings";
+  if (oauth.callbackPort !== undefined && !Number.isInteger(oauth.callbackPort)) return "oauth.callbackPort must be a port number";
+  return oauth as HttpTarget["oauth"];
 }
 
 function isDanglingLink(path: string): boolean {

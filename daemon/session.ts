@@ -8,6 +8,7 @@ import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } fro
 import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
 import { RequestCorrelator, type CorrelatorPeer } from "../lib/correlator.ts";
 import {
+  TRANSPORT_ERROR_DATA,
   ErrorCode,
   IdRemapper,
   errorResponse,
@@ -177,7 +178,7 @@ export class DaemonSession {
     try {
       await this.ensureUpstream();
     } catch (error) {
-      client.send(errorResponse(request.id, ErrorCode.InternalError, `mcp-daemon: the server could not be started: ${(error as Error).message}`));
+      client.send(errorResponse(request.id, ErrorCode.InternalError, `mcp-daemon: the server could not be started: ${(error as Error).message}`, httpStatusData(error)));
       return;
     }
     if (request.method === "initialize") return this.#initialize(client, request);
@@ -234,7 +235,7 @@ export class DaemonSession {
       const result = this.#initializeResult ?? (await (this.#initializing ??= this.#firstInitialize(request.params ?? {})));
       client.send({ jsonrpc: "2.0", id: request.id, result });
     } catch (error) {
-      client.send(errorResponse(request.id, ErrorCode.InternalError, `mcp-daemon: the server's initialize failed: ${(error as Error).message}`));
+      client.send(errorResponse(request.id, ErrorCode.InternalError, `mcp-daemon: the server's initialize failed: ${(error as Error).message}`, httpStatusData(error)));
     }
   }
 
@@ -285,7 +286,7 @@ export class DaemonSession {
         }
       }
       this.#forget(String(message.id));
-      client.send(errorResponse(originalId, ErrorCode.InternalError, `mcp-daemon: could not reach the server: ${(error as Error).message}`));
+      client.send(errorResponse(originalId, ErrorCode.InternalError, `mcp-daemon: could not reach the server: ${(error as Error).message}`, httpStatusData(error)));
     }
   }
 
@@ -435,4 +436,13 @@ export class DaemonSession {
     this.#roomAgain();
     await upstream?.close(options).catch(() => {});
   }
+}
+
+/**
+ * An HTTP server's refusal (401, 403) travels to the client in the error's data, so that
+ * mcp-inspect says "sign in" (exit 3) rather than "the server failed".
+ */
+function httpStatusData(error: unknown): { origin: string; httpStatus: number } | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === "number" ? { ...TRANSPORT_ERROR_DATA, httpStatus: status } : undefined;
 }

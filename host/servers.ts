@@ -252,13 +252,22 @@ export class ServerConnection {
   }
 }
 
+/** Labels that say "a server" rather than whose: mcp.linear.app is linear. */
+const GENERIC_HOST_LABELS = new Set(["www", "mcp", "api", "app", "server", "servers", "remote", "gateway"]);
+
+/** The name a URL server goes by: its host's own name (mcp.linear.app: linear; 127.0.0.1: localhost). */
+export function keyForHost(hostname: string): string {
+  if (hostname === "localhost" || hostname === "[::1]" || /^127\./.test(hostname)) return "localhost";
+  if (/^[\d.]+$/.test(hostname) || hostname.startsWith("[")) return hostname.replace(/[^\w]+/g, "_");
+  const labels = hostname.split(".").filter(Boolean);
+  const named = labels.slice(0, labels.length > 1 ? -1 : undefined).filter((label) => !GENERIC_HOST_LABELS.has(label));
+  return named.at(-1) ?? labels[0] ?? "http";
+}
+
 /** A short, readable key for a server given on the command line. */
 export function keyForTarget(target: Target): string {
   if (target.name) return target.name;
-  if (target.kind === "http") {
-    const url = new URL(target.url);
-    return url.hostname.split(".").filter((part) => part !== "www")[0] || "http";
-  }
+  if (target.kind === "http") return keyForHost(new URL(target.url).hostname);
   const RUNNERS = new Set(["node", "bun", "deno", "npx", "bunx", "uvx", "uv", "python", "python3", "pnpm", "yarn", "tsx", "run", "-y", "--yes"]);
   const words = [target.command, ...target.args].map((word) => basename(word).replace(/\.(m?[jt]s|py|exe)$/, ""));
   return words.find((word) => !RUNNERS.has(word) && !word.startsWith("-")) ?? "server";

@@ -3,6 +3,7 @@
 import type { CloseOptions } from "../lib/channel.ts";
 import type { LogLevelName } from "../lib/log.ts";
 import { signalExitCode } from "../lib/signals.ts";
+import type { ChannelAuth } from "../lib/open-channel.ts";
 import type { Target } from "../lib/target.ts";
 import { answerElicitation, answerSampling } from "./asks.ts";
 import { openInBrowser } from "../lib/browser.ts";
@@ -20,7 +21,8 @@ export interface SessionOptions {
   targets: Target[];
   era: EraChoice;
   roots: { uri: string; name: string }[];
-  callbackPort?: number;
+  /** OAuth: the flags (--oauth, --no-browser, --callback-port, --client-id); questions go to the terminal. */
+  auth: Omit<ChannelAuth, "ui">;
   /** One-shot mode: stdout carries only the model's answer. */
   oneShot: boolean;
   /** The level of server log messages asked for; --log-file also keeps every line shown. */
@@ -51,7 +53,7 @@ export class HostSession implements HostContext {
 
   /** Connects every target; resolves with how many answered. */
   async connect(): Promise<number> {
-    const { targets, era, callbackPort } = this.#options;
+    const { targets, era } = this.#options;
     const terminal = this.terminal;
     const taken = new Set<string>();
     const connections = targets.map((target) => new ServerConnection(uniqueServerKey(keyForTarget(target), taken), target, this.#events(), era, this.#options.logLevel));
@@ -62,11 +64,10 @@ export class HostSession implements HostContext {
           era,
           onStderr: stderrPrinter(() => connection.key, terminal),
           connectHttp: async (client, target) => {
-            const { connectHttp } = await import("./oauth.ts");
-            return connectHttp(client, new URL(target.url), {
-              headers: target.headers,
-              callbackPort,
-              ui: { confirm: (question) => terminal.confirm(question), print: (line) => terminal.print(line) },
+            const { connectHttp } = await import("./http.ts");
+            return connectHttp(client, target, {
+              ...this.#options.auth,
+              ui: { confirm: (question) => terminal.confirm(question), print: (line) => terminal.print(line), readLine: async (prompt) => (await terminal.ask(prompt)) ?? "" },
             });
           },
         }),
@@ -76,8 +77,10 @@ export class HostSession implements HostContext {
     results.forEach((result, i) => {
       const connection = connections[i]!;
       if (result.status === "fulfilled") {
-        // Unnamed servers are known by the name they give themselves, as the tools' namespace.
-        connection.key = uniqueServerKey(connection.target.name ?? connection.client.getServerVersion()?.name ?? connection.key, keys);
+        // Unnamed stdio servers are known by the name they give themselves, as the tools' namespace.
+        // URL servers keep their host's name: a remote server's self-given name is often just "mcp".
+        const self = connection.target.kind === "http" ? undefined : connection.client.getServerVersion()?.name;
+        connection.key = uniqueServerKey(connection.target.name ?? self ?? connection.key, keys);
         this.servers.set(connection.key, connection);
         terminal.print(`connected to ${connection.describe()}`, "green");
       } else {

@@ -40,7 +40,8 @@ export function classify(error: unknown, stderrTail?: string): CommandError {
         return new CommandError(EXIT.protocol, `the server answered with an error: ${error.message}`, { rpcError: error.rpc });
       case "transport":
         if (error.status === 401 || error.status === 403) {
-          return new CommandError(EXIT.auth, `${error.message} (the server needs credentials: pass --header 'Authorization: Bearer <token>')`, { httpStatus: error.status });
+          const hint = error.message.includes("mcp-inspect auth") ? "" : ' (sign in with mcp-inspect auth, or pass --header "Authorization: Bearer <token>")';
+          return new CommandError(EXIT.auth, `${error.message}${hint}`, { httpStatus: error.status });
         }
         return new CommandError(EXIT.connection, error.message, error.status ? { httpStatus: error.status } : {});
       case "closed":

@@ -5,7 +5,7 @@ import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib
 import { McpError, RawClient, type ServerIdentity } from "../lib/client.ts";
 import type { JsonObject } from "../lib/jsonrpc.ts";
 import { createLogger, ownStderr, stripControl, type LogLevelName } from "../lib/log.ts";
-import { openChannel } from "../lib/open-channel.ts";
+import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import type { Target } from "../lib/target.ts";
 import { CommandError, EXIT } from "./output.ts";
@@ -26,6 +26,8 @@ export interface SessionOptions {
   logFile?: string;
   /** Through mcp-daemon (also when the target says so). */
   stateful?: boolean;
+  /** How to sign in to an HTTP server that wants OAuth (default: stored tokens only). */
+  auth?: ChannelAuth;
 }
 
 /** Whether to show what the server says besides its answers (debug and trace). */
@@ -37,7 +39,7 @@ function chatty(options: SessionOptions): boolean {
 export async function openSession(target: Target, options: SessionOptions): Promise<Session> {
   // At debug level the server's stderr reaches ours, line by line and cleaned.
   const onstderr = chatty(options) ? (line: string) => ownStderr().write(`${line}\n`) : undefined;
-  return new Session(options, await openChannel(target, { stateful: options.stateful, onstderr }));
+  return new Session(options, await openChannel(target, { stateful: options.stateful, onstderr, auth: options.auth }));
 }
 
 /** A server connection, not yet connected: `connect` negotiates under the given watchdog. */

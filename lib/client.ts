@@ -134,6 +134,8 @@ export class RawClient {
       return undefined;
     }
     const offered = Array.isArray(result.supportedVersions) ? result.supportedVersions.map(String) : [];
+    // Not a discover result (`{}` from a 2025 server that answers every unknown method so): a legacy server.
+    if (offered.length === 0 && !pinned) return undefined;
     if (!offered.includes(version)) {
       const other = offered.find((v) => MODERN_PROTOCOL_VERSIONS.includes(v));
       if (other && !pinned) return this.#discover(other, false);

@@ -123,7 +123,9 @@ export class RequestCorrelator {
     if (!pending) return false;
     if ("error" in response) {
       const fromTransport = isObject(response.error.data) && response.error.data.origin === TRANSPORT_ERROR_DATA.origin;
-      pending.reject(new McpError(fromTransport ? "transport" : "protocol", response.error.message, response.error));
+      // A transport error made up elsewhere (the daemon's session) may carry the HTTP status that caused it.
+      const status = fromTransport && typeof (response.error.data as { httpStatus?: unknown }).httpStatus === "number" ? ((response.error.data as { httpStatus: number }).httpStatus) : undefined;
+      pending.reject(new McpError(fromTransport ? "transport" : "protocol", response.error.message, response.error, status));
     } else {
       pending.resolve(isObject(response.result) ? response.result : {});
     }

@@ -15,10 +15,51 @@ export class HttpStatusError extends Error {
     url: string,
     /** A 2025-era session the server no longer knows: re-initializing fixes it. */
     readonly sessionExpired = false,
+    /** What to say instead of the status line (an auth failure that names the command to run). */
+    explanation?: string,
   ) {
     const shown = body.trim().slice(0, SHOWN_BODY_CHARS);
-    super(`HTTP ${status} from ${url}${shown ? `: ${shown}` : ""}`);
+    super(explanation ?? `HTTP ${status} from ${url}${shown ? `: ${shown}` : ""}`);
   }
+}
+
+/** Credentials for every request of a connection, and what to do when the server refuses them. */
+export interface HttpAuth {
+  /** The Authorization header value, or undefined for none (yet). */
+  authorization(): Promise<string | undefined>;
+  /**
+   * A 401 or 403 came back for a request sent with `sent` (the Authorization it carried): true
+   * when the request may be sent again; throws when a sign-in is needed but not allowed.
+   */
+  recover(response: Response, sent: string | undefined): Promise<boolean>;
+}
+
+/** Tries per request: a refresh, a sign-in, a step-up to wider scopes. */
+export const MAX_AUTH_ATTEMPTS = 3;
+
+/**
+ * fetch with the connection's credentials: each request carries the current Authorization, and
+ * a 401 or 403 lets `auth` recover (refresh, sign in, step up) before the request goes again.
+ */
+export function authorizedFetch(fetchImpl: typeof fetch, auth: HttpAuth): typeof fetch {
+  return (async (url: string | URL, init: RequestInit = {}) => {
+    for (let attempt = 0; ; attempt++) {
+      const authorization = await auth.authorization();
+      const headers = new Headers(init.headers);
+      if (authorization) headers.set("Authorization", authorization);
+      const response = await fetchImpl(url, { ...init, headers });
+      if ((response.status !== 401 && response.status !== 403) || attempt >= MAX_AUTH_ATTEMPTS) return response;
+      let again: boolean;
+      try {
+        again = await auth.recover(response, authorization);
+      } catch (error) {
+        await response.body?.cancel().catch(() => {});
+        throw new HttpStatusError(response.status, "", String(url), false, (error as Error).message);
+      }
+      if (!again) return response;
+      await response.body?.cancel().catch(() => {});
+    }
+  }) as typeof fetch;
 }
 
 /** A redirect we did not follow: the user may pass the new location on purpose. */

@@ -4,7 +4,10 @@ import type { MessageChannel } from "./channel.ts";
 import type { DaemonOptions } from "./daemon-client.ts";
 import { HttpChannel } from "./streamable-http.ts";
 import { StdioChannel } from "./stdio.ts";
-import type { Target } from "./target.ts";
+import { OAuthSession, type AuthUi } from "./auth/oauth.ts";
+import type { PreRegisteredClient } from "./auth/provider.ts";
+import { ownStderr } from "./log.ts";
+import type { HttpTarget, Target } from "./target.ts";
 
 export interface OpenChannelOptions {
   /** Through mcp-daemon, which keeps the server running between calls (also when the target says so). */
@@ -19,6 +22,47 @@ export interface OpenChannelOptions {
   /** Pass our whole environment to a stdio server, not the allow-list (mcp-proxy's `-- cmd`). */
   inheritEnvironment?: boolean;
   fetch?: typeof fetch;
+  /** How an HTTP server that wants OAuth is signed in to (default: stored tokens only, never a new sign-in). */
+  auth?: ChannelAuth;
+}
+
+export interface ChannelAuth {
+  signIn: "ask" | "yes" | "no";
+  ui: AuthUi;
+  /** False: print the URL and read the redirect back (--no-browser). */
+  browser?: boolean;
+  /** --client-id (with --client-secret-env), over the entry's own `oauth.clientId`. */
+  client?: PreRegisteredClient;
+  callbackPort?: number;
+  callbackTimeoutMs?: number;
+  /** Aborting stops waiting for the browser. */
+  signal?: AbortSignal;
+  /** Opens the sign-in page (default: $BROWSER, else the platform's opener). */
+  openUrl?: (url: string) => Promise<void>;
+}
+
+/** How a user signs in to this target by hand (named in errors when a sign-in may not happen). */
+export function signInCommand(target: HttpTarget): string {
+  return target.configFile && target.name ? `mcp-inspect auth --config ${target.configFile} --server ${target.name}` : `mcp-inspect auth --url ${target.url}`;
+}
+
+/** OAuth for an HTTP target, unless its headers carry credentials of their own. */
+export function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined): OAuthSession | undefined {
+  if (Object.keys(target.headers).some((name) => name.toLowerCase() === "authorization")) return undefined;
+  const configured = target.oauth;
+  const client = auth?.client ?? (configured?.clientId ? { clientId: configured.clientId, ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}) } : undefined);
+  return new OAuthSession(target.url, {
+    signIn: auth?.signIn ?? "no",
+    ui: auth?.ui ?? { print: (line) => ownStderr().write(`${line}\n`) },
+    signInCommand: signInCommand(target),
+    browser: auth?.browser,
+    client,
+    scopes: configured?.scopes,
+    callbackPort: auth?.callbackPort ?? configured?.callbackPort,
+    callbackTimeoutMs: auth?.callbackTimeoutMs,
+    signal: auth?.signal,
+    openUrl: auth?.openUrl,
+  });
 }
 
 /** An unstarted channel to the target; `start()` connects. */
@@ -28,7 +72,7 @@ export async function openChannel(target: Target, options: OpenChannelOptions = 
     return new DaemonChannel(target, options.daemon);
   }
   if (target.kind === "http") {
-    return new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: options.listen, fetch: options.fetch });
+    return new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: options.listen, fetch: options.fetch, auth: oauthFor(target, options.auth) });
   }
   return new StdioChannel({
     command: target.command,

@@ -4,7 +4,7 @@
 // without it), so callers never wait on a reply that cannot come. Bodies are read with a cap and
 // held back while the consumer is slow.
 import type { CloseOptions, MessageChannel } from "./channel.ts";
-import { fetchWithinOrigin, HttpStatusError, readBodyCapped, readBodyHead } from "./fetch.ts";
+import { authorizedFetch, fetchWithinOrigin, HttpStatusError, readBodyCapped, readBodyHead, type HttpAuth } from "./fetch.ts";
 import {
   ErrorCode,
   errorResponse,
@@ -38,6 +38,8 @@ export interface HttpChannelOptions {
   /** 2025 era: open the session's GET stream after `notifications/initialized`, for server-initiated messages. */
   listen?: boolean;
   fetch?: typeof fetch;
+  /** OAuth (lib/auth): credentials on every request, and sign-in, refresh and step-up on a refusal. */
+  auth?: HttpAuth;
 }
 
 export class HttpChannel implements MessageChannel {
@@ -68,7 +70,8 @@ export class HttpChannel implements MessageChannel {
   constructor(options: HttpChannelOptions) {
     this.#options = options;
     const fetchImpl = options.fetch ?? fetch;
-    this.#fetch = ((url: string | URL, init?: RequestInit) => fetchWithinOrigin(url, init, fetchImpl)) as typeof fetch;
+    const withinOrigin = ((url: string | URL, init?: RequestInit) => fetchWithinOrigin(url, init, fetchImpl)) as typeof fetch;
+    this.#fetch = options.auth ? authorizedFetch(withinOrigin, options.auth) : withinOrigin;
   }
 
   get transport(): "streamable-http" | "sse" {

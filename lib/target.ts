@@ -25,6 +25,17 @@ export interface HttpTarget {
   name?: string;
   stateful?: boolean;
   timeoutMs?: number;
+  /** A pre-registered OAuth client and what to ask for (config `oauth`, or --client-id). */
+  oauth?: OAuthSettings;
+  /** The config file the entry came from (for the command that signs in to it). */
+  configFile?: string;
+}
+
+export interface OAuthSettings {
+  clientId?: string;
+  clientSecret?: string;
+  scopes?: string[];
+  callbackPort?: number;
 }
 export type Target = StdioTarget | HttpTarget;
 export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -240,7 +251,9 @@ function entryToTarget(name: string, entry: Record<string, unknown>, file: strin
     if (!headers.ok) return fail(`${where}: headers ${headers.error}`);
     const type = entry.type ?? entry.transport;
     const transport: HttpTransportChoice = type === "sse" ? "sse" : type === "http" || type === "streamable-http" ? "streamable-http" : "auto";
-    return { ok: true, value: { kind: "http", url: checked.value, headers: headers.value, transport, ...common } };
+    const oauth = oauthSettings(entry.oauth);
+    if (!oauth.ok) return fail(`${where}: ${oauth.error}`);
+    return { ok: true, value: { kind: "http", url: checked.value, headers: headers.value, transport, ...common, configFile: file, ...(oauth.value ? { oauth: oauth.value } : {}) } };
   }
   if (typeof entry.command !== "string" || entry.command === "") return fail(`${where} has neither "command" nor "url"`);
   const args = entry.args ?? [];
@@ -250,6 +263,30 @@ function entryToTarget(name: string, entry: Record<string, unknown>, file: strin
   const target: StdioTarget = { kind: "stdio", command: entry.command, args, env: env.value, ...common };
   if (typeof entry.cwd === "string") target.cwd = entry.cwd;
   return { ok: true, value: target };
+}
+
+/** A config entry's `"oauth": {"clientId", "clientSecret", "scopes", "callbackPort"}` (the secret as `${VAR}`, expanded already). */
+function oauthSettings(value: unknown): Result<OAuthSettings | undefined> {
+  if (value === undefined) return { ok: true, value: undefined };
+  if (!isRecord(value)) return fail('"oauth" must be an object');
+  const settings: OAuthSettings = {};
+  if (value.clientId !== undefined) {
+    if (typeof value.clientId !== "string" || value.clientId === "") return fail('"oauth.clientId" must be a string');
+    settings.clientId = value.clientId;
+  }
+  if (value.clientSecret !== undefined) {
+    if (typeof value.clientSecret !== "string") return fail('"oauth.clientSecret" must be a string (write it as "${VAR}", not the secret itself)');
+    settings.clientSecret = value.clientSecret;
+  }
+  if (value.scopes !== undefined) {
+    if (!Array.isArray(value.scopes) || !value.scopes.every((scope) => typeof scope === "string")) return fail('"oauth.scopes" must be a list of strings');
+    settings.scopes = value.scopes;
+  }
+  if (value.callbackPort !== undefined) {
+    if (!Number.isInteger(value.callbackPort) || (value.callbackPort as number) < 1 || (value.callbackPort as number) > 65_535) return fail('"oauth.callbackPort" must be a port number');
+    settings.callbackPort = value.callbackPort as number;
+  }
+  return { ok: true, value: settings };
 }
 
 function stringRecord(value: unknown): Result<Record<string, string>> {

@@ -30,6 +30,8 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
     const http = transport === "http" ? await startReferenceHttp() : undefined;
     const extra = mkdtempSync(join(tmpdir(), "mcp-host-root-"));
     const server = http ? http.url : `${BUN} ${REFERENCE}`;
+    // A URL server goes by its host's name; a stdio one by the name it gives itself.
+    const key = http ? "localhost" : K;
     const host = new HostDriver(["--server", server, ...(era === "2026-07-28" ? [] : ["--legacy"])]);
     const check = async (pattern: RegExp | string) => {
       await host.waitFor(pattern);
@@ -37,45 +39,45 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
     };
     try {
       // Negotiation and namespacing.
-      await check(`connected to "${K}" as ${K} (${era}, 17 tools, 3 resources, 2 prompts)`);
+      await check(`connected to "${K}" as ${key} (${era}, 17 tools, 3 resources, 2 prompts)`);
       host.send("/tools");
-      await check(`mcp__${K}__echo`);
-      await check(`mcp__${K}__region_query`);
+      await check(`mcp__${key}__echo`);
+      await check(`mcp__${key}__region_query`);
 
       // The tool loop, a failure fed back verbatim with isError.
       host.send("call add a=2 b=3");
-      await check(`← ${K}/add: 5`);
-      await check(`mcp__${K}__add returned: 5`);
+      await check(`← ${key}/add: 5`);
+      await check(`mcp__${key}__add returned: 5`);
       host.send("fail");
-      await check(`✗ ${K}/fail: fail: requested failure`);
-      await check(`mcp__${K}__fail failed: fail: requested failure. I give up on it.`);
+      await check(`✗ ${key}/fail: fail: requested failure`);
+      await check(`mcp__${key}__fail failed: fail: requested failure. I give up on it.`);
 
       // A resource attached with its provenance.
-      host.send(`@${K}:ref://hello what is this?`);
-      await check(`attached @${K}:ref://hello`);
-      await check(`I read ref://hello from ${K}`);
+      host.send(`@${key}:ref://hello what is this?`);
+      await check(`attached @${key}:ref://hello`);
+      await check(`I read ref://hello from ${key}`);
 
       // Prompts seed the conversation in their own roles.
-      host.send(`/${K}:review code=x=1`);
+      host.send(`/${key}:review code=x=1`);
       await check("[user] Please review this code:");
       await check("[assistant] Looks good to me.");
-      host.send(`/${K}:greet name=Ann`);
+      host.send(`/${key}:greet name=Ann`);
       await check("[user] Hello, Ann!");
       await check(/message\(s\) so far \([a-z, ]*user, assistant, user\)/);
 
       // Completions through completion/complete.
-      host.send(`/complete /${K}:greet name=a`);
-      await check(`/${K}:greet name=alice`);
-      host.send(`/complete @${K}:ref://items/item-`);
-      await check(`@${K}:ref://items/item-5`);
+      host.send(`/complete /${key}:greet name=a`);
+      await check(`/${key}:greet name=alice`);
+      host.send(`/complete @${key}:ref://items/item-`);
+      await check(`@${key}:ref://items/item-5`);
 
       // Sampling needs approval, then runs through the same provider; a refusal reaches the server.
       host.send("sample prompt=hello", "y");
-      await check(`Allow ${K} to sample scripted/scripted? [y/N] y`);
-      await check(`mcp__${K}__sample returned: (scripted) A sampled answer to: "hello"`);
+      await check(`Allow ${key} to sample scripted/scripted? [y/N] y`);
+      await check(`mcp__${key}__sample returned: (scripted) A sampled answer to: "hello"`);
       host.send("sample prompt=again", "n");
       await check("sampling declined");
-      await check(`mcp__${K}__sample failed:`);
+      await check(`mcp__${key}__sample failed:`);
 
       // Elicitation: accept, decline and cancel all reach the server.
       host.send("elicit", "a", "Ann");
@@ -93,7 +95,7 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
         host.send("a", "Zed");
         await check(`later: accept {"name":"Zed"}`);
         host.send("call add a=4 b=4");
-        await check(`← ${K}/add: 8`);
+        await check(`← ${key}/add: 8`);
       }
 
       // URL mode: only after consent, and never a URL that is neither https nor loopback.
@@ -114,44 +116,44 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
 
       // Logging and progress render while the work runs.
       host.send("log level=warning message=careful");
-      await check(`[${K}] warning reference: careful`);
+      await check(`[${key}] warning reference: careful`);
       host.send("slow steps=3 delayMs=30");
-      await check(`… ${K}/slow 1/3 step 1/3`);
-      await check(`← ${K}/slow: done 3 steps`);
+      await check(`… ${key}/slow 1/3 step 1/3`);
+      await check(`← ${key}/slow: done 3 steps`);
 
       // Ctrl-C cancels the running call (the server is told) and the chat goes on.
       host.send("slow steps=200 delayMs=50");
-      await check(`… ${K}/slow 2/200`);
+      await check(`… ${key}/slow 2/200`);
       host.interrupt();
-      await check(`✗ ${K}/slow: cancelled`);
+      await check(`✗ ${key}/slow: cancelled`);
       if (transport === "stdio") {
         await waitUntil(() => /slow: cancelled after \d+ steps/.test(host.stderr));
         passed++;
       }
       host.send("call add a=1 b=1");
-      await check(`← ${K}/add: 2`);
+      await check(`← ${key}/add: 2`);
 
       // list_changed keeps the tools the model sees fresh.
       host.send("grow");
-      await check(`[${K}] changed: tools +grown_1`);
+      await check(`[${key}] changed: tools +grown_1`);
       host.send("/tools");
-      await check(`mcp__${K}__grown_1`);
+      await check(`mcp__${key}__grown_1`);
 
       // Subscriptions: resources/subscribe on 2025, subscriptions/listen on 2026-07-28.
-      host.send(`/watch @${K}:ref://hello`);
-      await check(`watching @${K}:ref://hello (${era === "2026-07-28" ? "subscriptions/listen" : "resources/subscribe"})`);
+      host.send(`/watch @${key}:ref://hello`);
+      await check(`watching @${key}:ref://hello (${era === "2026-07-28" ? "subscriptions/listen" : "resources/subscribe"})`);
       host.send("touch uri=ref://hello");
-      await check(`[${K}] resource updated: @${K}:ref://hello`);
+      await check(`[${key}] resource updated: @${key}:ref://hello`);
 
       // The listing commands.
       host.send("/help");
       await check("/watch @server:uri");
       host.send("/servers");
-      await check(`"${K}" as ${K} (${era}, 18 tools`);
+      await check(`"${K}" as ${key} (${era}, 18 tools`);
       host.send("/resources");
-      await check(`@${K}:ref://items/{id}  item (template)`);
+      await check(`@${key}:ref://items/{id}  item (template)`);
       host.send("/prompts");
-      await check(`/${K}:greet name= [style=]  Greet someone`);
+      await check(`/${key}:greet name= [style=]  Greet someone`);
       host.send("/roots");
       await check(pathToFileURL(extra).href);
 

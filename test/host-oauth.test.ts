@@ -1,16 +1,23 @@
 /**
- * host/oauth.ts against a real loopback authorization server + protected MCP server
- * (test/fixtures/oauth-server.ts). The test plays the browser: its openUrl fetches the
- * authorization URL, whose auto-consent redirect lands on connectHttp's loopback callback.
+ * lib's OAuth client through mcp-host's HTTP connection (host/http.ts), in process, against a
+ * real loopback authorization server + protected MCP server (test/fixtures/oauth-server.ts). The
+ * test plays the user and the browser: its openUrl fetches the authorization URL, whose
+ * auto-consent redirect lands on the loopback callback. The entry scripts' own flows are in
+ * test/oauth.test.ts.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
 import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { isBrowserSafeUrl } from "../lib/browser.ts";
 import { CALLBACK_PATH } from "../lib/auth/callback.ts";
-import { connectHttp, type AuthUi, type HttpConnectOptions } from "../host/oauth.ts";
+import { connectHttp } from "../host/http.ts";
+import type { AuthUi } from "../lib/auth/oauth.ts";
+import type { ChannelAuth } from "../lib/open-channel.ts";
+import type { HttpTarget } from "../lib/target.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { startOAuthServer, type OAuthFixture, type OAuthFixtureOptions } from "./fixtures/oauth-server.ts";
 
 const T = 20_000; // generous bound against hangs, not a performance check
@@ -20,10 +27,27 @@ const MODERN = "2026-07-28";
 const fixtures: OAuthFixture[] = [];
 const clients: Client[] = [];
 
+// Each test signs in from nothing: its own token store.
+const stores: string[] = [];
+beforeEach(() => {
+  const dir = mkdtempSync(join(tmpdir(), "mcpkit-auth-"));
+  stores.push(dir);
+  process.env.MCPKIT_AUTH_DIR = join(dir, "auth");
+});
+
 afterAll(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
   await Promise.allSettled(fixtures.map((f) => f.stop()));
+  for (const dir of stores) rmSync(dir, { recursive: true, force: true });
+  delete process.env.MCPKIT_AUTH_DIR;
 });
+
+type Options = Omit<ChannelAuth, "signIn" | "ui"> & { ui: AuthUi; headers?: Record<string, string> };
+/** mcp-host's connection to `url`, asking the scripted user first as the host does. */
+function connect(c: Client, url: string, { headers = {}, ...auth }: Options): Promise<Transport> {
+  const target: HttpTarget = { kind: "http", url, headers, transport: "auto" };
+  return connectHttp(c, target, { signIn: "ask", ...auth });
+}
 
 async function fixture(options: OAuthFixtureOptions = {}): Promise<OAuthFixture> {
   const f = await startOAuthServer(options);
@@ -130,7 +154,7 @@ describe("full authorization flow", () => {
         const browser = followingBrowser();
         const c = client(era);
 
-        const transport: Transport = await connectHttp(c, new URL(server.url), { ui, openUrl: browser.openUrl });
+        const transport: Transport = await connect(c, server.url, { ui, openUrl: browser.openUrl });
 
         expect(questions).toHaveLength(1);
         expect(questions[0]).toContain(new URL(server.url).origin);
@@ -145,7 +169,7 @@ describe("full authorization flow", () => {
         expect(browser.pages[0]!.body).toContain("Authorization received");
 
         const tools = await c.listTools();
-        expect(tools.tools.map((t) => t.name)).toEqual(["whoami"]);
+        expect(tools.tools.map((t) => t.name)).toEqual(["whoami", "admin", "forbidden"]);
         expect(await whoami(c)).toBe(`authorized as ${server.record.registrations[0]!.client_id}`);
         expect(server.record.tokensIssued).toBe(1);
         expect(server.record.authorizedMcp).toBeGreaterThan(0);
@@ -164,7 +188,7 @@ describe("full authorization flow", () => {
     async () => {
       const server = await fixture();
       const { ui } = scriptedUi(true);
-      await connectHttp(client(), new URL(server.url), { ui, openUrl: followingBrowser().openUrl });
+      await connect(client(), server.url, { ui, openUrl: followingBrowser().openUrl });
 
       const [authz] = server.record.authorizations;
       const [tokenRequest] = server.record.tokenRequests;
@@ -178,7 +202,7 @@ describe("full authorization flow", () => {
       expect(tokenRequest!.resource).toBe(server.url);
       // Dynamic client registration as a public native client with our loopback redirect.
       expect(server.record.registrations).toHaveLength(1);
-      expect(server.record.registrations[0]!.client_name).toBe("mcp-host");
+      expect(server.record.registrations[0]!.client_name).toBe("mcpkit");
       expect(server.record.registrations[0]!.redirect_uris).toEqual([authz!.redirect_uri!]);
       expect(authz!.redirect_uri!).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${CALLBACK_PATH}$`));
     },
@@ -196,11 +220,11 @@ describe("refusals", () => {
       const { ui, questions, printed } = scriptedUi(false);
       const browser = followingBrowser();
 
-      const err = await connectHttp(client(), new URL(server.url), { ui, openUrl: browser.openUrl }).then(
+      const err = await connect(client(), server.url, { ui, openUrl: browser.openUrl }).then(
         () => undefined,
         (e: Error) => e,
       );
-      expect(err?.message).toMatch(/^authorization declined for http:\/\/127\.0\.0\.1:\d+\/mcp/);
+      expect(err?.message).toBe(`signing in to ${server.issuer} was declined (run mcp-inspect auth --url ${server.url} to sign in)`);
       expect(err?.message).not.toContain("\n");
       expect(questions).toHaveLength(1);
       expect(browser.opened).toHaveLength(0);
@@ -234,7 +258,7 @@ describe("refusals", () => {
           pages.push({ status: accepted.status, body: await accepted.text() });
         };
         const c = client();
-        await connectHttp(c, new URL(server.url), { ui, openUrl });
+        await connect(c, server.url, { ui, openUrl });
         expect(pages[0]!.status).toBe(400);
         expect(pages[0]!.body).toContain(label === "no state" ? "no state parameter" : "does not match");
         expect(tokenRequestsAtForgery).toBe(0);
@@ -252,7 +276,7 @@ describe("refusals", () => {
       const server = await fixture();
       const { ui } = scriptedUi(true);
       const browser = tamperingBrowser((cb) => cb.searchParams.set("state", "forged-by-an-attacker"));
-      const err = await connectHttp(client(), new URL(server.url), { ui, openUrl: browser.openUrl, callbackTimeoutMs: 500 }).then(
+      const err = await connect(client(), server.url, { ui, openUrl: browser.openUrl, callbackTimeoutMs: 500 }).then(
         () => undefined,
         (e: Error) => e,
       );
@@ -275,11 +299,11 @@ describe("refusals", () => {
         cb.searchParams.set("error_description", "the user said no\u001b[31m\nreally");
       });
 
-      const err = await connectHttp(client(), new URL(server.url), { ui, openUrl: browser.openUrl }).then(
+      const err = await connect(client(), server.url, { ui, openUrl: browser.openUrl }).then(
         () => undefined,
         (e: Error) => e,
       );
-      expect(err?.message).toStartWith(`authorization with ${server.issuer} failed: `);
+      expect(err?.message).toStartWith("the authorization server did not grant access: access_denied");
       expect(err?.message).toContain("access_denied");
       expect(err?.message).not.toMatch(/[\u0000-\u001f\u007f]/);
       await browser.idle();
@@ -297,7 +321,7 @@ describe("refusals", () => {
       const { ui, printed } = scriptedUi(true);
       const browser = followingBrowser();
 
-      const err = await connectHttp(client(), new URL(server.url), { ui, openUrl: browser.openUrl }).then(
+      const err = await connect(client(), server.url, { ui, openUrl: browser.openUrl }).then(
         () => undefined,
         (e: Error) => e,
       );
@@ -317,13 +341,13 @@ describe("refusals", () => {
       const server = await fixture();
       const port = await freePort();
       const { ui } = scriptedUi(true);
-      const options: HttpConnectOptions = { ui, callbackPort: port, callbackTimeoutMs: 300, openUrl: async () => {} };
+      const options: Options = { ui, callbackPort: port, callbackTimeoutMs: 300, openUrl: async () => {} };
 
-      const err = await connectHttp(client(), new URL(server.url), options).then(
+      const err = await connect(client(), server.url, options).then(
         () => undefined,
         (e: Error) => e,
       );
-      expect(err?.message).toBe(`timed out waiting for the browser to return to http://127.0.0.1:${port}${CALLBACK_PATH} (run again to retry)`);
+      expect(err?.message).toBe(`timed out waiting for the browser to come back to http://127.0.0.1:${port}${CALLBACK_PATH} (run mcp-inspect auth --url ${server.url} to try again)`);
       expect(await listening(port)).toBe(false);
     },
     T,
@@ -338,11 +362,11 @@ describe("refusals", () => {
       const ac = new AbortController();
       const openUrl = async () => void setTimeout(() => ac.abort(), 50);
 
-      const err = await connectHttp(client(), new URL(server.url), { ui, callbackPort: port, openUrl, signal: ac.signal }).then(
+      const err = await connect(client(), server.url, { ui, callbackPort: port, openUrl, signal: ac.signal }).then(
         () => undefined,
         (e: Error) => e,
       );
-      expect(err?.message).toBe(`authorization with ${server.issuer} was cancelled`);
+      expect(err?.message).toBe(`signing in to ${server.issuer} was cancelled`);
       expect(await listening(port)).toBe(false);
       expect(server.record.tokenRequests).toHaveLength(0);
     },
@@ -361,7 +385,7 @@ describe("static Authorization header", () => {
       const browser = followingBrowser();
       const c = client();
 
-      await connectHttp(c, new URL(server.url), { ui, openUrl: browser.openUrl, headers: { Authorization: "Bearer static-secret" } });
+      await connect(c, server.url, { ui, openUrl: browser.openUrl, headers: { Authorization: "Bearer static-secret" } });
       expect(await whoami(c)).toBe("authorized as static");
       expect(questions).toHaveLength(0);
       expect(browser.opened).toHaveLength(0);
@@ -376,7 +400,7 @@ describe("static Authorization header", () => {
       const server = await fixture({ staticToken: "static-secret" });
       const { ui, questions } = scriptedUi(true);
 
-      const err = await connectHttp(client(), new URL(server.url), { ui, headers: { authorization: "Bearer wrong" } }).then(
+      const err = await connect(client(), server.url, { ui, headers: { authorization: "Bearer wrong" } }).then(
         () => undefined,
         (e: Error) => e,
       );
@@ -400,7 +424,7 @@ describe("callback listener", () => {
       const { ui } = scriptedUi(true);
       const c = client();
 
-      await connectHttp(c, new URL(server.url), { ui, callbackPort: port, openUrl: followingBrowser().openUrl });
+      await connect(c, server.url, { ui, callbackPort: port, openUrl: followingBrowser().openUrl });
       expect(server.record.authorizations[0]!.redirect_uri).toBe(`http://127.0.0.1:${port}${CALLBACK_PATH}`);
       expect(server.record.registrations[0]!.redirect_uris).toEqual([`http://127.0.0.1:${port}${CALLBACK_PATH}`]);
       expect(await whoami(c)).toStartWith("authorized as ");
@@ -421,8 +445,8 @@ describe("callback listener", () => {
       const [ca, cb] = [client(), client()];
 
       await Promise.all([
-        connectHttp(ca, new URL(a.url), { ui, callbackPort: port, openUrl }),
-        connectHttp(cb, new URL(b.url), { ui, callbackPort: port, openUrl }),
+        connect(ca, a.url, { ui, callbackPort: port, openUrl }),
+        connect(cb, b.url, { ui, callbackPort: port, openUrl }),
       ]);
       expect(timeline).toEqual(["confirm", "open", "confirm", "open"]);
       expect(await whoami(ca)).toBe(`authorized as ${a.record.registrations[0]!.client_id}`);
@@ -440,7 +464,7 @@ describe("callback listener", () => {
       const port = (blocker.address() as { port: number }).port;
       try {
         const { ui } = scriptedUi(true);
-        const err = await connectHttp(client(), new URL(server.url), { ui, callbackPort: port, openUrl: followingBrowser().openUrl }).then(
+        const err = await connect(client(), server.url, { ui, callbackPort: port, openUrl: followingBrowser().openUrl }).then(
           () => undefined,
           (e: Error) => e,
         );
@@ -473,7 +497,7 @@ describe("callback listener", () => {
       };
       const c = client();
 
-      await connectHttp(c, new URL(server.url), { ui, openUrl });
+      await connect(c, server.url, { ui, openUrl });
       expect(statuses).toEqual({ host: 400, origin: 403, path: 404, method: 405, callback: 200 });
       expect(await whoami(c)).toStartWith("authorized as ");
     },
@@ -523,8 +547,8 @@ test(
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
       expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${new URL(url).origin}/.well-known/oauth-protected-resource/mcp"`);
-      const prm = (await (await fetch(`${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string };
+      expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${new URL(url).origin}/meta/protected-resource"`);
+      const prm = (await (await fetch(`${new URL(url).origin}/meta/protected-resource`)).json()) as { resource: string };
       expect(prm.resource).toBe(url);
     } finally {
       child.kill("SIGTERM");

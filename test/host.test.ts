@@ -32,6 +32,8 @@ describe("bad input: one line on stderr, exit 1, nothing started", () => {
     ["a stray positional argument", ["hello"], /unexpected argument "hello" \(a message goes in -p/],
     ["an empty one-shot message", ["-p", " "], /-p needs a message/],
     ["--server with no value", ["--server"], /--server needs a value/],
+    ["a URL without a scheme", ["--server", "mcp.example.com/mcp"], /looks like a URL without a scheme \(give a full http:\/\/ or https:\/\/ URL\)/],
+    ["a client secret variable that is not set", ["--client-id", "app", "--client-secret-env", "MCPKIT_UNSET_SECRET"], /--client-secret-env MCPKIT_UNSET_SECRET: that variable is not set/],
   ];
   for (const [what, args, message] of cases) {
     test(what, async () => {
@@ -173,26 +175,17 @@ test("a vendor SDK drives the tool loop: Anthropic's, against a loopback fake of
   }
 }, LONG);
 
-test("an HTTP server answering 401: the host asks, prints the sign-in URL, and connects once the browser comes back", async () => {
-  const { startOAuthServer } = await import("./fixtures/oauth-server.ts");
-  const { HostDriver } = await import("./host-driver.ts");
-  const server = await startOAuthServer();
-  const host = new HostDriver(["--server", server.url]);
+test("a legacy HTTP+SSE URL falls back to that transport, as mcp-inspect does, and the server goes by its host's name", async () => {
+  const { startHttpServer, closedPort: freePort } = await import("./helpers.ts");
+  const port = freePort();
+  const server = await startHttpServer([BUN, EVERYTHING, "sse"], { env: { PORT: String(port) }, pattern: /running on port (\d+)/ });
   try {
-    host.send("y");
-    await host.waitFor("[y/N] y");
-    const [authorizeUrl] = await host.waitFor(/http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+/);
-    // The test is the browser: the authorization server redirects to the host's loopback callback.
-    const page = await fetch(authorizeUrl);
-    expect(page.status).toBe(200);
-    await host.waitFor(/connected to "[^"]+" as [\w-]+ \(2026-07-28, 1 tools/);
-    host.send("whoami", "/quit");
-    await host.waitFor(/whoami returned: authorized as \S+/);
-    expect(await host.exit()).toBe(0);
-    expect(server.record.authorizations[0]?.code_challenge_method).toBe("S256");
-    for (const token of server.record.accessTokens) expect(host.stdout + host.stderr).not.toContain(token);
+    const result = await host(["--server", `http://127.0.0.1:${port}/sse`, "-p", "call echo message=over-sse"]);
+    expect(result.stderr).toMatch(/connected to "[^"]+" as localhost \(2025-/);
+    expect(result.stderr).not.toContain("Cannot POST");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("over-sse");
   } finally {
-    host.child.kill("SIGKILL");
     await server.stop();
   }
 }, LONG);

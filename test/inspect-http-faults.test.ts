@@ -46,7 +46,9 @@ describe("HTTP faults", () => {
     expect(code).toBe(3);
     expect(json.error.code).toBe("AUTH_REQUIRED");
     expect(json.error.details.httpStatus).toBe(status);
-    expect(json.error.message).toContain("--header 'Authorization: Bearer <token>'");
+    expect(json.error.message).toContain("mcp-inspect auth");
+    // A 401 with a Bearer challenge is OAuth's; a bare 403 may want another credential.
+    if (status === 403) expect(json.error.message).toContain('--header "Authorization: Bearer <token>"');
   });
 
   test("404 on every transport is exit 2 naming the status", async () => {

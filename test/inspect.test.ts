@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, EVERYTHING, FAULTY, REFERENCE, REFERENCE_CMD, inspect, startReferenceHttp, waitUntil, type HttpFixture } from "./helpers.ts";
+import { BUN, EVERYTHING, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, inspect, startReferenceHttp, waitUntil, type HttpFixture } from "./helpers.ts";
 
 const LONG = 60_000;
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-inspect-"));
@@ -171,6 +171,20 @@ describe("stdio servers that misbehave", () => {
     expect(list.json.data.tools.map((t: { name: string }) => t.name)).toEqual(["echo"]);
     const call = await inspect(["call-tool", "echo", "message=hi", "--", BUN, FAULTY, "junk"]);
     expect(call.code).toBe(0);
+  }, LONG);
+
+  test("a 2025 server that answers server/discover with an empty result {} is a legacy server: initialize follows, on the same process", async () => {
+    const list = await inspect(["list-tools", "--", BUN, FAULTY, "empty-result"]);
+    expect(list.code).toBe(0);
+    expect(list.json.metadata.protocolVersion).toBe("2025-11-25");
+    expect(list.json.data.tools.map((t: { name: string }) => t.name)).toEqual(["echo"]);
+  }, LONG);
+
+  test("mcp-inspect through mcp-proxy to a 2025-only server: the server's -32601 to server/discover passes through as the error it is", async () => {
+    const list = await inspect(["list-tools", "--", BUN, join(ROOT, "mcp-proxy.ts"), "--", BUN, FAULTY]);
+    expect(list.code).toBe(0);
+    expect(list.json.metadata.protocolVersion).toBe("2025-11-25");
+    expect(list.json.data.tools.map((t: { name: string }) => t.name)).toEqual(["echo", "restart_server"]);
   }, LONG);
 
   test("responses to ids never sent are skipped", async () => {

@@ -1,0 +1,53 @@
+// `mcp-inspect auth`: sign in to a server now and keep its tokens (the other tools and later
+// calls use them), --logout to revoke and forget them, --list to show what is stored: servers,
+// scopes, expiry, never a token.
+import { OAuthSession } from "../lib/auth/oauth.ts";
+import { AuthStore, type AuthEntry } from "../lib/auth/store.ts";
+import { signInCommand, type ChannelAuth } from "../lib/open-channel.ts";
+import type { HttpTarget } from "../lib/target.ts";
+
+export interface StoredSignIn {
+  resource: string;
+  issuer?: string;
+  scopes?: string[];
+  expiresAt?: string;
+  refreshable: boolean;
+}
+
+/** What may be shown of an entry: never a token, never a secret. */
+export function describeEntry(entry: AuthEntry): StoredSignIn {
+  const tokens = entry.tokens;
+  return {
+    resource: entry.resource,
+    ...(entry.issuer ? { issuer: entry.issuer } : {}),
+    ...(tokens?.scope ? { scopes: tokens.scope.split(/\s+/).filter(Boolean) } : {}),
+    ...(typeof tokens?.expires_at === "number" ? { expiresAt: new Date(tokens.expires_at).toISOString() } : {}),
+    refreshable: Boolean(tokens?.refresh_token),
+  };
+}
+
+export function listSignIns(): { servers: StoredSignIn[] } {
+  return { servers: AuthStore.open().list().filter((entry) => entry.tokens).map(describeEntry) };
+}
+
+function sessionFor(target: HttpTarget, auth: ChannelAuth): OAuthSession {
+  const configured = target.oauth;
+  return new OAuthSession(target.url, {
+    signIn: "yes",
+    ui: auth.ui,
+    signInCommand: signInCommand(target),
+    browser: auth.browser,
+    client: auth.client ?? (configured?.clientId ? { clientId: configured.clientId, ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}) } : undefined),
+    scopes: configured?.scopes,
+    callbackPort: auth.callbackPort ?? configured?.callbackPort,
+  });
+}
+
+export async function signIn(target: HttpTarget, auth: ChannelAuth): Promise<StoredSignIn> {
+  await sessionFor(target, auth).signInNow();
+  return describeEntry(AuthStore.open().read(target.url));
+}
+
+export async function logout(target: HttpTarget, auth: ChannelAuth): Promise<{ resource: string; revoked: boolean; forgotten: boolean }> {
+  return { resource: target.url, ...(await sessionFor(target, auth).logout()) };
+}
