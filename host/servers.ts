@@ -6,8 +6,8 @@ import { basename } from "node:path";
 import { ChannelTransport } from "../lib/channel-transport.ts";
 import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
 import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
-import type { LogLevelName } from "../lib/log.ts";
-import { openChannel } from "../lib/open-channel.ts";
+import { stripControl, type LogLevelName } from "../lib/log.ts";
+import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
 import type { Target } from "../lib/target.ts";
 import pkg from "../package.json" with { type: "json" };
 import type { EraChoice } from "./options.ts";
@@ -57,8 +57,8 @@ export interface PromptInfo {
 
 export interface ConnectOptions {
   era: EraChoice;
-  /** Connects an HTTP target (OAuth on demand); host/oauth.ts provides it. */
-  connectHttp: (client: Client, target: Extract<Target, { kind: "http" }>) => Promise<Transport>;
+  /** How an HTTP server that wants OAuth is signed in to (questions through the host's terminal). */
+  auth: ChannelAuth;
   /** Each line of the server's stderr, already stripped (the host prefixes it). */
   onStderr?: (line: string) => void;
 }
@@ -116,16 +116,16 @@ export class ServerConnection {
   }
 
   async connect(options: ConnectOptions): Promise<void> {
-    const target = this.target;
-    if (target.kind === "http" && !target.stateful) {
-      await options.connectHttp(this.client, target);
-    } else {
-      // A stateful HTTP entry is kept by the daemon; the daemon's session is a channel like any other.
-      const channel = await openChannel(target, { stateful: target.stateful || target.kind === "http", onstderr: options.onStderr });
-      this.#channel = channel;
-      const transport = new ChannelTransport(channel);
-      this.#transport = transport;
+    // lib's channels for every transport, as in the other tools: Streamable HTTP with OAuth,
+    // streams that resume or are re-issued, the HTTP+SSE fallback; a stateful entry through the daemon.
+    const channel = await openChannel(this.target, { listen: true, auth: options.auth, onstderr: options.onStderr });
+    this.#channel = channel;
+    const transport = new ChannelTransport(channel);
+    this.#transport = transport;
+    try {
       await this.client.connect(transport as unknown as Transport, { timeout: CONNECT_TIMEOUT_MS });
+    } catch (error) {
+      throw connectionFailure(error);
     }
     const era = this.#era;
     if (era.mode === "pin" && this.protocolVersion !== era.version) {
@@ -273,3 +273,8 @@ export function keyForTarget(target: Target): string {
   return words.find((word) => !RUNNERS.has(word) && !word.startsWith("-")) ?? "server";
 }
 
+/** Why a connection failed, as one safe line: the SDK's "Version negotiation probe failed: " goes, the cause stays. */
+export function connectionFailure(error: unknown): Error {
+  const text = (error instanceof Error ? error.message : String(error)).replace(/^Version negotiation probe failed: /, "");
+  return new Error(stripControl(text.replace(/\s+/g, " ")).trim());
+}

@@ -63,12 +63,9 @@ export class HostSession implements HostContext {
         connection.connect({
           era,
           onStderr: stderrPrinter(() => connection.key, terminal),
-          connectHttp: async (client, target) => {
-            const { connectHttp } = await import("./http.ts");
-            return connectHttp(client, target, {
-              ...this.#options.auth,
-              ui: { confirm: (question) => terminal.confirm(question), print: (line) => terminal.print(line), readLine: async (prompt) => (await terminal.ask(prompt)) ?? "" },
-            });
+          auth: {
+            ...this.#options.auth,
+            ui: { confirm: (question) => terminal.confirm(question), print: (line) => terminal.print(line), readLine: async (prompt) => (await terminal.ask(prompt)) ?? "" },
           },
         }),
       ),

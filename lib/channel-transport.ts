@@ -1,4 +1,4 @@
-// Any lib message channel (stdio child, daemon session) as an SDK Transport, structurally: start,
+// Any lib message channel (stdio child, HTTP session, daemon session) as an SDK Transport, structurally: start,
 // send, close and the three hooks. lib/ does not import the SDK, so the shapes are typed loosely.
 import type { MessageChannel } from "./channel.ts";
 import type { JsonRpcMessage } from "./jsonrpc.ts";
@@ -22,6 +22,12 @@ export class ChannelTransport {
   }
 
   send(message: unknown): Promise<void> {
+    // A transport with its own way to cancel (2026-07-28 HTTP closes the request's stream) uses it.
+    const cancelled = message as { method?: string; params?: { requestId?: unknown } };
+    if (cancelled.method === "notifications/cancelled" && this.channel.cancel) {
+      const id = cancelled.params?.requestId;
+      if ((typeof id === "string" || typeof id === "number") && this.channel.cancel(id)) return Promise.resolve();
+    }
     return this.channel.send(message as JsonRpcMessage);
   }
 

@@ -47,6 +47,16 @@ export class SseParser {
     this.#onerror = options.onerror ?? (() => {});
   }
 
+  /** The last event id the stream gave (an empty string for none): where a resumption starts. */
+  get lastEventId(): string {
+    return this.#lastEventId;
+  }
+
+  /** The reconnection delay the stream asked for, if it did. */
+  get retry(): number | undefined {
+    return this.#retry;
+  }
+
   push(chunk: Uint8Array | string): void {
     let text = typeof chunk === "string" ? chunk : this.#decoder.decode(chunk, { stream: true });
     if (!this.#sawFirstChunk && text.length > 0) {

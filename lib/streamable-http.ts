@@ -16,12 +16,14 @@ import {
   TRANSPORT_ERROR_DATA,
   type JsonRpcId,
   type JsonRpcMessage,
+  type JsonRpcRequest,
   type RawMessage,
 } from "./jsonrpc.ts";
 import { LegacySseSession } from "./legacy-sse.ts";
 import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "./limits.ts";
 import { FIRST_MODERN_REVISION, McpHeaders, requestRevision } from "./mcp-headers.ts";
 import { pumpSse, SseParser } from "./sse.ts";
+import { delay, MAX_STREAM_RECOVERIES, notReissuedReason, REISSUABLE_METHODS, REISSUE_ID_PREFIX, resumeDelayMs } from "./stream-recovery.ts";
 import type { HttpTransportChoice } from "./target.ts";
 
 export { HttpStatusError };
@@ -30,6 +32,8 @@ export const SESSION_DELETE_TIMEOUT_MS = 2_000;
 /** JSON-RPC errors a 2026-07-28 server sends with a 4xx: they prove a modern server. */
 export const MODERN_ERROR_CODES = new Set([-32022, -32021, -32020, ErrorCode.MethodNotFound]);
 const SHOWN_BODY_CHARS = 200;
+/** What a Streamable HTTP endpoint of 2025 (or an HTTP+SSE one) answers to a POST it does not take. */
+const LEGACY_REFUSALS = [400, 404, 405];
 
 export interface HttpChannelOptions {
   url: string;
@@ -62,6 +66,10 @@ export class HttpChannel implements MessageChannel {
   readonly #requestAborters = new Map<JsonRpcId, { aborter: AbortController; version?: string }>();
   readonly #cancelled = new Set<JsonRpcId>();
   readonly #streaming = new Set<JsonRpcId>();
+  /** Re-issued requests (2026-07-28, a broken stream): our new id → the caller's id, and back. */
+  readonly #reissuedFrom = new Map<JsonRpcId, JsonRpcId>();
+  readonly #reissuedAs = new Map<JsonRpcId, JsonRpcId>();
+  #reissues = 0;
   /** Bytes of request bodies on their way to the server (backpressure for whoever feeds us). */
   #sending = 0;
   /** While set, no response body is read further: the consumer downstream is slow. */
@@ -127,7 +135,7 @@ export class HttpChannel implements MessageChannel {
       const fallback =
         this.#options.transport !== "streamable-http" &&
         error instanceof HttpStatusError &&
-        [400, 404, 405].includes(error.status) &&
+        LEGACY_REFUSALS.includes(error.status) &&
         isRequest(message) &&
         message.method === "initialize";
       if (!fallback) throw error;
@@ -145,6 +153,7 @@ export class HttpChannel implements MessageChannel {
    * (false), but their stream is closed too: nobody waits for that answer any more.
    */
   cancel(id: JsonRpcId): boolean {
+    id = this.#reissuedAs.get(id) ?? id;
     const request = this.#requestAborters.get(id);
     if (!request) return false;
     this.#cancelled.add(id);
@@ -194,6 +203,15 @@ export class HttpChannel implements MessageChannel {
       message = { ...message, result: { ...message.result, tools: kept } };
       raw = undefined;
     }
+    // The answer to a re-issued request goes out under the id its caller gave it.
+    const answered = isResponse(message) ? (message.id as JsonRpcId) : undefined;
+    const original = answered === undefined ? undefined : this.#reissuedFrom.get(answered);
+    if (original !== undefined) {
+      this.#reissuedFrom.delete(answered!);
+      this.#reissuedAs.delete(original);
+      message = { ...message, id: original } as JsonRpcMessage;
+      raw = undefined;
+    }
     this.onmessage?.(message, raw);
   }
 
@@ -205,7 +223,7 @@ export class HttpChannel implements MessageChannel {
     return { ...this.#options.headers, ...this.#mcpHeaders.headers(message, this.#versionOf(message), this.sessionId) };
   }
 
-  async #post(message: JsonRpcMessage, body: string): Promise<void> {
+  async #post(message: JsonRpcMessage, body: string, attempt = 1): Promise<void> {
     const requestId = isRequest(message) ? message.id : undefined;
     let signal = this.#aborter.signal;
     if (requestId !== undefined) {
@@ -214,7 +232,7 @@ export class HttpChannel implements MessageChannel {
       signal = AbortSignal.any([signal, aborter.signal]);
     }
     try {
-      await this.#exchange(message, body, requestId, signal);
+      await this.#exchange(message, body, requestId, signal, attempt);
     } catch (error) {
       if (requestId !== undefined && this.#cancelled.has(requestId)) return;
       throw error;
@@ -229,7 +247,7 @@ export class HttpChannel implements MessageChannel {
     this.#streaming.delete(id);
   }
 
-  async #exchange(message: JsonRpcMessage, body: string, requestId: JsonRpcId | undefined, signal: AbortSignal): Promise<void> {
+  async #exchange(message: JsonRpcMessage, body: string, requestId: JsonRpcId | undefined, signal: AbortSignal, attempt: number): Promise<void> {
     const sentSession = this.sessionId;
     const response = await this.#fetch(this.#options.url, {
       method: "POST",
@@ -247,10 +265,21 @@ export class HttpChannel implements MessageChannel {
         this.#deliver({ ...rpc, id: requestId });
         return;
       }
+      // A 4xx without a modern error to server/discover is a 2025-era server: it is answered as a
+      // stdio one would (method not found), so every client falls back to initialize, on our
+      // transport or, past another 4xx there, on HTTP+SSE.
+      if (requestId !== undefined && isRequest(message) && message.method === "server/discover" && LEGACY_REFUSALS.includes(response.status) && !sentSession) {
+        this.#deliver(errorResponse(requestId, ErrorCode.MethodNotFound, `server/discover is not known here (HTTP ${response.status}): a 2025-era server`));
+        return;
+      }
       // Every request sent under the lost session learns it, not only the first to hear the 404.
       if (response.status === 404 && sentSession) {
         if (this.sessionId === sentSession) this.sessionId = undefined;
         throw new HttpStatusError(404, `session ${sentSession} expired or unknown (${reply.slice(0, SHOWN_BODY_CHARS)})`, this.#options.url, true);
+      }
+      if (response.status === 401 && hasAuthorization(this.#options.headers)) {
+        const why = `${new URL(this.#options.url).origin} rejected the configured Authorization header with HTTP 401 (fix the header, or remove it to sign in with OAuth)`;
+        throw new HttpStatusError(401, reply, this.#options.url, false, why);
       }
       throw new HttpStatusError(response.status, reply, this.#options.url);
     }
@@ -263,7 +292,9 @@ export class HttpChannel implements MessageChannel {
     if (type.includes("text/event-stream")) {
       // Read in the background: progress and logging arrive before the response.
       this.#streaming.add(requestId);
-      void this.#readSse(response, requestId).finally(() => this.#forget(requestId));
+      // Only a request that may be sent again keeps its body for the stream's life.
+      const kept = isRequest(message) && REISSUABLE_METHODS.has(message.method) ? body : undefined;
+      void this.#followStream(response, message as JsonRpcRequest, kept, signal, attempt).finally(() => this.#forget(requestId));
       return;
     }
     const reply = await readBodyCapped(response, MAX_MESSAGE_BYTES, this.#whenReading);
@@ -298,7 +329,61 @@ export class HttpChannel implements MessageChannel {
     return delivered;
   }
 
-  async #readSse(response: Response, requestId?: JsonRpcId): Promise<void> {
+  /**
+   * A request's response stream, until its response. When it ends first: resumed on 2025-era
+   * servers, re-issued (if it changes nothing) on 2026-07-28 ones, a bounded number of times;
+   * else the request is answered with an error saying why.
+   */
+  async #followStream(first: Response, request: JsonRpcRequest, body: string | undefined, signal: AbortSignal, attempt: number): Promise<void> {
+    const id = request.id;
+    let response = first;
+    let lastEventId = "";
+    let retry: number | undefined; // as EventSource keeps it: a later stream that names none changes nothing
+    for (;; attempt++) {
+      const read = await this.#readSse(response, id);
+      if (read.answered || this.#closed || this.#cancelled.has(id)) return;
+      lastEventId = read.lastEventId || lastEventId;
+      retry = read.retry ?? retry;
+      const why = read.failure ? `the server's SSE stream failed (${read.failure})` : "the server's SSE stream ended";
+      if (attempt > MAX_STREAM_RECOVERIES) return this.#answerMissing(id, `${why} before the response, ${attempt} times; the request was not tried again`);
+      const version = this.#requestAborters.get(id)?.version;
+      if (version && version >= FIRST_MODERN_REVISION) return this.#reissue(request, body, why, attempt);
+      if (!lastEventId) return this.#answerMissing(id, `${why} before the response arrived`);
+      try {
+        await delay(resumeDelayMs(retry), signal);
+        response = await this.#resume(lastEventId, signal);
+      } catch (error) {
+        if (this.#closed || this.#cancelled.has(id)) return;
+        return this.#answerMissing(id, `${why} before the response, and resuming it failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /** 2025-era resumption: the events after `lastEventId`, on a GET the server may answer on. */
+  async #resume(lastEventId: string, signal: AbortSignal): Promise<Response> {
+    const response = await this.#fetch(this.#options.url, { method: "GET", headers: { ...this.#headers(), Accept: "text/event-stream", "Last-Event-ID": lastEventId }, signal });
+    if (response.ok && (response.headers.get("content-type") ?? "").includes("text/event-stream")) return response;
+    await response.body?.cancel().catch(() => {});
+    throw new Error(`HTTP ${response.status}${response.ok ? ` with ${response.headers.get("content-type") || "no content type"}` : ""}`);
+  }
+
+  /** 2026-07-28: a broken stream lost the request; one that changes nothing goes again, under a new id. */
+  async #reissue(request: JsonRpcRequest, body: string | undefined, why: string, attempt: number): Promise<void> {
+    const original = this.#reissuedFrom.get(request.id) ?? request.id;
+    if (body === undefined) return this.#answerMissing(request.id, notReissuedReason(request.method, why));
+    const id = `${REISSUE_ID_PREFIX}${++this.#reissues}`;
+    this.#reissuedFrom.delete(request.id);
+    this.#reissuedFrom.set(id, original);
+    this.#reissuedAs.set(original, id);
+    const again = { ...(JSON.parse(body) as JsonRpcRequest), id };
+    try {
+      await this.#post(again, JSON.stringify(again), attempt + 1);
+    } catch (error) {
+      if (!this.#closed && !this.#cancelled.has(id)) this.#answerMissing(id, `${why} before the response, and sending it again failed: ${(error as Error).message}`);
+    }
+  }
+
+  async #readSse(response: Response, requestId?: JsonRpcId): Promise<{ answered: boolean; lastEventId: string; retry?: number; failure?: string }> {
     let answered = false;
     const parser = new SseParser(
       (event) => {
@@ -323,15 +408,14 @@ export class HttpChannel implements MessageChannel {
         },
       },
     );
+    let failure: string | undefined;
     try {
       await pumpSse(response, parser, () => answered, this.#whenReading);
     } catch (error) {
-      if (this.#closed || (requestId !== undefined && this.#cancelled.has(requestId))) return;
-      this.onerror?.(new Error(`the server's SSE stream failed: ${(error as Error).message}`));
+      failure = (error as Error).message;
+      if (!this.#closed && !(requestId !== undefined && this.#cancelled.has(requestId))) this.onerror?.(new Error(`the server's SSE stream failed: ${failure}`));
     }
-    if (requestId !== undefined && !answered && !this.#closed && !this.#cancelled.has(requestId)) {
-      this.#answerMissing(requestId, "the server's SSE stream ended before the response arrived");
-    }
+    return { answered, lastEventId: parser.lastEventId, retry: parser.retry, ...(failure !== undefined ? { failure } : {}) };
   }
 
   /** The 2025-era standalone GET stream: server requests and notifications outside any POST. */
@@ -362,4 +446,8 @@ function jsonRpcErrorIn(body: string): { jsonrpc: "2.0"; id: JsonRpcId | null; e
   const parsed = parseMessage(body);
   if (!parsed.ok || !("error" in parsed.value)) return undefined;
   return parsed.value;
+}
+
+function hasAuthorization(headers: Record<string, string> | undefined): boolean {
+  return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "authorization");
 }

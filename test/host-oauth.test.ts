@@ -1,5 +1,6 @@
 /**
- * lib's OAuth client through mcp-host's HTTP connection (host/http.ts), in process, against a
+ * lib's OAuth client under an SDK Client, as mcp-host connects (lib's HTTP channel as the SDK
+ * transport), in process, against a
  * real loopback authorization server + protected MCP server (test/fixtures/oauth-server.ts). The
  * test plays the user and the browser: its openUrl fetches the authorization URL, whose
  * auto-consent redirect lands on the loopback callback. The entry scripts' own flows are in
@@ -12,7 +13,9 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { isBrowserSafeUrl } from "../lib/browser.ts";
 import { CALLBACK_PATH } from "../lib/auth/callback.ts";
-import { connectHttp } from "../host/http.ts";
+import { ChannelTransport } from "../lib/channel-transport.ts";
+import { openChannel } from "../lib/open-channel.ts";
+import { connectionFailure } from "../host/servers.ts";
 import type { AuthUi } from "../lib/auth/oauth.ts";
 import type { ChannelAuth } from "../lib/open-channel.ts";
 import type { HttpTarget } from "../lib/target.ts";
@@ -44,9 +47,13 @@ afterAll(async () => {
 
 type Options = Omit<ChannelAuth, "signIn" | "ui"> & { ui: AuthUi; headers?: Record<string, string> };
 /** mcp-host's connection to `url`, asking the scripted user first as the host does. */
-function connect(c: Client, url: string, { headers = {}, ...auth }: Options): Promise<Transport> {
+async function connect(c: Client, url: string, { headers = {}, ...auth }: Options): Promise<Transport> {
   const target: HttpTarget = { kind: "http", url, headers, transport: "auto" };
-  return connectHttp(c, target, { signIn: "ask", ...auth });
+  const transport = new ChannelTransport(await openChannel(target, { auth: { signIn: "ask", ...auth } })) as unknown as Transport;
+  await c.connect(transport).catch((error: unknown) => {
+    throw connectionFailure(error);
+  });
+  return transport;
 }
 
 async function fixture(options: OAuthFixtureOptions = {}): Promise<OAuthFixture> {

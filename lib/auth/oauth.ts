@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { isBrowserSafeUrl, openInBrowser } from "../browser.ts";
 import { fetchWithinOrigin } from "../fetch.ts";
+import { stripControl } from "../log.ts";
 import { listenForCallback } from "./callback.ts";
 import { CLIENT_METADATA_URL, StoredProvider, type PreRegisteredClient } from "./provider.ts";
 import { AuthStore, type StoredTokens } from "./store.ts";
@@ -230,7 +231,7 @@ export class OAuthSession {
       if (!code) {
         const error = params.get("error") ?? "no code";
         const description = params.get("error_description");
-        throw new AuthRequiredError(`the authorization server did not grant access: ${error}${description ? ` (${description})` : ""}`);
+        throw new AuthRequiredError(oneLine(`the authorization server did not grant access: ${error}${description ? ` (${description})` : ""}`));
       }
       await auth(provider, { serverUrl: this.resource, authorizationCode: code, iss: params.get("iss") ?? undefined, fetchFn: this.#fetch }).catch((error: unknown) => {
         throw signInError(this.resource, error, this.#options.signInCommand);
@@ -328,8 +329,13 @@ function pastedCallback(text: string, state: string): URLSearchParams {
   return url.searchParams;
 }
 
+/** Text that came from a server, safe on a terminal: one line, no control sequences. */
+function oneLine(text: string): string {
+  return stripControl(text.replace(/\s+/g, " ")).trim();
+}
+
 function signInError(resource: string, error: unknown, command: string): Error {
-  const text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
+  const text = oneLine(error instanceof Error ? error.message : String(error));
   if (/does not support dynamic client registration/i.test(text)) {
     return new AuthRequiredError(
       `the authorization server for ${originOf(resource)} registers no clients by itself (no dynamic registration, no client ID metadata documents): register one with it, then give its ID as "oauth": {"clientId": "..."} in the config entry, or ${command} --client-id ID`,
