@@ -102,6 +102,30 @@ describe("transparent forwarding", () => {
   }, LONG);
 });
 
+describe("the server's environment", () => {
+  const envOf = async (peer: LinePeer, name: string) => (await peer.request(`env-${name}`, "tools/call", { name: "env", arguments: { name } })).result.content[0].text;
+
+  test("a server given as -- cmd gets the proxy's whole environment: what the client configured for it", async () => {
+    const peer = proxy(["--", BUN, FAULTY], { API_KEY: "from-the-client-config" });
+    await initialized(peer);
+    expect(await envOf(peer, "API_KEY")).toBe("from-the-client-config");
+  }, LONG);
+
+  test("a server from --config gets the minimal set plus its entry's env, as in the other tools", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-proxy-env-"));
+    try {
+      const config = join(dir, "mcp.json");
+      writeFileSync(config, JSON.stringify({ mcpServers: { s: { command: BUN, args: [FAULTY], env: { FROM_ENTRY: "entry-value" } } } }));
+      const peer = proxy(["--config", config, "--server", "s"], { API_KEY: "stays-behind" });
+      await initialized(peer);
+      expect(await envOf(peer, "FROM_ENTRY")).toBe("entry-value");
+      expect(await envOf(peer, "API_KEY")).toBe("(unset)");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, LONG);
+});
+
 describe("restarts", () => {
   test("restart_server reports duration and tool diff, re-initializes the new process and announces list changes", async () => {
     const peer = proxy(["--", BUN, REFERENCE]);
