@@ -12,13 +12,18 @@ import { atTerminal, printingAuthUi, terminalAuthUi } from "./lib/auth/ui.ts";
 import type { ChannelAuth } from "./lib/open-channel.ts";
 import { runConfigCommand } from "./lib/client-config.ts";
 import { stripControl } from "./lib/log.ts";
-import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
+import { describeTarget, loadConfigTargets, resolveTargetDiscovering, type Target } from "./lib/target.ts";
+import { terminalAsk } from "./lib/discovery/ask.ts";
+import type { NamedTarget } from "./inspect/grep.ts";
 import { pairsToArguments, readParams, validate } from "./inspect/arguments.ts";
+import { signature, type ToolLike } from "./inspect/signatures.ts";
+import type { GivenAnswers } from "./inspect/questions.ts";
 import { MAX_TIMEOUT_MS, Watchdog, openSession, type Call } from "./inspect/session.ts";
 import { CommandError, EXIT, classify, errorEnvelope, renderText, successEnvelope, type Metadata } from "./inspect/output.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const OUTPUT_FORMATS = ["json", "text", "signatures"];
 /** This run's argv: our flags, the server command after `--`, the repeatable flags' values. */
 let invocation: Invocation = { rawArgs: [], command: [], repeated: {} };
 
@@ -29,9 +34,15 @@ const COMMON_ARGS = {
   "protocol-version": { type: "string", description: `pin a revision (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`, valueHint: "v" },
   json: { type: "boolean", description: "print the JSON envelope (default when stdout is not a terminal)" },
   text: { type: "boolean", description: "print readable text (default on a terminal)" },
+  format: { type: "string", description: "json, text, or signatures (list-tools: one line per tool, name(a: string, b?: integer) - summary)", valueHint: "fmt" },
   ...AUTH_ARGS,
   ...LOG_ARGS,
   verbose: { type: "boolean", description: "the same as --log-level debug: the server's stderr, skipped lines and notifications", alias: ["v"] },
+} as const satisfies ArgsDef;
+
+/** The answers to a server's questions, for the commands a server may ask them on. */
+const ANSWER_ARGS = {
+  "input-responses": { type: "string", description: "answers to the questions a previous call ended with (exit 8): JSON, @answers.json, or - (stdin)", valueHint: "json" },
 } as const satisfies ArgsDef;
 
 type Args = Record<string, unknown> & { _: string[] } & { [K in keyof typeof COMMON_ARGS]?: (typeof COMMON_ARGS)[K]["type"] extends "boolean" ? boolean : string };
@@ -83,6 +94,7 @@ const callTool = inspectCommand(
     name: { type: "positional", description: "tool name", required: false },
     params: { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" },
     validate: { type: "boolean", description: "check the arguments against the tool's inputSchema first", default: true },
+    ...ANSWER_ARGS,
   },
   async (args, signal) => {
     const name = requirePositional(args, "tool name", "call-tool echo message=hi -- node server.js");
@@ -135,7 +147,7 @@ const readResource = inspectCommand(
   "read-resource",
   "Read one resource by URI.",
   ["mcp-inspect read-resource file:///etc/hosts -- npx my-files-server", "mcp-inspect read-resource ref://items/3 --url http://127.0.0.1:3000/mcp"],
-  { uri: { type: "positional", description: "resource URI", required: false } },
+  { uri: { type: "positional", description: "resource URI", required: false }, ...ANSWER_ARGS },
   (args) => requirePositional(args, "resource URI", "read-resource ref://hello -- node server.js"),
   (call, uri) => call.request("resources/read", { uri }),
 );
@@ -156,6 +168,7 @@ const getPrompt = inspectCommand(
   {
     name: { type: "positional", description: "prompt name", required: false },
     params: { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" },
+    ...ANSWER_ARGS,
   },
   async (args, signal) => {
     const name = requirePositional(args, "prompt name", "get-prompt greet name=alice -- node server.js");
@@ -236,7 +249,7 @@ const mcp = defineCommand({
   args: MCP_ARGS,
   async run({ args }) {
     const parsed = args as Args;
-    const target = checkTarget(parsed);
+    const target = await checkTarget(parsed);
     const problem = usageProblem(parsed, MCP_ARGS) ?? (target.ok ? undefined : target.error);
     if (problem || !target.ok) {
       process.stderr.write(`error: ${problem}\n`);
@@ -302,7 +315,7 @@ async function runAuth(args: Args): Promise<void> {
   const { listSignIns, logout, signIn } = await import("./inspect/auth.ts");
   try {
     if (args.list) return done(listSignIns());
-    const target = checkTarget(args);
+    const target = await checkTarget(args);
     if (!target.ok) return failed(new CommandError(EXIT.usage, target.error));
     if (target.value.kind !== "http") return failed(new CommandError(EXIT.usage, "auth is for HTTP servers (give --url, or a --config entry with a url)"));
     const auth = channelAuth(args, "ask");
@@ -315,6 +328,71 @@ async function runAuth(args: Args): Promise<void> {
   }
 }
 
+const GREP_ARGS = {
+  pattern: { type: "positional", description: "what to look for: a regular expression, or plain text (case-insensitive)", required: false },
+  ...COMMON_ARGS,
+} as const satisfies ArgsDef;
+
+const grepCommand = withExamples(
+  defineCommand({
+    meta: {
+      name: "grep",
+      description:
+        "Search the tools of every configured server (or one --config, or one server) by name, title, description and parameter names. Servers are asked in parallel, each under --timeout (default 15000); one that fails is listed with its error. Exit 0 with matches, 9 with none.",
+    },
+    args: GREP_ARGS,
+    run: ({ args }) => runGrep(args as Args),
+  }),
+  [
+    "mcp-inspect grep issue                                   # every configured server",
+    "mcp-inspect grep 'create|update' --format signatures      # one line per matching tool",
+    "mcp-inspect grep search --config ~/.cursor/mcp.json",
+    "mcp-inspect grep echo -- node server.js",
+  ],
+);
+
+async function runGrep(args: Args): Promise<void> {
+  const started = performance.now();
+  const json = wantsJson(args);
+  const metadata = (): Metadata => ({ command: "grep", target: "", timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
+  const fail = (error: CommandError) => {
+    if (json) process.stdout.write(`${errorEnvelope(error, metadata())}\n`);
+    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
+    process.exitCode = error.exitCode;
+  };
+  const problem = usageProblem(args, GREP_ARGS);
+  if (problem) return fail(new CommandError(EXIT.usage, problem));
+  const pattern = args._[0];
+  if (!pattern) return fail(new CommandError(EXIT.usage, "missing a pattern (e.g. mcp-inspect grep issue)"));
+  const targets = await grepTargets(args);
+  if (!targets.ok) return fail(new CommandError(EXIT.usage, targets.error));
+  if (targets.value.length === 0) return fail(new CommandError(EXIT.nothingThere, "no servers are configured for this user or project (see mcp-inspect servers)"));
+  const { grep } = await import("./inspect/grep.ts");
+  const found = await grep(targets.value, pattern, { version: pkg.version, timeoutMs: args.timeout !== undefined ? Number(args.timeout) : undefined, stateful: Boolean(args.stateful) });
+  process.exitCode = found.matches.length > 0 ? EXIT.ok : EXIT.nothingThere;
+  if (json) {
+    process.stdout.write(`${successEnvelope(found, metadata())}\n`);
+    return;
+  }
+  for (const match of found.matches) process.stdout.write(`${stripControl(match.server)}: ${match.signature}\n`);
+  for (const failure of found.failures) process.stderr.write(`${stripControl(failure.server)}: ${failure.code}: ${stripControl(failure.error)}\n`);
+  if (found.matches.length === 0) process.stderr.write(`no tool matches ${JSON.stringify(pattern)} on ${found.searched - found.failures.length} of ${found.searched} servers\n`);
+}
+
+/** What grep searches: one given server, every entry of --config, else every configured (and approved) server. */
+async function grepTargets(args: Args): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
+  const named = (target: Target): NamedTarget => ({ server: target.name ?? describeTarget(target), target });
+  if (args.config && !args.server) {
+    const loaded = loadConfigTargets(args.config);
+    return loaded.ok ? { ok: true, value: loaded.value.map(named) } : loaded;
+  }
+  if (args.config || args.server || args.url || invocation.command.length > 0) {
+    const target = await checkTarget(args);
+    return target.ok ? { ok: true, value: [named(target.value)] } : target;
+  }
+  return discoveredTargets();
+}
+
 /** Listed in --help; `config` is handled before citty (its flags pass on into the entry it prints). */
 const config = defineCommand({
   meta: { name: "config", description: "Print (or --write) the entry a client needs to run `mcp-inspect mcp` against a server: config --client <name> [--write] -- <server command>" },
@@ -325,6 +403,30 @@ const config = defineCommand({
     write: { type: "boolean", description: "merge the entry into the file (a backup first; comments and other entries kept)" },
   },
 });
+
+const SERVERS_ARGS = {
+  approve: { type: "string", description: "approve the project entry of this name, so it may run (project files: .mcp.json, .cursor/, .vscode/, .gemini/, .codex/)", valueHint: "name" },
+  json: COMMON_ARGS.json,
+  text: COMMON_ARGS.text,
+} as const satisfies ArgsDef;
+
+const servers = withExamples(
+  defineCommand({
+    meta: {
+      name: "servers",
+      description:
+        "List every MCP server configured for this user and project (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Codex, Gemini CLI): file, client, scope, transport, env and header names (never values), approval, sign-in. Exit 9 when there are none.",
+    },
+    args: SERVERS_ARGS,
+    async run({ args }) {
+      const parsed = args as Args;
+      const stray = parsed._[0] === undefined ? undefined : `unexpected argument ${JSON.stringify(parsed._[0])} (servers takes no arguments; --approve NAME approves one)`;
+      const { runServers } = await import("./inspect/servers.ts");
+      process.exitCode = await runServers({ approve: parsed.approve as string | undefined, json: wantsJson(parsed), problem: usageProblem(parsed, SERVERS_ARGS) ?? stray });
+    },
+  }),
+  ["mcp-inspect servers", "mcp-inspect servers --json", "mcp-inspect servers --approve github", "mcp-inspect list-tools --server github        # a listed server, by name"],
+);
 
 const SUBCOMMANDS = {
   "list-tools": listTools,
@@ -339,6 +441,8 @@ const SUBCOMMANDS = {
   ping,
   mcp,
   auth,
+  grep: grepCommand,
+  servers,
   config,
 };
 
@@ -371,7 +475,7 @@ async function runOneShot<P>(
 ): Promise<void> {
   const started = performance.now();
   const json = wantsJson(args);
-  const target = checkTarget(args);
+  const target = await checkTarget(args);
   let protocolVersion: string | undefined;
   const metadata = (): Metadata => ({
     command: name,
@@ -409,9 +513,17 @@ async function runOneShot<P>(
     return report(timedOut ? new CommandError(EXIT.timeout, `reading the arguments took longer than --timeout (${timeoutMs} ms)`) : classify(error));
   }
 
+  let answers: GivenAnswers | undefined;
+  try {
+    answers = await Promise.race([answersOf(args, watchdog.signal), watchdog.fired]);
+  } catch (error) {
+    watchdog.stop();
+    return report(classify(error));
+  }
   const auth = channelAuth(args, atTerminal() ? "ask" : "no");
   if (!auth.ok) return report(new CommandError(EXIT.usage, auth.error));
-  const session = await openSession(target.value, { version: pkg.version, timeoutMs, protocolVersion: args["protocol-version"], logLevel: logLevelOf(args), logFile: args["log-file"], stateful: Boolean(args.stateful), auth: auth.value });
+  const questions = { terminal: atTerminal(), server: describeTarget(target.value), ...(answers ? { answers } : {}) };
+  const session = await openSession(target.value, { version: pkg.version, timeoutMs, protocolVersion: args["protocol-version"], logLevel: logLevelOf(args), logFile: args["log-file"], stateful: Boolean(args.stateful), auth: auth.value, questions });
   try {
     await session.connect(watchdog);
     protocolVersion = session.protocolVersion;
@@ -419,7 +531,8 @@ async function runOneShot<P>(
     if (name === "call-tool" && (data as { isError?: boolean }).isError === true) {
       const text = ((data as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === "text")?.text;
       report(new CommandError(EXIT.toolError, `the tool reported an error${text ? `: ${text.slice(0, 200)}` : ""}`), data);
-    } else if (json) process.stdout.write(`${successEnvelope(data, metadata())}\n`);
+    } else if (args.format === "signatures" && name === "list-tools") process.stdout.write(signatureLines((data as { tools: ToolLike[] }).tools));
+    else if (json) process.stdout.write(`${successEnvelope(data, metadata())}\n`);
     else process.stdout.write(`${renderText(name, data)}\n`);
   } catch (error) {
     protocolVersion = session.protocolVersion;
@@ -432,11 +545,19 @@ async function runOneShot<P>(
 }
 
 function wantsJson(args: Args): boolean {
+  if (args.format === "json") return true;
+  if (args.format === "text" || args.format === "signatures") return false;
   return Boolean(args.json) || (!args.text && !process.stdout.isTTY);
 }
 
-function checkTarget(args: Args): { ok: true; value: Target } | { ok: false; error: string } {
-  return resolveTarget(
+/** One signature per line (with a newline after the last), or nothing for no tools. */
+function signatureLines(tools: ToolLike[]): string {
+  return tools.map((tool) => `${signature(tool)}\n`).join("");
+}
+
+/** The target the flags name; a --server name is looked up among the configured servers (asking at a terminal). */
+function checkTarget(args: Args): Promise<{ ok: true; value: Target } | { ok: false; error: string }> {
+  return resolveTargetDiscovering(
     {
       url: args.url,
       config: args.config,
@@ -447,6 +568,8 @@ function checkTarget(args: Args): { ok: true; value: Target } | { ok: false; err
       env: invocation.repeated.env,
     },
     invocation.command,
+    process.env,
+    { ...(atTerminal() ? { ask: terminalAsk() } : {}) },
   );
 }
 
@@ -467,6 +590,8 @@ function usageProblem(args: Args, defs: ArgsDef): string | undefined {
   const pinned = args["protocol-version"];
   if (pinned !== undefined && !KNOWN_PROTOCOL_VERSIONS.includes(pinned)) return `unknown --protocol-version ${pinned} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})`;
   if (args.json && args.text) return "give --json or --text, not both";
+  if (args.format !== undefined && !OUTPUT_FORMATS.includes(String(args.format))) return `unknown --format ${JSON.stringify(args.format)} (use ${OUTPUT_FORMATS.join(", ")})`;
+  if (args.format !== undefined && (args.json || args.text)) return "give --format or --json/--text, not both";
   const level = args["log-level"];
   if (level !== undefined && !isLogLevelName(level)) return `unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`;
   return undefined;
@@ -498,6 +623,18 @@ function requirePositional(args: Args, what: string, example: string): string {
   return value;
 }
 
+/** --input-responses, read like --params (JSON, @file, or - for stdin). */
+async function answersOf(args: Args, signal: AbortSignal): Promise<GivenAnswers | undefined> {
+  const given = args["input-responses"];
+  if (typeof given !== "string") return undefined;
+  if (given === "-" && args.params === "-") throw new CommandError(EXIT.usage, "--params - and --input-responses - cannot both read stdin");
+  const read = await readParams(given, signal);
+  if (!read.ok && read.aborted) throw signal.reason;
+  if (!read.ok) throw new CommandError(EXIT.usage, read.error.replace("--params", "--input-responses"));
+  const { parseAnswers } = await import("./inspect/questions.ts");
+  return parseAnswers(read.value);
+}
+
 async function paramsOf(args: Args, signal: AbortSignal): Promise<Record<string, unknown>> {
   if (typeof args.params !== "string") return {};
   const read = await readParams(args.params, signal);
@@ -505,6 +642,11 @@ async function paramsOf(args: Args, signal: AbortSignal): Promise<Record<string,
   if (!read.ok && read.aborted) throw signal.reason;
   if (!read.ok) throw new CommandError(EXIT.usage, read.error);
   return read.value;
+}
+
+/** Every configured server this user approved, as grep and skill search them. */
+async function discoveredTargets(): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
+  return { ok: true, value: [] };
 }
 
 /** Runs mcp-inspect with these arguments (what follows the program name). */

@@ -22,6 +22,8 @@ import {
 } from "../lib/jsonrpc.ts";
 import { openChannel } from "../lib/open-channel.ts";
 import { StdioChannel } from "../lib/stdio.ts";
+import { isParkRequest, PARKED_KEY_PREFIX, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon-questions.ts";
+import { ParkedQuestions, type ParkedQuestion } from "./parked.ts";
 import { describeTarget, type Target } from "../lib/target.ts";
 
 /** Recent notifications kept per session for `mcp-daemon status`. */
@@ -42,6 +44,9 @@ interface Outbound {
   method: string;
   at: number;
 }
+
+/** The owner of calls that wait on a parked question: nobody reads what it is sent. */
+const WAITING: SessionClient = { name: "(waiting for an answer)", send() {} };
 
 export class DaemonSession {
   readonly key: string;
@@ -64,6 +69,9 @@ export class DaemonSession {
   readonly #progress = new Map<string, { client: SessionClient; token: unknown }>();
   /** Server->client requests waiting for a client's answer: upstream id -> client. */
   readonly #serverRequests = new Map<string, SessionClient>();
+  /** The questions among them (elicitation/create), kept in case their client asks us to park them. */
+  readonly #questions = new Map<string, JsonRpcRequest>();
+  readonly #parked = new ParkedQuestions((question) => this.#expire(question));
   /** Which handshake the upstream process was given. The daemon prefers 2025: sessions exist there. */
   #era: "unknown" | "legacy" | "modern" = "unknown";
   #initializeParams?: JsonObject;
@@ -171,7 +179,62 @@ export class DaemonSession {
     const key = String(message.id);
     if (this.#serverRequests.get(key) !== client) return;
     this.#serverRequests.delete(key);
+    const question = this.#questions.get(key);
+    this.#questions.delete(key);
+    if (question && "error" in message && isParkRequest(message.error)) return this.#park(client, question);
     await this.#upstream?.send(message).catch(() => {});
+  }
+
+  /**
+   * The client cannot answer the server's question now (no terminal): the question and the
+   * client's calls wait here, owned by nobody, and the client learns the key a later call answers.
+   */
+  #park(client: SessionClient, question: JsonRpcRequest): void {
+    const calls = [...this.#outbound].filter(([, entry]) => entry.client === client).map(([upstreamId]) => upstreamId);
+    for (const upstreamId of calls) this.#handOver(upstreamId, WAITING, this.#outbound.get(upstreamId)!.originalId);
+    const parked = this.#parked.park(question, calls);
+    this.#log.info(`[${this.key}] ${question.method} parked as ${parked.key} for ${Math.round(PARKED_TTL_MS / 60_000)} minutes`);
+    client.send({ jsonrpc: "2.0", method: PARKED_NOTIFICATION, params: { key: parked.key, method: question.method, params: question.params ?? {} } });
+  }
+
+  /** A call that brings answers to parked questions: they go to the server, and the waiting call's result comes back here. */
+  async #answerParked(client: SessionClient, request: JsonRpcRequest, answers: JsonObject): Promise<void> {
+    const keys = Object.keys(answers).filter((key) => key.startsWith(PARKED_KEY_PREFIX));
+    const waiting = this.#parked.keys();
+    const unknown = keys.find((key) => !waiting.has(key));
+    if (unknown) {
+      client.send(errorResponse(request.id, ErrorCode.InvalidParams, `mcp-daemon: no question is waiting under ${unknown} (it was answered already, or expired after ${Math.round(PARKED_TTL_MS / 60_000)} minutes)`));
+      return;
+    }
+    for (const key of keys) {
+      const question = this.#parked.take(key)!;
+      // The tool call that waited answers this request; any other waiting call has nobody left.
+      const answered = question.calls.find((id) => this.#outbound.get(id)?.method === request.method) ?? question.calls[0];
+      if (answered !== undefined && this.#outbound.has(answered)) this.#handOver(answered, client, request.id);
+      await this.#upstream?.send({ jsonrpc: "2.0", id: question.request.id, result: answers[key] as JsonObject }).catch(() => {});
+    }
+  }
+
+  /** A call in flight changes hands: its answer, progress and questions go to `client` now. */
+  #handOver(upstreamId: string, client: SessionClient, originalId: JsonRpcId): void {
+    const entry = this.#outbound.get(upstreamId);
+    if (!entry) return;
+    const token = `${upstreamId}-progress`;
+    const progress = this.#progress.get(token);
+    if (progress) this.#progress.set(token, { ...progress, client });
+    this.#outbound.set(upstreamId, { ...entry, client, originalId });
+    this.#ids.retarget(upstreamId, client, originalId);
+  }
+
+  /** Nobody answered in time: the server hears "cancel", and the waiting calls are dropped. */
+  #expire(question: ParkedQuestion): void {
+    this.#log.info(`[${this.key}] ${question.key} was not answered in time; declined`);
+    void this.#upstream?.send({ jsonrpc: "2.0", id: question.request.id, result: { action: "cancel" } }).catch(() => {});
+    for (const upstreamId of question.calls) {
+      if (this.#outbound.get(upstreamId)?.client !== WAITING) continue;
+      this.#forget(upstreamId);
+      this.#ids.inbound(upstreamId);
+    }
   }
 
   async #clientRequest(client: SessionClient, request: JsonRpcRequest): Promise<void> {
@@ -189,6 +252,10 @@ export class DaemonSession {
     }
     if (this.#era === "unknown" && (request.params?._meta as JsonObject | undefined)?.[META_PROTOCOL_VERSION]) this.#era = "modern";
     this.calls++;
+    const answers = request.params?.inputResponses;
+    if (typeof answers === "object" && answers !== null && Object.keys(answers).some((key) => key.startsWith(PARKED_KEY_PREFIX))) {
+      return this.#answerParked(client, request, answers as JsonObject);
+    }
     if (request.method === "tools/list" && this.#toolsCache && request.params?.cursor === undefined) {
       client.send({ jsonrpc: "2.0", id: request.id, result: this.#toolsCache });
       return;
@@ -329,6 +396,7 @@ export class DaemonSession {
       return;
     }
     this.#serverRequests.set(String(request.id), pick.client);
+    if (request.method === "elicitation/create") this.#questions.set(String(request.id), request);
     pick.client.send(request);
   }
 
@@ -384,6 +452,8 @@ export class DaemonSession {
     this.#outbound.clear();
     this.#progress.clear();
     this.#serverRequests.clear();
+    this.#questions.clear();
+    this.#parked.clear();
     this.#ids = new IdRemapper<SessionClient>("daemon-");
   }
 
@@ -408,6 +478,7 @@ export class DaemonSession {
     for (const [id, owner] of this.#serverRequests) {
       if (owner !== client) continue;
       this.#serverRequests.delete(id);
+      this.#questions.delete(id);
       void this.#upstream?.send(errorResponse(id, ErrorCode.InternalError, "mcp-daemon: the client that was asked disconnected")).catch(() => {});
     }
   }
@@ -431,6 +502,7 @@ export class DaemonSession {
 
   async close(options?: CloseOptions): Promise<void> {
     this.state = "closed";
+    this.#parked.clear();
     const upstream = this.#upstream;
     this.#upstream = undefined;
     this.#roomAgain();

@@ -3,12 +3,14 @@
 // one watchdog; `mcp` mode gives each tool call its own.
 import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
 import { McpError, RawClient, type ServerIdentity } from "../lib/client.ts";
-import type { JsonObject } from "../lib/jsonrpc.ts";
+import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/jsonrpc.ts";
 import { createLogger, ownStderr, stripControl, type LogLevelName } from "../lib/log.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import type { Target } from "../lib/target.ts";
 import { CommandError, EXIT } from "./output.ts";
+import { answerLegacyQuestion, ANSWERABLE_CAPABILITIES, answersForParked, inputRequired, withAnswers, type QuestionPolicy } from "./questions.ts";
+import { PARK_ERROR_CODE, PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon-questions.ts";
 
 /** A server that pages forever must not keep us looping. */
 export const MAX_LIST_PAGES = 1_000;
@@ -28,6 +30,8 @@ export interface SessionOptions {
   stateful?: boolean;
   /** How to sign in to an HTTP server that wants OAuth (default: stored tokens only). */
   auth?: ChannelAuth;
+  /** Who answers a server's questions mid-call (default: nobody here; the command ends with exit 8). */
+  questions?: QuestionPolicy;
 }
 
 /** Whether to show what the server says besides its answers (debug and trace). */
@@ -48,6 +52,8 @@ export class Session {
   readonly #channel: MessageChannel;
   readonly #timeoutMs: number;
   readonly #active = new Set<Watchdog>();
+  readonly #questions: QuestionPolicy;
+  readonly #stateful: boolean;
 
   constructor(options: SessionOptions, channel: MessageChannel) {
     const log = createLogger({ level: options.logLevel ?? "warn", file: options.logFile, tag: "mcp-inspect" });
@@ -58,17 +64,55 @@ export class Session {
       if (error instanceof DroppedLineError && error.kind === "oversize") this.abortAll(new CommandError(EXIT.protocol, error.message));
       else log.debug(stripControl(error.message));
     };
+    const questions = options.questions ?? { terminal: false, server: "the server" };
+    this.#questions = questions;
+    this.#stateful = Boolean(options.stateful);
+    // 2026-07-28 questions can always be answered, on a later call if need be; a 2025 one only
+    // here and now (a terminal), or later through the daemon, which keeps the call waiting.
+    const canAnswerLegacy = questions.terminal || Boolean(options.stateful) || questions.answers !== undefined;
     this.client = new RawClient(this.#channel, {
       clientInfo: { name: "mcp-inspect", version: options.version },
+      capabilities: ANSWERABLE_CAPABILITIES,
+      legacyCapabilities: canAnswerLegacy ? ANSWERABLE_CAPABILITIES : {},
+      onrequest: (request) => this.#answerServer(request),
       protocolVersion: options.protocolVersion,
       timeoutMs: options.timeoutMs,
       ...(chatty(options) ? { logLevel: "debug" } : {}),
       onnotification: (notification) => {
+        if (notification.method === PARKED_NOTIFICATION) return this.#parked(notification.params ?? {});
         // Progress restarts every watchdog: the server is demonstrably working.
         if (notification.method === "notifications/progress") for (const watchdog of this.#active) watchdog.reset();
         if (chatty(options)) log.info(`${notification.method} ${stripControl(JSON.stringify(notification.params ?? {}))}`);
       },
     });
+  }
+
+  /** The daemon parked a 2025 server's question: this command ends with it, for a later call to answer. */
+  #parked(params: JsonObject): void {
+    const key = String(params.key);
+    const question = { method: "elicitation/create", params: (params.params ?? {}) as JsonObject };
+    const minutes = Math.round(PARKED_TTL_MS / 60_000);
+    this.abortAll(inputRequired({ [key]: question }, undefined, false, `The call waits in mcp-daemon for ${minutes} minutes: fill in details.answers and run the same command with --stateful --input-responses @answers.json; that call gets this call's result`));
+  }
+
+  /** A request from a 2025 server mid-call: ping, or a question (the command ends with exit 8 if nobody can answer it). */
+  async #answerServer(request: JsonRpcRequest): Promise<JsonObject> {
+    if (request.method === "ping") return {};
+    if (request.method === "elicitation/create") {
+      if (this.#stateful && !this.#questions.terminal) {
+        // The daemon keeps the question and the call waiting; its notification names the key to answer.
+        throw new McpError("protocol", PARK_ERROR_MESSAGE, { code: PARK_ERROR_CODE, message: PARK_ERROR_MESSAGE });
+      }
+      const signal = [...this.#active][0]?.signal ?? new AbortController().signal;
+      try {
+        return await answerLegacyQuestion((request.params ?? {}) as JsonObject, this.#questions, signal);
+      } catch (error) {
+        this.abortAll(error as Error);
+        return { action: "cancel" };
+      }
+    }
+    const message = `mcp-inspect does not support ${request.method}`;
+    throw new McpError("protocol", message, { code: ErrorCode.MethodNotFound, message });
   }
 
   /** Starts the server and negotiates. */
@@ -97,7 +141,7 @@ export class Session {
     const watchdog = shared ?? new Watchdog(this.#timeoutMs);
     this.#active.add(watchdog);
     try {
-      return await Promise.race([work(new Call(this.client, watchdog)), watchdog.fired]);
+      return await Promise.race([work(new Call(this.client, watchdog, this.#questions)), watchdog.fired]);
     } finally {
       this.#active.delete(watchdog);
       if (!shared) watchdog.stop();
@@ -124,16 +168,15 @@ export class Call {
   constructor(
     readonly client: RawClient,
     readonly watchdog: Watchdog,
+    readonly questions: QuestionPolicy = { terminal: false, server: "the server" },
   ) {}
 
+  /** One request; on 2026-07-28 its `input_required` rounds are answered (or end the command with the questions). */
   async request(method: string, params: JsonObject): Promise<JsonObject> {
-    const result = await this.client.request(method, params, { signal: this.watchdog.signal, onprogress: () => this.watchdog.reset() });
-    if (result.resultType === "input_required") {
-      // 2026-07-28 multi round-trip: the server wants sampling, elicitation or roots from a client.
-      const wanted = Object.values((result.inputRequests ?? {}) as Record<string, { method?: string }>).map((r) => r.method ?? "input");
-      throw new CommandError(EXIT.protocol, `the server asked for input this command cannot give (${wanted.join(", ") || "input_required"}); use an interactive client such as mcp-host`, { result });
-    }
-    return result;
+    const send = (attempt: JsonObject) => this.client.request(method, attempt, { signal: this.watchdog.signal, onprogress: () => this.watchdog.reset() });
+    // 2025, through the daemon: answers to a parked question travel in the call that brings them.
+    if (this.client.identity.era !== "modern") return send(answersForParked(method, params, this.questions));
+    return withAnswers(method, params, send, this.questions, this.watchdog.signal);
   }
 
   /** A liveness round trip in the negotiated era, timed. */

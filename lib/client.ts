@@ -57,6 +57,8 @@ export interface RequestOptions {
 export interface ClientOptions {
   clientInfo: { name: string; version: string };
   capabilities?: JsonObject;
+  /** What the initialize handshake declares, when a 2025 session can do less (default: capabilities). */
+  legacyCapabilities?: JsonObject;
   /** Pin one revision; without it the client probes for the modern era and falls back. */
   protocolVersion?: string;
   /** 2026-07-28: servers log only for requests that name a level. */
@@ -159,7 +161,7 @@ export class RawClient {
   async #initialize(version: string, pinned: boolean): Promise<ServerIdentity> {
     const result = await this.#send(
       "initialize",
-      { protocolVersion: version, capabilities: this.#options.capabilities ?? {}, clientInfo: this.#options.clientInfo },
+      { protocolVersion: version, capabilities: this.#options.legacyCapabilities ?? this.#options.capabilities ?? {}, clientInfo: this.#options.clientInfo },
       { timeoutMs: this.#timeout() },
     );
     const negotiated = typeof result.protocolVersion === "string" ? result.protocolVersion : "";

@@ -156,6 +156,11 @@ export class IdRemapper<Owner> {
     return entry;
   }
 
+  /** Hands a request still in flight to another owner, whose answer it becomes under `originalId`. */
+  retarget(upstreamId: JsonRpcId, owner: Owner, originalId: JsonRpcId): void {
+    if (this.#pending.has(upstreamId)) this.#pending.set(upstreamId, { owner, originalId });
+  }
+
   /** Forgets every request of one owner, returning their upstream ids (e.g. to cancel them). */
   dropOwner(owner: Owner): string[] {
     const dropped: string[] = [];

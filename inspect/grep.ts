@@ -1,0 +1,99 @@
+// `mcp-inspect grep`: one search over the tools of many servers. Servers are asked in parallel, a
+// few at a time, each under its own timeout; one that fails is reported with its error and the
+// search goes on. Stateful servers answer from the daemon's session (its cached list).
+import { describeTarget, type Target } from "../lib/target.ts";
+import { printingAuthUi } from "../lib/auth/ui.ts";
+import { EXIT_NAMES } from "../lib/exit-codes.ts";
+import { classify } from "./output.ts";
+import { openSession } from "./session.ts";
+import { parameterNames, signature, type ToolLike } from "./signatures.ts";
+
+/** Servers asked at once: enough to hide latency, few enough not to start a herd of processes. */
+export const GREP_CONCURRENCY = 4;
+/** Each server's time to start and list its tools, unless --timeout says otherwise. */
+export const GREP_SERVER_TIMEOUT_MS = 15_000;
+
+export interface NamedTarget {
+  /** The server's name: its config entry, else how the target reads. */
+  server: string;
+  target: Target;
+}
+
+export interface GrepMatch {
+  server: string;
+  tool: string;
+  signature: string;
+}
+
+export interface GrepFailure {
+  server: string;
+  code: string;
+  exitCode: number;
+  error: string;
+}
+
+export interface GrepOptions {
+  version: string;
+  timeoutMs?: number;
+  stateful?: boolean;
+}
+
+/** Case-insensitive: a regular expression when the pattern is one, else the text as written. */
+export function matcher(pattern: string): (text: string) => boolean {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(pattern, "i");
+  } catch {
+    regex = new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "i");
+  }
+  return (text) => regex.test(text);
+}
+
+/** Whether a tool's name, title, description or a parameter name matches. */
+export function toolMatches(tool: ToolLike, test: (text: string) => boolean): boolean {
+  const fields = [tool.name, tool.title, tool.description].filter((field): field is string => typeof field === "string");
+  return fields.some(test) || parameterNames(tool.inputSchema).some(test);
+}
+
+export async function grep(targets: NamedTarget[], pattern: string, options: GrepOptions): Promise<{ matches: GrepMatch[]; failures: GrepFailure[]; searched: number }> {
+  const test = matcher(pattern);
+  const matches: GrepMatch[][] = targets.map(() => []);
+  const failures: (GrepFailure | undefined)[] = targets.map(() => undefined);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < targets.length; i = next++) {
+      const { server, target } = targets[i]!;
+      try {
+        const tools = await toolsOf(target, options);
+        matches[i] = tools.filter((tool) => toolMatches(tool, test)).map((tool) => ({ server, tool: String(tool.name), signature: signature(tool) }));
+      } catch (error) {
+        const failure = classify(error);
+        failures[i] = { server, code: codeName(failure.exitCode), exitCode: failure.exitCode, error: failure.message };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(GREP_CONCURRENCY, targets.length) }, worker));
+  return { matches: matches.flat(), failures: failures.filter((f): f is GrepFailure => f !== undefined), searched: targets.length };
+}
+
+/** One server's tools: connect, list every page, close. A sign-in is never started here: grep asks many servers at once. */
+async function toolsOf(target: Target, options: GrepOptions): Promise<ToolLike[]> {
+  const timeoutMs = options.timeoutMs ?? target.timeoutMs ?? GREP_SERVER_TIMEOUT_MS;
+  const session = await openSession(target, { version: options.version, timeoutMs, stateful: options.stateful, auth: { signIn: "no", ui: printingAuthUi() } });
+  try {
+    await session.connect();
+    const listed = await session.run((call) => call.listAll("tools/list", "tools"));
+    return listed.tools as ToolLike[];
+  } finally {
+    await session.close();
+  }
+}
+
+function codeName(exitCode: number): string {
+  return EXIT_NAMES[exitCode] ?? "ERROR";
+}
+
+/** The name a target goes by in grep's answers. */
+export function targetName(target: Target): string {
+  return target.name ?? describeTarget(target);
+}
