@@ -11,7 +11,9 @@ import { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, T
 import { showHelp, withExamples } from "./lib/help.ts";
 import { isLogLevelName, type LogLevelName } from "./lib/log.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "./lib/client.ts";
-import { applyOverrides, loadConfigTarget, loadConfigTargets, parseOverrides, serverTarget, type StdioTarget, type Target } from "./lib/target.ts";
+import { applyOverrides, discoveredTarget, loadConfigTarget, loadConfigTargets, parseOverrides, serverTarget, type StdioTarget, type Target } from "./lib/target.ts";
+import { atTerminal } from "./lib/auth/ui.ts";
+import { terminalAsk } from "./lib/discovery/ask.ts";
 import { createProvider, pickProvider, PROVIDER_NAMES, type LLMProvider, type ProviderName } from "./host/provider.ts";
 import { EXIT, eraChoice, rootFor } from "./host/options.ts";
 import pkg from "./package.json" with { type: "json" };
@@ -96,7 +98,7 @@ async function host(args: Record<string, unknown>): Promise<number> {
   if (!auth.ok) return fail(auth.error);
   const level = args["log-level"] as string | undefined;
   if (level !== undefined && !isLogLevelName(level)) return fail(`unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`);
-  const targets = serverTargets(args);
+  const targets = await serverTargets(args);
   if (!targets.ok) return fail(targets.error);
   const providerName = (args.provider as string | undefined) ?? pickProvider(process.env);
   if (!PROVIDER_NAMES.includes(providerName as ProviderName)) return fail(`unknown provider ${JSON.stringify(providerName)} (choose ${PROVIDER_NAMES.join(", ")})`);
@@ -135,12 +137,12 @@ async function host(args: Record<string, unknown>): Promise<number> {
 }
 
 /**
- * Every server named: --server values (entries of --config when it is given, else URLs or
- * command lines), --config's every entry when no --server picks some, --url values and a command
+ * Every server named: --server values (entries of --config when it is given, else URLs,
+ * configured servers' names or command lines), --config's every entry when no --server picks some, --url values and a command
  * after `--`; with none, the built-in reference server. -H, --env, --cwd, --transport and
  * --stateful apply to each that they fit.
  */
-function serverTargets(args: Record<string, unknown>): { ok: true; value: Target[] } | { ok: false; error: string } {
+async function serverTargets(args: Record<string, unknown>): Promise<{ ok: true; value: Target[] } | { ok: false; error: string }> {
   const targets: Target[] = [];
   const config = args.config as string | undefined;
   const servers = invocation.repeated.server ?? [];
@@ -157,7 +159,8 @@ function serverTargets(args: Record<string, unknown>): { ok: true; value: Target
     }
   } else {
     for (const value of servers) {
-      const given = serverTarget(value);
+      // A configured server's name first (DESIGN.md's order), else a URL or a command line.
+      const given = (await discoveredTarget(value, process.env, atTerminal() ? { ask: terminalAsk() } : {})) ?? serverTarget(value);
       if (!given.ok) return given;
       targets.push(given.value);
     }

@@ -2,25 +2,44 @@
 // mcp-inspect: an MCP client on the command line. Each command connects to one server (a stdio
 // command after `--`, a URL, or a config entry), does one thing, prints one result, and exits
 // with a code that says what happened. `mcp` turns it into an MCP server of inspection tools.
-import { defineCommand, runMain, type ArgsDef, type CommandDef } from "citty";
-import { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownCommandProblem, unknownFlagsProblem, valueFlags, type Invocation } from "./lib/cli.ts";
-import { showHelp, withExamples } from "./lib/help.ts";
-import { isLogLevelName, type LogLevelName } from "./lib/log.ts";
-import { KNOWN_PROTOCOL_VERSIONS, McpError } from "./lib/client.ts";
-import { onExitSignals } from "./lib/signals.ts";
-import { atTerminal, printingAuthUi, terminalAuthUi } from "./lib/auth/ui.ts";
+//
+// Start-up (issue 13): for a one-shot command against a plain stdio server, inspect/early-server.ts
+// spawns the server first and only then is the rest loaded, so that the two start-ups overlap.
+// That is why modules are imported with `await import()` below, types alone statically: a static
+// import is loaded before the first line of this file runs. New imports belong with them.
+import type { ArgsDef, CommandDef } from "citty";
+import type { Invocation } from "./lib/cli.ts";
+import type { LogLevelName } from "./lib/log.ts";
 import type { ChannelAuth } from "./lib/open-channel.ts";
-import { runConfigCommand } from "./lib/client-config.ts";
-import { stripControl } from "./lib/log.ts";
-import { describeTarget, loadConfigTargets, resolveTargetDiscovering, type Target } from "./lib/target.ts";
-import { terminalAsk } from "./lib/discovery/ask.ts";
+import type { Target } from "./lib/target.ts";
 import type { NamedTarget } from "./inspect/grep.ts";
-import { pairsToArguments, readParams, validate } from "./inspect/arguments.ts";
-import { signature, type ToolLike } from "./inspect/signatures.ts";
+import type { ToolLike } from "./inspect/signatures.ts";
 import type { GivenAnswers } from "./inspect/questions.ts";
-import { MAX_TIMEOUT_MS, Watchdog, openSession, type Call } from "./inspect/session.ts";
-import { CommandError, EXIT, classify, errorEnvelope, renderText, successEnvelope, type Metadata } from "./inspect/output.ts";
+import type { Call } from "./inspect/session.ts";
+import type { Metadata } from "./inspect/output.ts";
+import type { TaskAction, TaskMode } from "./inspect/tasks.ts";
+import { discardEarly, earlyInterruption, startEarly } from "./inspect/early-server.ts";
 import pkg from "./package.json" with { type: "json" };
+
+// The server first: a plain stdio server of a one-shot command is spawned before the rest loads.
+if (import.meta.main) await startEarly(process.argv.slice(2));
+const { defineCommand, runMain } = await import("citty");
+const { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownCommandProblem, unknownFlagsProblem, valueFlags } = await import("./lib/cli.ts");
+const { showHelp, withExamples } = await import("./lib/help.ts");
+const { isLogLevelName, ownStderr, stripControl } = await import("./lib/log.ts");
+const { KNOWN_PROTOCOL_VERSIONS, McpError } = await import("./lib/client.ts");
+const { onExitSignals } = await import("./lib/signals.ts");
+const { atTerminal, printingAuthUi, terminalAuthUi } = await import("./lib/auth/ui.ts");
+const { runConfigCommand } = await import("./lib/client-config.ts");
+const { describeTarget, loadConfigTargets, resolveTargetDiscovering } = await import("./lib/target.ts");
+const { terminalAsk } = await import("./lib/discovery/ask.ts");
+const { pairsToArguments, readParams, validate } = await import("./inspect/arguments.ts");
+const { signature } = await import("./inspect/signatures.ts");
+const { MAX_TIMEOUT_MS, Watchdog, openSession } = await import("./inspect/session.ts");
+const tasks = await import("./inspect/tasks.ts");
+const { CommandError, EXIT, classify, errorEnvelope, renderText, successEnvelope } = await import("./inspect/output.ts");
+/** A class imported with `await import()` is a value only: its type, under the same name. */
+type CommandError = import("./inspect/output.ts").CommandError;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const OUTPUT_FORMATS = ["json", "text", "signatures"];
@@ -56,7 +75,7 @@ function inspectCommand<A extends ArgsDef, P>(
   description: string,
   examples: string[],
   args: A,
-  prepare: (args: Args, signal: AbortSignal) => Promise<P> | P,
+  prepare: (args: Args, signal: AbortSignal, target: Target) => Promise<P> | P,
   act: (call: Call, prepared: P, target: Target) => Promise<unknown>,
 ): CommandDef<A & typeof COMMON_ARGS> {
   const allArgs = { ...args, ...COMMON_ARGS } as A & typeof COMMON_ARGS;
@@ -94,24 +113,30 @@ const callTool = inspectCommand(
     name: { type: "positional", description: "tool name", required: false },
     params: { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" },
     validate: { type: "boolean", description: "check the arguments against the tool's inputSchema first", default: true },
+    task: { type: "boolean", description: "run it as a task and wait for it, its progress on stderr; Ctrl-C cancels the task, --timeout leaves it running (tools that require a task get one anyway)" },
+    detach: { type: "boolean", description: "run it as a task and print the task (its taskId) at once, for `task get|result|cancel` (an HTTP server, or --stateful)" },
     ...ANSWER_ARGS,
   },
-  async (args, signal) => {
+  async (args, signal, target) => {
     const name = requirePositional(args, "tool name", "call-tool echo message=hi -- node server.js");
     const pairs = args._.slice(1);
     // The pairs' form is checked now; their types need the schema, so they are built later.
     const form = pairsToArguments(pairs, undefined);
     if (!form.ok) throw new CommandError(EXIT.usage, form.error);
-    return { name, base: await paramsOf(args, signal), pairs, validate: args.validate !== false };
+    if (args.detach) requireLastingServer(args, target, "--detach");
+    const mode: TaskMode = args.detach ? "detach" : args.task ? "wait" : "auto";
+    const lasting = tasks.outlivesProcess(target, Boolean(args.stateful));
+    return { name, base: await paramsOf(args, signal), pairs, validate: args.validate !== false, mode, lasting, onstatus: taskStatusWriter(args) };
   },
-  async (call, { name, base, pairs, validate: check }, target) => {
+  async (call, { name, base, pairs, validate: check, mode, lasting, onstatus }, target) => {
     // Over HTTP the schema is needed anyway: it says which arguments travel as Mcp-Param headers.
     let schema: Record<string, unknown> | undefined;
+    let tool: Record<string, unknown> | undefined;
     if (check || pairs.length > 0 || target.kind === "http") {
-      const { tools } = (await call.listAll("tools/list", "tools")) as { tools: { name?: unknown; inputSchema?: Record<string, unknown> }[] };
-      const tool = tools.find((t) => t.name === name);
+      const { tools } = (await call.listAll("tools/list", "tools")) as { tools: Record<string, unknown>[] };
+      tool = tools.find((t) => t.name === name);
       if (!tool) throw new CommandError(EXIT.usage, `unknown tool "${name}" (the server has: ${tools.map((t) => String(t.name)).join(", ") || "no tools"})`);
-      schema = tool.inputSchema;
+      schema = tool.inputSchema as Record<string, unknown> | undefined;
     }
     const built = pairsToArguments(pairs, schema, base);
     if (!built.ok) throw new CommandError(EXIT.usage, built.error);
@@ -121,7 +146,7 @@ const callTool = inspectCommand(
         throw new CommandError(EXIT.usage, `invalid arguments for ${name}: ${problems.slice(0, 5).join("; ")} (or pass --no-validate)`, { problems });
       }
     }
-    return call.request("tools/call", { name, arguments: built.value });
+    return tasks.callTool(call, { name, arguments: built.value, mode, tool, onstatus, lasting });
   },
 );
 
@@ -231,6 +256,25 @@ const ping = inspectCommand(
   (call) => call.ping(),
 );
 
+const task = inspectCommand(
+  "task",
+  "Follow a task the server runs (call-tool --task/--detach): get prints its state, result waits for its result, cancel cancels it. A task outlives mcp-inspect only on an HTTP server or with --stateful.",
+  ["mcp-inspect task get 786512e2-9e0d-44bd-8f29-789f320fe840 --url http://127.0.0.1:3000/mcp", "mcp-inspect task result <id> --stateful -- node server.js", "mcp-inspect task cancel <id> --url http://127.0.0.1:3000/mcp"],
+  {
+    action: { type: "positional", description: tasks.TASK_ACTIONS.join(", "), required: false },
+    id: { type: "positional", description: "the task's id", required: false },
+  },
+  (args, _signal, target) => {
+    const action = args._[0] as TaskAction | undefined;
+    if (!action || !tasks.TASK_ACTIONS.includes(action)) throw new CommandError(EXIT.usage, `task needs one of ${tasks.TASK_ACTIONS.join(", ")} (e.g. mcp-inspect task get <id> --url http://127.0.0.1:3000/mcp)`);
+    const taskId = args._[1];
+    if (!taskId) throw new CommandError(EXIT.usage, `missing the task's id (e.g. mcp-inspect task ${action} <id> --url http://127.0.0.1:3000/mcp)`);
+    requireLastingServer(args, target, "task");
+    return { action, taskId, onstatus: taskStatusWriter(args) };
+  },
+  (call, { action, taskId, onstatus }) => tasks.run(call, action, taskId, onstatus),
+);
+
 const MCP_ARGS = {
   ...TARGET_ARGS,
   timeout: COMMON_ARGS.timeout,
@@ -244,7 +288,7 @@ const mcp = defineCommand({
   meta: {
     name: "mcp",
     description:
-      "Run as a stdio MCP server whose tools inspect the target: list_tools, call_tool, list_resources, read_resource, list_prompts, get_prompt, get_server_info, ping. One connection to the target is kept across calls.",
+      "Run as a stdio MCP server whose tools inspect the target: list_tools, call_tool, list_resources, read_resource, list_prompts, get_prompt, get_server_info, ping, get_task, get_task_result, cancel_task. One connection to the target is kept across calls.",
   },
   args: MCP_ARGS,
   async run({ args }) {
@@ -313,6 +357,8 @@ async function runAuth(args: Args): Promise<void> {
   const problem = usageProblem(args, AUTH_COMMAND_ARGS);
   if (problem) return failed(new CommandError(EXIT.usage, problem));
   const { listSignIns, logout, signIn } = await import("./inspect/auth.ts");
+  const interrupted = new AbortController();
+  let signalCode: number | undefined;
   try {
     if (args.list) return done(listSignIns());
     const target = await checkTarget(args);
@@ -320,11 +366,17 @@ async function runAuth(args: Args): Promise<void> {
     if (target.value.kind !== "http") return failed(new CommandError(EXIT.usage, "auth is for HTTP servers (give --url, or a --config entry with a url)"));
     const auth = channelAuth(args, "ask");
     if (!auth.ok) return failed(new CommandError(EXIT.usage, auth.error));
+    // Ctrl-C (SIGTERM, SIGHUP) ends the wait for the browser, and the listener with it.
+    onExitSignals((signal, code) => {
+      signalCode = code;
+      interrupted.abort(new Error(`interrupted by ${signal}`));
+    });
+    auth.value.signal = interrupted.signal;
     const shown = describeTarget(target.value);
     if (args.logout) return done(await logout(target.value, auth.value), shown);
     done(await signIn(target.value, auth.value), shown);
   } catch (error) {
-    failed(new CommandError(EXIT.auth, (error as Error).message));
+    failed(new CommandError(signalCode ?? EXIT.auth, (error as Error).message));
   }
 }
 
@@ -369,22 +421,79 @@ async function runGrep(args: Args): Promise<void> {
   if (targets.value.length === 0) return fail(new CommandError(EXIT.nothingThere, "no servers are configured for this user or project (see mcp-inspect servers)"));
   const { grep } = await import("./inspect/grep.ts");
   const found = await grep(targets.value, pattern, { version: pkg.version, timeoutMs: args.timeout !== undefined ? Number(args.timeout) : undefined, stateful: Boolean(args.stateful) });
+  const nothing = `no tool matches ${JSON.stringify(pattern)} on the ${found.searched - found.failures.length} of ${found.searched} servers that answered`;
   process.exitCode = found.matches.length > 0 ? EXIT.ok : EXIT.nothingThere;
   if (json) {
-    process.stdout.write(`${successEnvelope(found, metadata())}\n`);
+    // Exit 9 is a failure of the search, in the contract's shape: success false, and the data still there.
+    const envelope = found.matches.length > 0 ? successEnvelope(found, metadata()) : errorEnvelope(new CommandError(EXIT.nothingThere, nothing), metadata(), found);
+    process.stdout.write(`${envelope}\n`);
     return;
   }
   for (const match of found.matches) process.stdout.write(`${stripControl(match.server)}: ${match.signature}\n`);
   for (const failure of found.failures) process.stderr.write(`${stripControl(failure.server)}: ${failure.code}: ${stripControl(failure.error)}\n`);
-  if (found.matches.length === 0) process.stderr.write(`no tool matches ${JSON.stringify(pattern)} on ${found.searched - found.failures.length} of ${found.searched} servers\n`);
+  if (found.matches.length === 0) process.stderr.write(`${nothing}\n`);
+}
+
+const SKILL_ARGS = {
+  out: { type: "string", description: "the directory to write SKILL.md into (made if missing); - prints it", valueHint: "dir" },
+  ...COMMON_ARGS,
+} as const satisfies ArgsDef;
+
+const skillCommand = withExamples(
+  defineCommand({
+    meta: {
+      name: "skill",
+      description:
+        "Write a SKILL.md (Agent Skills format) that teaches an agent to use mcp-inspect with this user's servers: the servers, their tools as one-line signatures, and the commands for calling, answering questions and tasks. No secrets; the servers' text is marked as theirs.",
+    },
+    args: SKILL_ARGS,
+    run: ({ args }) => runSkill(args as Args),
+  }),
+  ["mcp-inspect skill --out ~/.claude/skills/mcp-servers", "mcp-inspect skill --out - --config .mcp.json"],
+);
+
+async function runSkill(args: Args): Promise<void> {
+  const started = performance.now();
+  const json = wantsJson(args);
+  const metadata = (): Metadata => ({ command: "skill", target: "", timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
+  const fail = (error: CommandError) => {
+    if (json && args.out !== "-") process.stdout.write(`${errorEnvelope(error, metadata())}\n`);
+    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
+    process.exitCode = error.exitCode;
+  };
+  const problem = usageProblem(args, SKILL_ARGS) ?? (typeof args.out === "string" && args.out !== "" ? undefined : "--out DIR is required (the directory for SKILL.md, or - to print it)");
+  if (problem) return fail(new CommandError(EXIT.usage, problem));
+  const targets = await grepTargets(args);
+  if (!targets.ok) return fail(new CommandError(EXIT.usage, targets.error));
+  if (targets.value.length === 0) return fail(new CommandError(EXIT.nothingThere, "no servers are configured for this user or project (see mcp-inspect servers)"));
+  const [{ survey }, { skillMarkdown, SKILL_FILE }] = await Promise.all([import("./inspect/grep.ts"), import("./inspect/skill.ts")]);
+  const surveyed = await survey(targets.value, { version: pkg.version, timeoutMs: args.timeout !== undefined ? Number(args.timeout) : undefined, stateful: Boolean(args.stateful) });
+  const markdown = skillMarkdown(surveyed.map((entry, i) => ({ ...entry, select: targets.value[i]!.select })));
+  if (args.out === "-") {
+    process.stdout.write(markdown);
+    return;
+  }
+  const { mkdirSync, writeFileSync } = await import("node:fs");
+  const { join, resolve } = await import("node:path");
+  const file = join(resolve(String(args.out)), SKILL_FILE);
+  try {
+    mkdirSync(resolve(String(args.out)), { recursive: true });
+    writeFileSync(file, markdown);
+  } catch (error) {
+    return fail(new CommandError(EXIT.usage, `cannot write ${file}: ${(error as Error).message}`));
+  }
+  const data = { file, servers: surveyed.map((entry) => ({ server: entry.server, tools: entry.tools?.length ?? 0, ...(entry.failure ? { error: entry.failure.error } : {}) })) };
+  if (json) process.stdout.write(`${successEnvelope(data, metadata())}\n`);
+  else process.stdout.write(`wrote ${file} (${surveyed.length} servers)\n`);
 }
 
 /** What grep searches: one given server, every entry of --config, else every configured (and approved) server. */
 async function grepTargets(args: Args): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
-  const named = (target: Target): NamedTarget => ({ server: target.name ?? describeTarget(target), target });
+  const flags = (target: Target) => (target.kind === "http" ? `--url ${target.url}` : `-- ${[target.command, ...target.args].join(" ")}`);
+  const named = (target: Target, select = flags(target)): NamedTarget => ({ server: target.name ?? describeTarget(target), target, select });
   if (args.config && !args.server) {
     const loaded = loadConfigTargets(args.config);
-    return loaded.ok ? { ok: true, value: loaded.value.map(named) } : loaded;
+    return loaded.ok ? { ok: true, value: loaded.value.map((target) => named(target, `--config ${args.config} --server ${target.name}`)) } : loaded;
   }
   if (args.config || args.server || args.url || invocation.command.length > 0) {
     const target = await checkTarget(args);
@@ -397,7 +506,7 @@ async function grepTargets(args: Args): Promise<{ ok: true; value: NamedTarget[]
 const config = defineCommand({
   meta: { name: "config", description: "Print (or --write) the entry a client needs to run `mcp-inspect mcp` against a server: config --client <name> [--write] -- <server command>" },
   args: {
-    client: { type: "string", description: "claude-desktop, claude-code, cursor or vscode", valueHint: "name" },
+    client: { type: "string", description: "claude-desktop, claude-code (the project's .mcp.json), claude-code-user, cursor, vscode (.vscode/mcp.json), windsurf, gemini or codex", valueHint: "name" },
     name: { type: "string", description: "the entry's name (default: from the server command)", valueHint: "name" },
     file: { type: "string", description: "write this file instead of the client's own", valueHint: "path" },
     write: { type: "boolean", description: "merge the entry into the file (a backup first; comments and other entries kept)" },
@@ -439,9 +548,11 @@ const SUBCOMMANDS = {
   complete,
   "server-info": serverInfo,
   ping,
+  task,
   mcp,
   auth,
   grep: grepCommand,
+  skill: skillCommand,
   servers,
   config,
 };
@@ -470,7 +581,7 @@ async function runOneShot<P>(
   name: string,
   args: Args,
   defs: ArgsDef,
-  prepare: (args: Args, signal: AbortSignal) => Promise<P> | P,
+  prepare: (args: Args, signal: AbortSignal, target: Target) => Promise<P> | P,
   act: (call: Call, prepared: P, target: Target) => Promise<unknown>,
 ): Promise<void> {
   const started = performance.now();
@@ -506,7 +617,7 @@ async function runOneShot<P>(
   });
   let prepared: P;
   try {
-    prepared = await Promise.race([prepare(args, watchdog.signal), watchdog.fired]);
+    prepared = await Promise.race([prepare(args, watchdog.signal, target.value), watchdog.fired]);
   } catch (error) {
     watchdog.stop();
     const timedOut = error instanceof McpError && error.kind === "timeout";
@@ -522,13 +633,16 @@ async function runOneShot<P>(
   }
   const auth = channelAuth(args, atTerminal() ? "ask" : "no");
   if (!auth.ok) return report(new CommandError(EXIT.usage, auth.error));
+  // Ctrl-C (or --timeout) ends a sign-in too; the time a person spends in the browser is not the server's.
+  auth.value.signal = watchdog.signal;
+  auth.value.onUserWait = (waiting) => (waiting ? watchdog.pause() : watchdog.reset());
   const questions = { terminal: atTerminal(), server: describeTarget(target.value), ...(answers ? { answers } : {}) };
   const session = await openSession(target.value, { version: pkg.version, timeoutMs, protocolVersion: args["protocol-version"], logLevel: logLevelOf(args), logFile: args["log-file"], stateful: Boolean(args.stateful), auth: auth.value, questions });
   try {
     await session.connect(watchdog);
     protocolVersion = session.protocolVersion;
     const data = await session.run((call) => act(call, prepared, target.value), watchdog);
-    if (name === "call-tool" && (data as { isError?: boolean }).isError === true) {
+    if ((name === "call-tool" || name === "task") && (data as { isError?: boolean }).isError === true) {
       const text = ((data as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === "text")?.text;
       report(new CommandError(EXIT.toolError, `the tool reported an error${text ? `: ${text.slice(0, 200)}` : ""}`), data);
     } else if (args.format === "signatures" && name === "list-tools") process.stdout.write(signatureLines((data as { tools: ToolLike[] }).tools));
@@ -571,6 +685,19 @@ function checkTarget(args: Args): Promise<{ ok: true; value: Target } | { ok: fa
     process.env,
     { ...(atTerminal() ? { ask: terminalAsk() } : {}) },
   );
+}
+
+/** A one-shot stdio server exits with this command, and its tasks with it. */
+function requireLastingServer(args: Args, target: Target, what: string): void {
+  if (tasks.outlivesProcess(target, Boolean(args.stateful))) return;
+  throw new CommandError(EXIT.usage, `${what} needs a server that outlives this command: a one-shot stdio server exits with mcp-inspect, and its tasks with it (use an HTTP server, or --stateful to keep it in mcp-daemon)`);
+}
+
+/** Where a task's progress goes: a line on stderr per new state, unless the log level is silent or error. */
+function taskStatusWriter(args: Args): ((line: string) => void) | undefined {
+  const level = logLevelOf(args);
+  if (level === "silent" || level === "error") return undefined;
+  return (line) => void ownStderr().write(`${line}\n`);
 }
 
 /** --timeout, else the config entry's timeout_ms, else the default. */
@@ -646,7 +773,18 @@ async function paramsOf(args: Args, signal: AbortSignal): Promise<Record<string,
 
 /** Every configured server this user approved, as grep and skill search them. */
 async function discoveredTargets(): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
-  return { ok: true, value: [] };
+  const { discoverServers, isApproved, serverStates, targetOf } = await import("./lib/discovery.ts");
+  const { servers } = discoverServers();
+  const states = serverStates(servers);
+  const value: NamedTarget[] = [];
+  for (const server of servers) {
+    // What `--server NAME` would reach, and only that: no shadowed, ambiguous, unapproved or turned-off entry.
+    const state = states.get(server);
+    if (server.turnedOff || !isApproved(server) || state?.shadowedBy || state?.ambiguousWith?.length) continue;
+    const target = targetOf(server);
+    if (target.ok) value.push({ server: server.name, target: target.value, select: `--server ${server.name}` });
+  }
+  return { ok: true, value };
 }
 
 /** Runs mcp-inspect with these arguments (what follows the program name). */
@@ -655,22 +793,43 @@ export async function run(argv: string[]): Promise<void> {
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
   });
+  const interrupted = earlyInterruption();
+  if (interrupted) {
+    // A signal while this file loaded, with a server started early (and now stopped): said as a signal during a command is.
+    const by = interrupted.signal === "SIGINT" ? "Ctrl-C" : interrupted.signal;
+    endBeforeCommand(new CommandError(interrupted.code, `interrupted by ${by} before the server was asked anything`), interrupted.command);
+    await discardEarly();
+    return;
+  }
+  try {
+    await runCommand(argv);
+  } finally {
+    // A server started early that no session took (a usage error, --help after all) goes now.
+    await discardEarly();
+    const late = earlyInterruption();
+    if (late) process.exitCode = late.code;
+  }
+}
+
+/** Ends the run before any command ran: the envelope off a terminal, a line on one. */
+function endBeforeCommand(error: CommandError, command: string): void {
+  if (!process.stdout.isTTY) process.stdout.write(`${errorEnvelope(error, { command, target: "", timestamp: new Date().toISOString(), durationMs: 0 })}\n`);
+  else process.stderr.write(`error: ${error.message}\n`);
+  process.exitCode = error.exitCode;
+}
+
+/** The command argv names: `config` before citty, an unknown one as a usage error, the rest through citty. */
+async function runCommand(argv: string[]): Promise<void> {
   const commands = Object.keys(SUBCOMMANDS);
   const defs = Object.values(SUBCOMMANDS).map((command) => (command.args ?? {}) as ArgsDef);
   invocation = prepareArgv(argv, { commands, defs, repeatable: REPEATABLE_TARGET_FLAGS });
   const own = invocation.rawArgs;
   if (own[0] === "config") {
-    process.exitCode = runConfigCommand("mcp-inspect", own.slice(1), invocation.command, { leadingArgs: ["mcp"], example: "-- node server.js", entryScript: new URL(import.meta.url).pathname });
+    process.exitCode = await runConfigCommand("mcp-inspect", own.slice(1), invocation.command, { leadingArgs: ["mcp"], example: "-- node server.js", entryScript: new URL(import.meta.url).pathname });
     return;
   }
   const badCommand = unknownCommandProblem(own, commands, "mcp-inspect", valueFlags(defs));
-  if (badCommand) {
-    const error = new CommandError(EXIT.usage, badCommand);
-    if (!process.stdout.isTTY) process.stdout.write(`${errorEnvelope(error, { command: own.find((arg) => !arg.startsWith("-")) ?? "", target: "", timestamp: new Date().toISOString(), durationMs: 0 })}\n`);
-    else process.stderr.write(`error: ${badCommand}\n`);
-    process.exitCode = EXIT.usage;
-    return;
-  }
+  if (badCommand) return endBeforeCommand(new CommandError(EXIT.usage, badCommand), own.find((arg) => !arg.startsWith("-")) ?? "");
   await runMain(main, { rawArgs: own, showUsage: showHelp });
 }
 

@@ -16,7 +16,7 @@ import { createLogger, isLogLevelName, ownStderr, type LogLevelName } from "./li
 import { openChannel, type ChannelAuth } from "./lib/open-channel.ts";
 import { printingAuthUi } from "./lib/auth/ui.ts";
 import { onExitSignals } from "./lib/signals.ts";
-import { describeTarget, resolveTarget, type Target } from "./lib/target.ts";
+import { describeTarget, resolveTargetDiscovering, type Target } from "./lib/target.ts";
 import { McpProxy } from "./proxy/core.ts";
 import { Builder, startWatching } from "./proxy/watch.ts";
 import pkg from "./package.json" with { type: "json" };
@@ -58,7 +58,7 @@ export const main = defineCommand({
   },
   args: ARGS,
   async run({ args }) {
-    const settings = readSettings(args as Record<string, unknown>);
+    const settings = await readSettings(args as Record<string, unknown>);
     if (!settings.ok) {
       process.stderr.write(`error: ${settings.error}\n`);
       process.exitCode = EXIT.usage;
@@ -89,7 +89,7 @@ interface Settings {
 }
 
 /** Flags win over the environment variables reloaderoo users already set, which win over defaults. */
-function readSettings(args: Record<string, unknown>): { ok: true; value: Settings } | { ok: false; error: string } {
+async function readSettings(args: Record<string, unknown>): Promise<{ ok: true; value: Settings } | { ok: false; error: string }> {
   const env = process.env;
   if (invocation.missing) return { ok: false, error: `${invocation.missing} needs a value` };
   const unknown = unknownFlagsProblem(args, ARGS);
@@ -101,7 +101,8 @@ function readSettings(args: Record<string, unknown>): { ok: true; value: Setting
   if (command.length === 0 && env.MCPDEV_PROXY_CHILD_CMD && !args.url && !args.config) {
     command = [env.MCPDEV_PROXY_CHILD_CMD, ...splitArgs(env.MCPDEV_PROXY_CHILD_ARGS ?? "")];
   }
-  const target = resolveTarget(
+  // A --server name may be a configured server's; nobody is asked (stdin is the client's protocol stream).
+  const target = await resolveTargetDiscovering(
     {
       url: args.url as string | undefined,
       header: invocation.repeated.header,
@@ -147,7 +148,8 @@ function readSettings(args: Record<string, unknown>): { ok: true; value: Setting
     value: {
       target: target.value,
       auth: { signIn: "yes", ui: printingAuthUi(), browser: args.browser !== false, ...auth.value },
-      inheritEnvironment: !args.config,
+      // A config entry (from --config, or a configured server's name) carries its name and is a target definition; a command line is not.
+      inheritEnvironment: !args.config && target.value.name === undefined,
       logLevel,
       ...(logFile ? { logFile } : {}),
       maxRestarts: numbers["max-restarts"]!,
@@ -311,7 +313,7 @@ withExamples(main, [
 export async function run(argv: string[]): Promise<void> {
   if (argv[0] === "config") {
     const { own, command } = splitAtDoubleDash(argv.slice(1));
-    process.exitCode = runConfigCommand("mcp-proxy", own, command, { example: "--watch src -- node server.js", entryScript: new URL(import.meta.url).pathname });
+    process.exitCode = await runConfigCommand("mcp-proxy", own, command, { example: "--watch src -- node server.js", entryScript: new URL(import.meta.url).pathname });
     return;
   }
   // `bun mcp-proxy.ts -- cmd`: bun takes that first `--` for its own, so a leading word starts the command.

@@ -34,9 +34,10 @@ export interface Run {
  * Runs a command to its exit and times it. With `watchRss`, polls /proc for the process's own
  * high-water RSS (VmHWM), which, unlike wait4's maxrss, leaves its children out.
  */
-export async function timeRun(command: string[], options: { stdinFile?: string; watchRss?: boolean } = {}): Promise<Run> {
+export async function timeRun(command: string[], options: { stdinFile?: string; watchRss?: boolean; env?: Record<string, string> } = {}): Promise<Run> {
   const started = performance.now();
   const child = Bun.spawn(command, {
+    ...(options.env ? { env: options.env } : {}),
     stdin: options.stdinFile ? Bun.file(options.stdinFile) : "ignore",
     stdout: "pipe",
     stderr: "ignore",

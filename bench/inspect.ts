@@ -4,15 +4,21 @@
 //   - the compiled reference fixture's own start-to-exit: idle (stdin closed at once), and fed
 //     the very requests mcp-inspect sends (server/discover + tools/list) from a file;
 //   - `mcp-inspect list-tools -- <fixture>`: wall time, and its own peak RSS (children excluded);
-//   - `mcp-inspect --version` and a trivial compiled script: the bare start-up floor.
+//   - `mcp-inspect --version` and a trivial compiled script: the bare start-up floor;
+//   - issue 13's floor: `list-tools` against bench/raw-server.mjs (plain node, no SDK) beside that
+//     server's own run fed the same requests from a file, in the environment mcp-inspect gives it.
+//     mcp-inspect spawns such a server before it loads the rest of itself, so the two start-ups overlap.
 // Usage: bun bench/inspect.ts [--runs N]
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { compile, median, percentile, printTable, scratchDir, timeRun } from "./common.ts";
+import { serverEnvironment } from "../lib/environment.ts";
+import { ROOT, compile, median, percentile, printTable, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 30;
 const GOAL_OVERHEAD_RATIO = 0.5;
 const GOAL_PEAK_RSS_MB = 60;
+/** Issue 13: list-tools against a raw node server, over that server's own run fed the same requests. */
+const GOAL_RAW_RATIO = 1.15;
 
 const runsFlag = process.argv.indexOf("--runs");
 const runs = runsFlag === -1 ? RUNS_DEFAULT : Number(process.argv[runsFlag + 1]);
@@ -45,8 +51,11 @@ try {
   ].join("\n") + "\n");
   const idle = join(dir, "empty");
   writeFileSync(idle, "");
+  const node = Bun.which("node");
+  if (!node) throw new Error("no node on PATH: the raw server runs on node");
+  const raw = [node, join(ROOT, "bench/raw-server.mjs")];
 
-  const samples: Record<string, number[]> = { idle: [], fed: [], inspect: [], version: [], trivial: [], rss: [], released: [], releasedVersion: [] };
+  const samples: Record<string, number[]> = { idle: [], fed: [], inspect: [], version: [], trivial: [], rss: [], released: [], releasedVersion: [], rawFed: [], rawInspect: [], rawReleased: [] };
   const once = async () => {
     const fed = await timeRun([fixture], { stdinFile: requests });
     if (fed.stdout.trim().split("\n").length !== 2) throw new Error("the fixture did not answer both requests");
@@ -54,6 +63,11 @@ try {
     if (listed.code !== 0 || !JSON.parse(listed.stdout).success) throw new Error(`mcp-inspect failed: ${listed.stdout.slice(0, 300)}`);
     const viaRelease = await timeRun([released, "list-tools", "--", fixture]);
     if (viaRelease.code !== 0) throw new Error(`the release binary failed: ${viaRelease.stdout.slice(0, 300)}`);
+    // The raw server gets what mcp-inspect would give it: the allow-listed environment.
+    const rawFed = await timeRun(raw, { stdinFile: requests, env: serverEnvironment() });
+    if (rawFed.stdout.trim().split("\n").length !== 2) throw new Error("the raw server did not answer both requests");
+    const rawInspect = await timeRun([inspect, "list-tools", "--", ...raw]);
+    if (rawInspect.code !== 0) throw new Error(`mcp-inspect failed on the raw server: ${rawInspect.stdout.slice(0, 300)}`);
     return {
       idle: (await timeRun([fixture], { stdinFile: idle })).ms,
       fed: fed.ms,
@@ -63,6 +77,9 @@ try {
       trivial: (await timeRun([trivial])).ms,
       released: viaRelease.ms,
       releasedVersion: (await timeRun([released, "--version"])).ms,
+      rawFed: rawFed.ms,
+      rawInspect: rawInspect.ms,
+      rawReleased: (await timeRun([released, "list-tools", "--", ...raw])).ms,
     };
   };
   await once(); // warm the page cache
@@ -81,6 +98,9 @@ try {
     row("release binary (mcpkit via link) list-tools -- fixture", "released"),
     row("release binary (mcpkit via link) --version", "releasedVersion"),
     row("mcp-inspect peak RSS (own, VmHWM)", "rss", "MB"),
+    row("raw node server start-to-exit, fed discover+tools/list", "rawFed"),
+    row("mcp-inspect list-tools -- node raw-server.mjs", "rawInspect"),
+    row("release binary (mcpkit via link) list-tools -- node raw-server.mjs", "rawReleased"),
   ]);
   const overheadFed = median(samples.inspect!) - median(samples.fed!);
   const overheadIdle = median(samples.inspect!) - median(samples.idle!);
@@ -89,6 +109,8 @@ try {
   console.log(`stricter: inspect - idle fixture = ${overheadIdle.toFixed(1)} ms = ${(overheadIdle / median(samples.idle!)).toFixed(2)}x (this also counts the fixture's own request handling)`);
   console.log(`bare start-up: mcp-inspect --version is ${(median(samples.version!) / median(samples.trivial!)).toFixed(2)}x a trivial compiled script; the release binary's is ${(median(samples.releasedVersion!) / median(samples.trivial!)).toFixed(2)}x`);
   console.log(`peak RSS of mcp-inspect: max ${peak.toFixed(1)} MB over ${runs} runs (goal < ${GOAL_PEAK_RSS_MB} MB)`);
+  const rawRatio = (key: string) => (median(samples[key]!) / median(samples.rawFed!)).toFixed(2);
+  console.log(`raw node server: mcp-inspect list-tools is ${rawRatio("rawInspect")}x the server's own fed run (goal <= ${GOAL_RAW_RATIO}x); the release binary's, which loads all of mcp-inspect before it spawns, ${rawRatio("rawReleased")}x`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -9,7 +9,7 @@ import { parseMessage, errorResponse, ErrorCode, type JsonObject, type JsonRpcMe
 import { readChunks, type Flow } from "../lib/flow.ts";
 import { LineWriter } from "../lib/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../lib/lines.ts";
-import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, processAlive, processStartTime, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
+import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, SESSION_EXTENSION, SESSION_NOTIFICATION, processAlive, processStartTime, sessionExtension, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
 import { probeDaemon } from "../lib/daemon-start.ts";
 import type { CloseOptions } from "../lib/channel.ts";
 import type { HttpTarget, Target } from "../lib/target.ts";
@@ -151,10 +151,12 @@ export class Daemon {
             const queued = waiting ?? [];
             waiting = undefined;
             if (attached) {
-              session = attached;
+              session = attached.session;
               client = { name: `client-${this.#connections.size}`, send: (message: JsonRpcMessage) => write(message) };
-              attached.attach(client);
-              if (connection.destroyed) attached.detach(client);
+              session.attach(client);
+              // Read as the client joins: a list_changed that drops the cached tools reaches it after this.
+              if (attached.sessionInfo) client.send({ jsonrpc: "2.0", method: SESSION_NOTIFICATION, params: { ...session.sessionInfo() } });
+              if (connection.destroyed) session.detach(client);
             }
             for (const line of queued) {
               if (session && client) this.#sessionLine(session, client, line, flow);
@@ -201,8 +203,8 @@ export class Daemon {
     });
   }
 
-  /** One control frame; resolves with the session when the connection attaches. */
-  async #control(line: string, write: (frame: unknown) => void, end: () => void): Promise<DaemonSession | undefined> {
+  /** One control frame; resolves with the session when the connection attaches, and whether it asked for the session extension. */
+  async #control(line: string, write: (frame: unknown) => void, end: () => void): Promise<{ session: DaemonSession; sessionInfo: boolean } | undefined> {
     let frame: JsonObject;
     try {
       frame = JSON.parse(line);
@@ -245,8 +247,9 @@ export class Daemon {
           end();
           return undefined;
         }
-        write({ type: "attached", session: session.key, pid: session.pid ?? null });
-        return session;
+        const granted = sessionExtension(frame.extensions);
+        write({ type: "attached", session: session.key, pid: session.pid ?? null, ...(granted ? { extensions: { [SESSION_EXTENSION]: granted } } : {}) });
+        return { session, sessionInfo: granted > 0 };
       }
       default:
         write({ type: "error", message: `unknown frame type ${JSON.stringify(frame.type)}` });

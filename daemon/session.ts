@@ -4,7 +4,8 @@
 // requests go to the client whose call caused them, and a crashed server is restarted on next use
 // without ever re-running a call that was in flight.
 import type { ConsolaInstance } from "consola/core";
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../lib/client.ts";
+import { LEGACY_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, legacyIdentity } from "../lib/client.ts";
+import { SESSION_EXTENSION_VERSION, type SessionInfo } from "../lib/daemon-protocol.ts";
 import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
 import { RequestCorrelator, type CorrelatorPeer } from "../lib/correlator.ts";
 import {
@@ -398,6 +399,20 @@ export class DaemonSession {
     this.#serverRequests.set(String(request.id), pick.client);
     if (request.method === "elicitation/create") this.#questions.set(String(request.id), request);
     pick.client.send(request);
+  }
+
+  /**
+   * What a client attaching now may take as known instead of asking (the socket protocol's session
+   * extension): the 2025 handshake once it is done upstream, and the tool list while it is cached.
+   * A 2026-07-28 session offers neither: its clients negotiate with the server itself.
+   */
+  sessionInfo(): SessionInfo {
+    const result = this.#initializeResult;
+    if (this.#era !== "legacy" || !this.#initializedSent || !result || !LEGACY_PROTOCOL_VERSIONS.includes(String(result.protocolVersion))) {
+      return { version: SESSION_EXTENSION_VERSION };
+    }
+    const tools = this.#toolsCache?.tools;
+    return { version: SESSION_EXTENSION_VERSION, identity: legacyIdentity(result), ...(Array.isArray(tools) ? { tools: tools as JsonObject[] } : {}) };
   }
 
   /** Only a single-page answer, and only from a 2025-era server that declared tools.listChanged. */

@@ -1,9 +1,9 @@
 // `mcp-inspect auth`: sign in to a server now and keep its tokens (the other tools and later
 // calls use them), --logout to revoke and forget them, --list to show what is stored: servers,
 // scopes, expiry, never a token.
-import { OAuthSession } from "../lib/auth/oauth.ts";
+import type { OAuthSession } from "../lib/auth/oauth.ts";
 import { AuthStore, type AuthEntry } from "../lib/auth/store.ts";
-import { signInCommand, type ChannelAuth } from "../lib/open-channel.ts";
+import { oauthFor, type ChannelAuth } from "../lib/open-channel.ts";
 import type { HttpTarget } from "../lib/target.ts";
 
 export interface StoredSignIn {
@@ -31,20 +31,14 @@ export function listSignIns(): { servers: StoredSignIn[] } {
 }
 
 function sessionFor(target: HttpTarget, auth: ChannelAuth): OAuthSession {
-  const configured = target.oauth;
-  return new OAuthSession(target.url, {
-    signIn: "yes",
-    ui: auth.ui,
-    signInCommand: signInCommand(target),
-    browser: auth.browser,
-    client: auth.client ?? (configured?.clientId ? { clientId: configured.clientId, ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}) } : undefined),
-    scopes: configured?.scopes,
-    callbackPort: auth.callbackPort ?? configured?.callbackPort,
-  });
+  // The user asked for it: whatever the target's headers say, this signs in.
+  const session = oauthFor({ ...target, headers: {} }, { ...auth, signIn: "yes" });
+  if (!session) throw new Error(`no OAuth for ${target.url}`);
+  return session;
 }
 
 export async function signIn(target: HttpTarget, auth: ChannelAuth): Promise<StoredSignIn> {
-  await sessionFor(target, auth).signInNow();
+  await sessionFor(target, auth).signInNow(auth.signal);
   return describeEntry(AuthStore.open().read(target.url));
 }
 

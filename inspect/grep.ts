@@ -1,4 +1,4 @@
-// `mcp-inspect grep`: one search over the tools of many servers. Servers are asked in parallel, a
+// `mcp-inspect grep` (and `skill`): one survey of the tools of many servers. Servers are asked in parallel, a
 // few at a time, each under its own timeout; one that fails is reported with its error and the
 // search goes on. Stateful servers answer from the daemon's session (its cached list).
 import { describeTarget, type Target } from "../lib/target.ts";
@@ -17,6 +17,8 @@ export interface NamedTarget {
   /** The server's name: its config entry, else how the target reads. */
   server: string;
   target: Target;
+  /** How a later command names it (`--server NAME`, or the target flags). */
+  select: string;
 }
 
 export interface GrepMatch {
@@ -55,25 +57,30 @@ export function toolMatches(tool: ToolLike, test: (text: string) => boolean): bo
   return fields.some(test) || parameterNames(tool.inputSchema).some(test);
 }
 
-export async function grep(targets: NamedTarget[], pattern: string, options: GrepOptions): Promise<{ matches: GrepMatch[]; failures: GrepFailure[]; searched: number }> {
-  const test = matcher(pattern);
-  const matches: GrepMatch[][] = targets.map(() => []);
-  const failures: (GrepFailure | undefined)[] = targets.map(() => undefined);
+/** Each server's tools, or why they could not be had: asked in parallel, GREP_CONCURRENCY at a time. */
+export async function survey(targets: NamedTarget[], options: GrepOptions): Promise<{ server: string; tools?: ToolLike[]; failure?: GrepFailure }[]> {
+  const results: { server: string; tools?: ToolLike[]; failure?: GrepFailure }[] = targets.map(({ server }) => ({ server }));
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < targets.length; i = next++) {
       const { server, target } = targets[i]!;
       try {
-        const tools = await toolsOf(target, options);
-        matches[i] = tools.filter((tool) => toolMatches(tool, test)).map((tool) => ({ server, tool: String(tool.name), signature: signature(tool) }));
+        results[i]!.tools = await toolsOf(target, options);
       } catch (error) {
         const failure = classify(error);
-        failures[i] = { server, code: codeName(failure.exitCode), exitCode: failure.exitCode, error: failure.message };
+        results[i]!.failure = { server, code: codeName(failure.exitCode), exitCode: failure.exitCode, error: failure.message };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(GREP_CONCURRENCY, targets.length) }, worker));
-  return { matches: matches.flat(), failures: failures.filter((f): f is GrepFailure => f !== undefined), searched: targets.length };
+  return results;
+}
+
+export async function grep(targets: NamedTarget[], pattern: string, options: GrepOptions): Promise<{ matches: GrepMatch[]; failures: GrepFailure[]; searched: number }> {
+  const test = matcher(pattern);
+  const surveyed = await survey(targets, options);
+  const matches = surveyed.flatMap(({ server, tools = [] }) => tools.filter((tool) => toolMatches(tool, test)).map((tool) => ({ server, tool: String(tool.name), signature: signature(tool) })));
+  return { matches, failures: surveyed.flatMap(({ failure }) => (failure ? [failure] : [])), searched: targets.length };
 }
 
 /** One server's tools: connect, list every page, close. A sign-in is never started here: grep asks many servers at once. */

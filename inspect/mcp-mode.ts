@@ -1,5 +1,5 @@
-// `mcp-inspect mcp`: a stdio MCP server whose eight tools inspect one target server. The target
-// is reached through ONE connection kept across calls (so a stateful server keeps its state),
+// `mcp-inspect mcp`: a stdio MCP server whose tools inspect one target server, its tasks included.
+// The target is reached through ONE connection kept across calls (so a stateful server keeps its state),
 // opened on first use and reopened when the target dies. Its own tools are reachable only
 // through call_tool, never re-exported. stdout carries protocol bytes only.
 import { McpServer } from "@modelcontextprotocol/server";
@@ -11,6 +11,7 @@ import { describeTarget, type Target } from "../lib/target.ts";
 import { classify } from "./output.ts";
 import { McpError } from "../lib/client.ts";
 import { openSession, type Call, type Session, type SessionOptions } from "./session.ts";
+import * as tasks from "./tasks.ts";
 
 /** The options of each session to the target, as a one-shot command takes them. */
 export type InspectorOptions = SessionOptions;
@@ -98,6 +99,16 @@ export async function serveInspector(target: Target, options: InspectorOptions):
     }
   };
 
+  /** A tool result passes through as the server gave it; anything else (a detached task) as JSON text. */
+  const asToolResult = async (work: () => Promise<Record<string, unknown>>): Promise<ToolResult> => {
+    try {
+      const data = await work();
+      return Array.isArray(data.content) ? (data as ToolResult) : { content: [{ type: "text", text: JSON.stringify(data, null, 2) }] };
+    } catch (error) {
+      return { content: [{ type: "text", text: `error: ${classify(error).message}` }], isError: true };
+    }
+  };
+
   const factory = () => {
     const server = new McpServer(
       { name: "mcp-inspect", version: options.version },
@@ -110,17 +121,29 @@ export async function serveInspector(target: Target, options: InspectorOptions):
     server.registerTool(
       "call_tool",
       {
-        description: `Call a tool of ${name} and return its result as the server gave it`,
-        inputSchema: z.object({ name: z.string().describe("tool name"), arguments: z.record(z.string(), z.unknown()).optional().describe("tool arguments") }),
+        description: `Call a tool of ${name} and return its result as the server gave it (a tool that requires a task runs as one)`,
+        inputSchema: z.object({
+          name: z.string().describe("tool name"),
+          arguments: z.record(z.string(), z.unknown()).optional().describe("tool arguments"),
+          task: z.boolean().optional().describe("run it as a task and wait for its result"),
+          detach: z.boolean().optional().describe("run it as a task and return the task (its taskId) at once, for get_task, get_task_result and cancel_task"),
+        }),
       },
-      async ({ name: tool, arguments: args }) => {
-        try {
-          return (await link.run((call) => call.request("tools/call", { name: tool, arguments: args ?? {} }))) as ToolResult;
-        } catch (error) {
-          return { content: [{ type: "text", text: `error: ${classify(error).message}` }], isError: true };
-        }
+      async ({ name: tool, arguments: args, task, detach }) => {
+        const mode: tasks.TaskMode = detach ? "detach" : task ? "wait" : "auto";
+        return asToolResult(() => link.run((call) => tasks.callTool(call, { name: tool, arguments: args ?? {}, mode })));
       },
     );
+    const taskId = z.object({ taskId: z.string().describe("the task's id (from call_tool with detach)") });
+    server.registerTool("get_task", { description: `Show the state of a task on ${name}`, inputSchema: taskId, annotations: readOnly }, ({ taskId: id }) =>
+      inspect((call) => tasks.run(call, "get", id)),
+    );
+    server.registerTool(
+      "get_task_result",
+      { description: `Wait for a task on ${name} to end and return its result as the server gave it`, inputSchema: taskId, annotations: readOnly },
+      ({ taskId: id }) => asToolResult(() => link.run((call) => tasks.run(call, "result", id))),
+    );
+    server.registerTool("cancel_task", { description: `Cancel a task on ${name}`, inputSchema: taskId }, ({ taskId: id }) => inspect((call) => tasks.run(call, "cancel", id)));
     server.registerTool("list_resources", { description: `List the resources of ${name}`, annotations: readOnly }, () =>
       inspect((call) => call.listAll("resources/list", "resources")),
     );

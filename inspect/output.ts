@@ -87,6 +87,8 @@ export function renderText(command: string, data: unknown): string {
     case "list-prompts":
       return list(value.prompts, (p) => `${clean(p.name)}${promptArgs(p.arguments)}${describeLine(p.description)}`, "no prompts");
     case "call-tool":
+      // --detach prints the task, not a tool result.
+      if (!Array.isArray(value.content)) return clean(JSON.stringify(data, null, 2));
       return content(value.content) + (value.structuredContent ? `\nstructured: ${JSON.stringify(value.structuredContent, null, 2)}` : "");
     case "read-resource":
       return list(value.contents, (c) => (typeof c.text === "string" ? clean(c.text) : `[${clean(c.mimeType ?? "binary")}, ${String(c.blob ?? "").length} base64 chars] ${clean(c.uri)}`), "(empty)");

@@ -6,9 +6,12 @@ import { McpError, RawClient, type ServerIdentity } from "../lib/client.ts";
 import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/jsonrpc.ts";
 import { createLogger, ownStderr, stripControl, type LogLevelName } from "../lib/log.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
+import type { SessionInfo } from "../lib/daemon-protocol.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import type { Target } from "../lib/target.ts";
+import { adoptEarlyServer } from "./early-server.ts";
 import { CommandError, EXIT } from "./output.ts";
+import { TASK_CLIENT_CAPABILITIES } from "./tasks.ts";
 import { answerLegacyQuestion, ANSWERABLE_CAPABILITIES, answersForParked, inputRequired, withAnswers, type QuestionPolicy } from "./questions.ts";
 import { PARK_ERROR_CODE, PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon-questions.ts";
 
@@ -43,7 +46,14 @@ function chatty(options: SessionOptions): boolean {
 export async function openSession(target: Target, options: SessionOptions): Promise<Session> {
   // At debug level the server's stderr reaches ours, line by line and cleaned.
   const onstderr = chatty(options) ? (line: string) => ownStderr().write(`${line}\n`) : undefined;
-  return new Session(options, await openChannel(target, { stateful: options.stateful, onstderr, auth: options.auth }));
+  // The server mcp-inspect spawned before it loaded all this, when it is this very target (issue 13).
+  const early = options.stateful ? undefined : adoptEarlyServer(target, onstderr, (channel) => new Session(options, channel));
+  return early ?? new Session(options, await openChannel(target, { stateful: options.stateful, onstderr, auth: options.auth }));
+}
+
+/** What mcp-daemon sent of the session when we attached (DaemonChannel's session extension), if anything. */
+function daemonCache(channel: MessageChannel): SessionInfo | undefined {
+  return (channel as { cached?: SessionInfo }).cached;
 }
 
 /** A server connection, not yet connected: `connect` negotiates under the given watchdog. */
@@ -54,6 +64,8 @@ export class Session {
   readonly #active = new Set<Watchdog>();
   readonly #questions: QuestionPolicy;
   readonly #stateful: boolean;
+  /** Connected on mcp-daemon's cached handshake: its cached tool list holds for us too. */
+  #onDaemonCache = false;
 
   constructor(options: SessionOptions, channel: MessageChannel) {
     const log = createLogger({ level: options.logLevel ?? "warn", file: options.logFile, tag: "mcp-inspect" });
@@ -72,7 +84,7 @@ export class Session {
     const canAnswerLegacy = questions.terminal || Boolean(options.stateful) || questions.answers !== undefined;
     this.client = new RawClient(this.#channel, {
       clientInfo: { name: "mcp-inspect", version: options.version },
-      capabilities: ANSWERABLE_CAPABILITIES,
+      capabilities: { ...ANSWERABLE_CAPABILITIES, ...TASK_CLIENT_CAPABILITIES },
       legacyCapabilities: canAnswerLegacy ? ANSWERABLE_CAPABILITIES : {},
       onrequest: (request) => this.#answerServer(request),
       protocolVersion: options.protocolVersion,
@@ -115,9 +127,13 @@ export class Session {
     throw new McpError("protocol", message, { code: ErrorCode.MethodNotFound, message });
   }
 
-  /** Starts the server and negotiates. */
+  /** Starts the server and negotiates; through mcp-daemon, takes the session's handshake as the daemon knows it. */
   connect(watchdog?: Watchdog): Promise<ServerIdentity> {
-    return this.run(() => this.client.connect(), watchdog);
+    return this.run(async () => {
+      const identity = await this.client.connect({ known: () => daemonCache(this.#channel)?.identity });
+      this.#onDaemonCache = identity === daemonCache(this.#channel)?.identity;
+      return identity;
+    }, watchdog);
   }
 
   get protocolVersion(): string | undefined {
@@ -141,7 +157,13 @@ export class Session {
     const watchdog = shared ?? new Watchdog(this.#timeoutMs);
     this.#active.add(watchdog);
     try {
-      return await Promise.race([work(new Call(this.client, watchdog, this.#questions)), watchdog.fired]);
+      // Work its watchdog ended reports what the watchdog says, once any last words are said.
+      const cachedTools = () => (this.#onDaemonCache ? daemonCache(this.#channel)?.tools : undefined);
+      const done = work(new Call(this.client, watchdog, this.#questions, cachedTools)).catch(async (error: unknown) => {
+        if (watchdog.signal.aborted) await watchdog.fired;
+        throw error;
+      });
+      return await Promise.race([done, watchdog.fired]);
     } finally {
       this.#active.delete(watchdog);
       if (!shared) watchdog.stop();
@@ -169,6 +191,8 @@ export class Call {
     readonly client: RawClient,
     readonly watchdog: Watchdog,
     readonly questions: QuestionPolicy = { terminal: false, server: "the server" },
+    /** The session's tool list as mcp-daemon sent it at the attach, while nothing else has come since. */
+    readonly cachedTools: () => JsonObject[] | undefined = () => undefined,
   ) {}
 
   /** One request; on 2026-07-28 its `input_required` rounds are answered (or end the command with the questions). */
@@ -188,6 +212,8 @@ export class Call {
 
   /** Follows nextCursor through every page, returning all items under `key`. */
   async listAll(method: string, key: string): Promise<JsonObject> {
+    const cached = method === "tools/list" ? this.cachedTools() : undefined;
+    if (cached) return { [key]: cached };
     const items: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
@@ -213,10 +239,15 @@ export class Watchdog {
   readonly #controller = new AbortController();
   readonly fired: Promise<never>;
   #timer?: ReturnType<typeof setTimeout>;
+  readonly #holds = new Set<(reason: Error) => Promise<Error>>();
 
   constructor(readonly ms: number) {
     this.fired = new Promise<never>((_, reject) => {
-      this.#controller.signal.addEventListener("abort", () => reject(this.#controller.signal.reason), { once: true });
+      this.#controller.signal.addEventListener("abort", () => {
+        const reason = this.#controller.signal.reason as Error;
+        if (this.#holds.size === 0) reject(reason);
+        else void this.#lastWords(reason).then(reject);
+      }, { once: true });
     });
     this.fired.catch(() => {});
     this.reset();
@@ -224,6 +255,11 @@ export class Watchdog {
 
   get signal(): AbortSignal {
     return this.#controller.signal;
+  }
+
+  /** Stops the clock while the person is busy (signing in); reset() starts it again. */
+  pause(): void {
+    clearTimeout(this.#timer);
   }
 
   reset(): void {
@@ -239,5 +275,20 @@ export class Watchdog {
 
   stop(): void {
     clearTimeout(this.#timer);
+  }
+
+  /**
+   * Holds the firing back until `lastWords` has run, which may still talk to the server and restate
+   * the reason (a task: tasks/cancel on Ctrl-C, its id at --timeout). Returns the release.
+   */
+  hold(lastWords: (reason: Error) => Promise<Error>): () => void {
+    this.#holds.add(lastWords);
+    return () => void this.#holds.delete(lastWords);
+  }
+
+  async #lastWords(reason: Error): Promise<Error> {
+    let said = reason;
+    for (const lastWords of [...this.#holds]) said = await lastWords(said).catch(() => said);
+    return said;
   }
 }

@@ -1,14 +1,16 @@
 // `<tool> config`: the exact entry an MCP client needs to run one of our tools, with the
 // absolute path of the binary (apps started from the dock do not see the shell's PATH), and with
 // --write, merged into that client's config file after a backup, never touching other entries.
+// The files are the ones discovery reads (lib/discovery/clients.ts).
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { findProject, PROJECT_FILES, userHome, userSources, type ClientId } from "./discovery/clients.ts";
 import { parseJsonc, setJsoncValue } from "./jsonc.ts";
 import { MAX_CONFIG_BYTES } from "./limits.ts";
 import { readFileCappedSync } from "./read-capped.ts";
 
-export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "vscode"] as const;
+/** claude-code and vscode write the project's file (.mcp.json, .vscode/mcp.json); the others the user's. */
+export const CLIENTS = ["claude-desktop", "claude-code", "claude-code-user", "cursor", "vscode", "windsurf", "gemini", "codex"] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
 export interface ServerEntry {
@@ -19,26 +21,21 @@ export interface ServerEntry {
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
-/** Where each client keeps its servers, and under which key. */
-export function clientConfigLocation(client: ClientName, cwd = process.cwd(), env: Record<string, string | undefined> = process.env): { file: string; key: "mcpServers" | "servers" } {
-  const home = env.HOME ?? homedir();
-  switch (client) {
-    case "claude-desktop": {
-      const file =
-        process.platform === "darwin"
-          ? join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json")
-          : process.platform === "win32"
-            ? join(env.APPDATA ?? join(home, "AppData", "Roaming"), "Claude", "claude_desktop_config.json")
-            : join(env.XDG_CONFIG_HOME ?? join(home, ".config"), "Claude", "claude_desktop_config.json");
-      return { file, key: "mcpServers" };
-    }
-    case "claude-code":
-      return { file: join(cwd, ".mcp.json"), key: "mcpServers" };
-    case "cursor":
-      return { file: join(home, ".cursor", "mcp.json"), key: "mcpServers" };
-    case "vscode":
-      return { file: join(cwd, ".vscode", "mcp.json"), key: "servers" };
+/** Where each client keeps its servers, under which key, in which format. */
+export function clientConfigLocation(
+  client: ClientName,
+  cwd = process.cwd(),
+  env: Record<string, string | undefined> = process.env,
+  platform: NodeJS.Platform = process.platform,
+): { file: string; key: string; format: "json" | "toml" } {
+  const home = userHome(env);
+  if (client === "claude-code" || client === "vscode") {
+    const project = PROJECT_FILES.find((source) => source.client === client)!;
+    return { file: join(findProject(cwd, home), project.path), key: project.key[0]!, format: project.format };
   }
+  const id: ClientId = client === "claude-code-user" ? "claude-code" : client;
+  const user = userSources({ home, project: cwd, platform, env }).find((source) => source.client === id)!;
+  return { file: user.file, key: user.key[0]!, format: user.format };
 }
 
 /**
@@ -58,7 +55,7 @@ export function toolCommand(tool: string, args: string[], execPath = process.exe
 
 /** The entry in the client's own format (Claude Code and VS Code want a type). */
 export function clientEntry(client: ClientName, entry: ServerEntry): Record<string, unknown> {
-  const typed = client === "claude-code" || client === "vscode" ? { type: "stdio" } : {};
+  const typed = client === "claude-code" || client === "claude-code-user" || client === "vscode" ? { type: "stdio" } : {};
   return { ...typed, command: entry.command, args: entry.args, ...(entry.env && Object.keys(entry.env).length > 0 ? { env: entry.env } : {}) };
 }
 
@@ -68,11 +65,10 @@ export function clientEntry(client: ClientName, entry: ServerEntry): Record<stri
  * file cannot be written, the backup is removed again and nothing has changed.
  */
 export function mergeIntoConfig(file: string, key: string, name: string, entry: Record<string, unknown>, now = new Date()): Outcome<{ backup?: string }> {
-  let text = "";
-  if (existsSync(file)) {
-    const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
-    if (!read.ok) return { ok: false, error: read.error === "too-large" ? `${file} is over the ${MAX_CONFIG_BYTES}-byte limit; nothing was changed` : `cannot read ${file} (${read.detail})` };
-    text = read.text;
+  const existing = readExisting(file);
+  if (!existing.ok) return existing;
+  const text = existing.value;
+  if (text !== "") {
     const parsed = parseJsonc(text);
     if (!parsed.ok) return { ok: false, error: `${file} is not valid JSON (${parsed.error}); fix it first, nothing was changed` };
     const config = parsed.value ?? {};
@@ -82,7 +78,27 @@ export function mergeIntoConfig(file: string, key: string, name: string, entry: 
       return { ok: false, error: `"${key}" in ${file} is not an object; fix it first, nothing was changed` };
     }
   }
-  const updated = setJsoncValue(text, [key, name], entry);
+  return writeWithBackup(file, text, setJsoncValue(text, [key, name], entry), now);
+}
+
+/** The same for Codex's config.toml (`[mcp_servers.<name>]`), comments and all other tables kept (lib/toml-config.ts). */
+export async function mergeIntoToml(file: string, name: string, entry: Record<string, unknown>, now = new Date()): Promise<Outcome<{ backup?: string }>> {
+  const existing = readExisting(file);
+  if (!existing.ok) return existing;
+  const { tomlWithServer } = await import("./toml-config.ts");
+  const updated = tomlWithServer(existing.value, name, entry, file);
+  return updated.ok ? writeWithBackup(file, existing.value, updated.value, now) : updated;
+}
+
+function readExisting(file: string): Outcome<string> {
+  if (!existsSync(file)) return { ok: true, value: "" };
+  const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
+  if (!read.ok) return { ok: false, error: read.error === "too-large" ? `${file} is over the ${MAX_CONFIG_BYTES}-byte limit; nothing was changed` : `cannot read ${file} (${read.detail})` };
+  return { ok: true, value: read.text };
+}
+
+/** Writes `updated` over `file` after a timestamped copy of it; when the write fails, the copy goes again and nothing has changed. */
+function writeWithBackup(file: string, text: string, updated: string, now: Date): Outcome<{ backup?: string }> {
   let backup: string | undefined;
   try {
     if (text !== "" || existsSync(file)) {
@@ -120,7 +136,7 @@ Example:
  * `<tool> config ...`: own flags are read here; every other flag before `--` belongs to the tool
  * and goes into the entry's args, followed by the server command.
  */
-export function runConfigCommand(tool: string, argv: string[], serverCommand: string[], options: { leadingArgs?: string[]; example: string; entryScript: string }): number {
+export async function runConfigCommand(tool: string, argv: string[], serverCommand: string[], options: { leadingArgs?: string[]; example: string; entryScript: string }): Promise<number> {
   let client: string | undefined;
   let name: string | undefined;
   let file: string | undefined;
@@ -154,11 +170,12 @@ export function runConfigCommand(tool: string, argv: string[], serverCommand: st
   const relative = [...passthrough, ...serverCommand.slice(1)].filter((arg) => !isAbsolute(arg) && !arg.startsWith("-") && existsSync(arg));
   for (const arg of relative) process.stderr.write(`note: ${arg} is a relative path; the client may run it from another directory (use ${resolve(arg)})\n`);
   if (!write) {
-    process.stdout.write(`${JSON.stringify({ [location.key]: { [name]: entry } }, null, 2)}\n`);
+    const printed = location.format === "toml" ? (await import("./toml-config.ts")).serverTable(name, entry) : `${JSON.stringify({ [location.key]: { [name]: entry } }, null, 2)}\n`;
+    process.stdout.write(printed);
     process.stderr.write(`add this to ${target} (or run again with --write)\n`);
     return 0;
   }
-  const merged = mergeIntoConfig(target, location.key, name, entry);
+  const merged = location.format === "toml" ? await mergeIntoToml(target, name, entry) : mergeIntoConfig(target, location.key, name, entry);
   if (!merged.ok) return fail(merged.error);
   process.stdout.write(`wrote "${name}" to ${target}${merged.value.backup ? ` (backup: ${merged.value.backup})` : ""}\n`);
   return 0;

@@ -104,10 +104,19 @@ export class RawClient {
     return this.#identity;
   }
 
-  /** Starts the channel and negotiates the era and revision. */
-  async connect(): Promise<ServerIdentity> {
+  /**
+   * Starts the channel and negotiates the era and revision; or takes `known` (asked once the
+   * channel is up: mcp-daemon's cached handshake of the session) when it is one this client would
+   * have negotiated, and so needs no round trip.
+   */
+  async connect(options: { known?: () => ServerIdentity | undefined } = {}): Promise<ServerIdentity> {
     await this.#channel.start();
     const pinned = this.#options.protocolVersion;
+    const known = options.known?.();
+    if (known && speaks(known) && (!pinned || pinned === known.protocolVersion)) {
+      this.#identity = known;
+      return known;
+    }
     if (pinned && !MODERN_PROTOCOL_VERSIONS.includes(pinned)) return this.#initialize(pinned, true);
     const modern = await this.#discover(pinned ?? MODERN_PROTOCOL_VERSIONS[0]!, Boolean(pinned));
     return modern ?? this.#initialize(LEGACY_PROTOCOL_VERSIONS[0]!, false);
@@ -169,13 +178,7 @@ export class RawClient {
       throw new McpError("protocol", `the server answered initialize with protocol ${negotiated || "(none)"}, which this client does not speak${pinned ? ` (pinned ${version})` : ""}`);
     }
     await this.#channel.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    this.#identity = {
-      era: "legacy",
-      protocolVersion: negotiated,
-      capabilities: isObject(result.capabilities) ? result.capabilities : {},
-      ...(isObject(result.serverInfo) ? { serverInfo: result.serverInfo } : {}),
-      ...(typeof result.instructions === "string" ? { instructions: result.instructions } : {}),
-    };
+    this.#identity = legacyIdentity(result);
     return this.#identity;
   }
 
@@ -252,6 +255,23 @@ async function declineAllButPing(request: JsonRpcRequest): Promise<JsonObject> {
   if (request.method === "ping") return {};
   const message = `this client does not support ${request.method}`;
   throw new McpError("protocol", message, { code: ErrorCode.MethodNotFound, message });
+}
+
+/** What a 2025 server's initialize result says about it (its protocolVersion checked by the caller). */
+export function legacyIdentity(result: JsonObject): ServerIdentity {
+  return {
+    era: "legacy",
+    protocolVersion: String(result.protocolVersion),
+    capabilities: isObject(result.capabilities) ? result.capabilities : {},
+    ...(isObject(result.serverInfo) ? { serverInfo: result.serverInfo } : {}),
+    ...(typeof result.instructions === "string" ? { instructions: result.instructions } : {}),
+  };
+}
+
+/** Whether an identity names a revision of its own era that this client speaks. */
+function speaks(identity: ServerIdentity): boolean {
+  const versions = identity.era === "modern" ? MODERN_PROTOCOL_VERSIONS : identity.era === "legacy" ? LEGACY_PROTOCOL_VERSIONS : [];
+  return versions.includes(identity.protocolVersion) && isObject(identity.capabilities);
 }
 
 function supportedVersions(error: JsonRpcErrorObject): string[] | undefined {

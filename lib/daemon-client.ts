@@ -3,10 +3,19 @@
 // Finding or starting the daemon is lib/daemon-start.ts.
 import { connect, type Socket } from "node:net";
 import type { MessageChannel } from "./channel.ts";
-import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, type DaemonPaths } from "./daemon-protocol.ts";
+import {
+  DAEMON_PROTOCOL,
+  MAX_CONTROL_FRAME_BYTES,
+  SESSION_EXTENSION,
+  SESSION_EXTENSION_VERSION,
+  SESSION_NOTIFICATION,
+  sessionExtension,
+  type DaemonPaths,
+  type SessionInfo,
+} from "./daemon-protocol.ts";
 import { ensureDaemon, resolvePaths, type DaemonOptions } from "./daemon-start.ts";
 import { readChunks, type Flow } from "./flow.ts";
-import { parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "./jsonrpc.ts";
+import { isNotification, parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "./jsonrpc.ts";
 import { LineWriter } from "./line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "./lines.ts";
 import type { Target } from "./target.ts";
@@ -31,6 +40,7 @@ export class DaemonChannel implements MessageChannel {
   #flow?: Flow;
   #closed = false;
   #started?: Promise<void>;
+  #cached?: SessionInfo;
 
   constructor(
     readonly target: Target,
@@ -39,6 +49,14 @@ export class DaemonChannel implements MessageChannel {
 
   get hasRoom(): boolean {
     return this.#writer?.hasRoom ?? true;
+  }
+
+  /**
+   * What the daemon sent of the session right after attaching (the session extension): its
+   * handshake, and its cached tool list until any other line comes from the session.
+   */
+  get cached(): SessionInfo | undefined {
+    return this.#cached;
   }
 
   pause(): void {
@@ -71,21 +89,37 @@ export class DaemonChannel implements MessageChannel {
     const socket = connect(paths.socket);
     this.#socket = socket;
     const attached = Promise.withResolvers<void>();
-    let isAttached = false;
+    // The control frame, then (when the session extension was granted) the session line, then the session.
+    let state: "control" | "session" | "attached" = "control";
     let frameBytes = 0;
     const splitter = new LineSplitter(
       (line) => {
-        if (!isAttached) return this.#onAttachReply(line, attached, () => (isAttached = true));
+        if (state === "control") {
+          const granted = this.#onAttachReply(line, attached);
+          if (granted === undefined) return;
+          state = granted ? "session" : "attached";
+          if (!granted) attached.resolve();
+          return;
+        }
         const parsed = parseMessage(line);
-        if (parsed.ok) this.onmessage?.(parsed.value, line);
-        else this.onerror?.(new Error(`skipped a line from mcp-daemon that is not JSON-RPC (${parsed.error})`));
+        if (state === "session") {
+          state = "attached";
+          this.#cached = parsed.ok ? sessionInfoOf(parsed.value) : undefined;
+          attached.resolve();
+          if (this.#cached) return;
+        }
+        // The sent list is the session as it was when we attached: anything that comes after it (a
+        // tools/list_changed, a restarted server's error, an answer) may be news, so it is dropped.
+        if (this.#cached?.tools) delete this.#cached.tools;
+        if (!parsed.ok) return this.onerror?.(new Error(`skipped a line from mcp-daemon that is not JSON-RPC (${parsed.error})`));
+        this.onmessage?.(parsed.value, line);
       },
       { maxLineBytes: MAX_LINE_BYTES, onerror: (error) => this.onerror?.(new Error(`dropped a ${error.bytes}-byte line from mcp-daemon (${error.kind})`)) },
     );
     this.#flow = readChunks(socket, {
       onchunk: (chunk) => {
         // Until attached, only one small control frame may come.
-        if (!isAttached && (frameBytes += chunk.length) > MAX_CONTROL_FRAME_BYTES && !chunk.includes(0x0a)) {
+        if (state === "control" && (frameBytes += chunk.length) > MAX_CONTROL_FRAME_BYTES && !chunk.includes(0x0a)) {
           attached.reject(new Error(`mcp-daemon sent a control frame over ${MAX_CONTROL_FRAME_BYTES} bytes`));
           socket.destroy();
           return;
@@ -95,14 +129,14 @@ export class DaemonChannel implements MessageChannel {
       onend: (error) => {
         // A failed connect or a broken socket is reported by the error handler below.
         if (!error) attached.reject(new Error("mcp-daemon closed the connection"));
-        if (isAttached) this.#finish("mcp-daemon closed the connection");
+        if (state === "attached") this.#finish("mcp-daemon closed the connection");
       },
     });
     let connected = false;
     socket.on("connect", () => (connected = true));
     socket.on("error", (error) => {
       attached.reject(connected ? new Error(`lost mcp-daemon at ${paths.socket}: ${error.message}`) : new DaemonUnreachable(error.message));
-      if (isAttached) this.onerror?.(error);
+      if (state === "attached") this.onerror?.(error);
     });
     // The server must start as a direct spawn would: in our directory, finding its command on our
     // PATH, not on whatever the daemon's first caller had.
@@ -110,28 +144,29 @@ export class DaemonChannel implements MessageChannel {
       this.target.kind === "stdio"
         ? { ...this.target, cwd: this.target.cwd ?? process.cwd(), env: { ...(process.env.PATH ? { PATH: process.env.PATH } : {}), ...this.target.env } }
         : this.target;
-    socket.on("connect", () => socket.write(`${JSON.stringify({ type: "attach", protocol: DAEMON_PROTOCOL, server })}\n`));
+    const extensions = { [SESSION_EXTENSION]: SESSION_EXTENSION_VERSION };
+    socket.on("connect", () => socket.write(`${JSON.stringify({ type: "attach", protocol: DAEMON_PROTOCOL, server, extensions })}\n`));
     this.#writer = new LineWriter(socket);
     this.#writer.onroom = () => this.ondrain?.();
     await attached.promise;
   }
 
-  #onAttachReply(line: string, attached: PromiseWithResolvers<void>, markAttached: () => void): void {
+  /** The answer to our attach frame: whether a session line follows, or undefined (and `attached` rejected) when refused. */
+  #onAttachReply(line: string, attached: PromiseWithResolvers<void>): boolean | undefined {
     let frame: JsonObject;
     try {
       frame = JSON.parse(line);
     } catch {
       attached.reject(new Error("mcp-daemon answered with something that is not JSON"));
-      return;
+      return undefined;
     }
     if (frame.type !== "attached") {
       attached.reject(new Error(`mcp-daemon: ${String(frame.message ?? "refused the session")}`));
-      return;
+      return undefined;
     }
-    markAttached();
     this.session = String(frame.session);
     this.serverPid = typeof frame.pid === "number" ? frame.pid : null;
-    attached.resolve();
+    return sessionExtension(frame.extensions) > 0;
   }
 
   send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
@@ -152,4 +187,22 @@ export class DaemonChannel implements MessageChannel {
     this.#closed = true;
     this.onclose?.(reason);
   }
+}
+
+/** The session line, checked for shape (RawClient decides whether it speaks the identity's revision). */
+function sessionInfoOf(message: JsonRpcMessage): SessionInfo | undefined {
+  if (!isNotification(message) || message.method !== SESSION_NOTIFICATION) return undefined;
+  const params = (message.params ?? {}) as Record<string, unknown>;
+  const identity = params.identity as Record<string, unknown> | undefined;
+  const identityOk = isRecord(identity) && typeof identity.era === "string" && typeof identity.protocolVersion === "string" && isRecord(identity.capabilities);
+  const toolsOk = Array.isArray(params.tools) && params.tools.every(isRecord);
+  return {
+    version: Number(params.version) || SESSION_EXTENSION_VERSION,
+    ...(identityOk ? { identity: identity as unknown as SessionInfo["identity"] } : {}),
+    ...(identityOk && toolsOk ? { tools: params.tools as JsonObject[] } : {}),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

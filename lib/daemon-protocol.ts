@@ -7,16 +7,46 @@
 //   {"type":"attach","protocol":1,"server":{...}}    -> {"type":"attached","session":"<key>","pid":N|null}
 // After "attached" the connection carries raw JSON-RPC lines of that session, both ways.
 // A refused frame gets {"type":"error","message":"..."} and the connection is closed.
+//
+// Extensions: an attach frame may ask for them, "extensions":{"<name>":<version>}, and "attached"
+// names those granted, in the version the daemon speaks (at most the one asked for). A peer that
+// knows none ignores the field, so old clients and old daemons go on as before. One so far:
+//   "session" (1): right after "attached", before any other line, the daemon sends
+//     {"jsonrpc":"2.0","method":"notifications/mcpkit/session","params":{"version":1,
+//      "identity":{"era","protocolVersion","capabilities","serverInfo"?,"instructions"?}?,"tools":[...]?}}
+//   identity: the session's handshake, when it is done; a client may take it instead of
+//   negotiating. tools: the cached tools/list (one page), only while the server promises
+//   notifications/tools/list_changed; it describes the session as it was at the attach, so a
+//   client uses it only until any other line comes (a list_changed among them). Issue 13: a warm
+//   call is then one round trip to the daemon plus the call itself.
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { ServerIdentity } from "./client.ts";
+import type { JsonObject } from "./jsonrpc.ts";
 import { ensurePrivateDir } from "./private-dir.ts";
 import type { Target } from "./target.ts";
 
 export { MAX_CONTROL_FRAME_BYTES } from "./limits.ts";
 
 export const DAEMON_PROTOCOL = 1;
+export const SESSION_EXTENSION = "session";
+export const SESSION_EXTENSION_VERSION = 1;
+export const SESSION_NOTIFICATION = "notifications/mcpkit/session";
+
+/** The params of SESSION_NOTIFICATION: what the daemon already knows of the session. */
+export interface SessionInfo {
+  version: number;
+  identity?: ServerIdentity;
+  tools?: JsonObject[];
+}
+
+/** The session extension's version both sides speak, or 0 when one of them does not (old peer, or not asked). */
+export function sessionExtension(extensions: unknown): number {
+  const asked = (extensions as Record<string, unknown> | null | undefined)?.[SESSION_EXTENSION];
+  return typeof extensions === "object" && typeof asked === "number" && asked >= 1 ? Math.min(asked, SESSION_EXTENSION_VERSION) : 0;
+}
 /** sun_path holds 108 bytes on Linux, 104 on macOS, including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = process.platform === "darwin" ? 103 : 107;
 

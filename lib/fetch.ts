@@ -31,7 +31,11 @@ export interface HttpAuth {
    * A 401 or 403 came back for a request sent with `sent` (the Authorization it carried): true
    * when the request may be sent again; throws when a sign-in is needed but not allowed.
    */
-  recover(response: Response, sent: string | undefined): Promise<boolean>;
+  recover(response: Response, sent: string | undefined, signal?: AbortSignal): Promise<boolean>;
+  /** A request got through (the limits on recovering start over). */
+  settled?(): void;
+  /** The header as it stands, with no refresh and no waiting. */
+  current?(): string | undefined;
 }
 
 /** Tries per request: a refresh, a sign-in, a step-up to wider scopes. */
@@ -48,10 +52,14 @@ export function authorizedFetch(fetchImpl: typeof fetch, auth: HttpAuth): typeof
       const headers = new Headers(init.headers);
       if (authorization) headers.set("Authorization", authorization);
       const response = await fetchImpl(url, { ...init, headers });
-      if ((response.status !== 401 && response.status !== 403) || attempt >= MAX_AUTH_ATTEMPTS) return response;
+      if (response.status !== 401 && response.status !== 403) {
+        auth.settled?.();
+        return response;
+      }
+      if (attempt >= MAX_AUTH_ATTEMPTS) return response;
       let again: boolean;
       try {
-        again = await auth.recover(response, authorization);
+        again = await auth.recover(response, authorization, init.signal ?? undefined);
       } catch (error) {
         await response.body?.cancel().catch(() => {});
         throw new HttpStatusError(response.status, "", String(url), false, (error as Error).message);

@@ -4,7 +4,7 @@
 // process's (where /proc tells a process's start time, a lock of ours always carries it), or
 // older than any holder may keep it. A full or read-only disk is a clear error.
 import { randomBytes } from "node:crypto";
-import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { processAlive, processStartTime } from "./daemon-protocol.ts";
 
@@ -59,17 +59,38 @@ export function lockHolder(lockFile: string): string {
   }
 }
 
+export interface WithLockOptions extends LockOptions {
+  waitMs: number;
+  pollMs?: number;
+  /** While working, touch the lock this often, so that a long holder never looks stale. */
+  heartbeatMs?: number;
+  /** Aborting stops the wait (the error is the signal's reason). */
+  signal?: AbortSignal;
+}
+
 /** Runs `work` holding the lock, waiting (polling) for it up to `waitMs`. */
-export async function withLock<T>(lockFile: string, options: LockOptions & { waitMs: number; pollMs?: number }, work: () => Promise<T>): Promise<T> {
+export async function withLock<T>(lockFile: string, options: WithLockOptions, work: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + options.waitMs;
   while (!tryLock(lockFile, options)) {
+    options.signal?.throwIfAborted();
     if (Date.now() > deadline) throw new Error(`${lockFile} is still held by pid ${lockHolder(lockFile).split(" ")[0] || "?"}`);
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 50));
   }
+  const heartbeat = options.heartbeatMs ? setInterval(() => touch(lockFile), options.heartbeatMs) : undefined;
   try {
     return await work();
   } finally {
+    clearInterval(heartbeat);
     releaseLock(lockFile);
+  }
+}
+
+function touch(lockFile: string): void {
+  try {
+    const now = new Date();
+    utimesSync(lockFile, now, now);
+  } catch {
+    // Taken from us as stale after all, or removed: the release will not remove another's lock.
   }
 }
 

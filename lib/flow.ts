@@ -73,3 +73,17 @@ export function readChunks(source: NodeReadable, handlers: ReadHandlers): Flow {
   source.on("error", (error) => end(error));
   return flow;
 }
+
+/** Waits `ms`, or less when `signal` aborts first (whoever waits then sees the signal's reason). */
+export function waitMs(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    if (signal.aborted) return done();
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

@@ -8,8 +8,15 @@ import { isRequest, type JsonRpcId, type JsonRpcMessage } from "./jsonrpc.ts";
 
 /** Revisions are dates: from this one on, requests carry their own revision and the header mirrors. */
 export const FIRST_MODERN_REVISION = "2026-07-28";
-/** Methods whose `name` (or `uri`) travels as Mcp-Name. */
-const NAMED_METHODS = new Set(["tools/call", "resources/read", "prompts/get"]);
+/** Methods whose `name`, `uri` or (tasks extension, SEP-2663) `taskId` travels as Mcp-Name. */
+const MCP_NAME_FIELDS: Record<string, string> = {
+  "tools/call": "name",
+  "resources/read": "uri",
+  "prompts/get": "name",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
+};
 
 export interface ParamHeader {
   /** The chain of `properties` keys from the schema root to the parameter. */
@@ -106,8 +113,9 @@ export class McpHeaders {
     if (sessionId) headers["Mcp-Session-Id"] = sessionId;
     if (!message || !isRequest(message) || !version || version < FIRST_MODERN_REVISION) return headers;
     headers["Mcp-Method"] = message.method;
-    const name = message.params?.name ?? message.params?.uri;
-    if (typeof name === "string" && NAMED_METHODS.has(message.method)) headers["Mcp-Name"] = encodeHeaderValue(name);
+    const field = Object.hasOwn(MCP_NAME_FIELDS, message.method) ? MCP_NAME_FIELDS[message.method]! : undefined;
+    const name = field ? message.params?.[field] : undefined;
+    if (typeof name === "string") headers["Mcp-Name"] = encodeHeaderValue(name);
     const specs = message.method === "tools/call" && typeof name === "string" ? this.#toolHeaders.get(name) : undefined;
     if (specs) Object.assign(headers, paramHeaders(specs, message.params?.arguments, encodeHeaderValue));
     return headers;

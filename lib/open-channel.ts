@@ -39,6 +39,8 @@ export interface ChannelAuth {
   signal?: AbortSignal;
   /** Opens the sign-in page (default: $BROWSER, else the platform's opener). */
   openUrl?: (url: string) => Promise<void>;
+  /** Told when a sign-in starts and stops waiting for the person (a command's --timeout holds meanwhile). */
+  onUserWait?: (waiting: boolean) => void;
 }
 
 /** How a user signs in to this target by hand (named in errors when a sign-in may not happen). */
@@ -62,6 +64,7 @@ export function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined): OAu
     callbackTimeoutMs: auth?.callbackTimeoutMs,
     signal: auth?.signal,
     openUrl: auth?.openUrl,
+    onUserWait: auth?.onUserWait,
   });
 }
 
@@ -69,7 +72,10 @@ export function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined): OAu
 export async function openChannel(target: Target, options: OpenChannelOptions = {}): Promise<MessageChannel> {
   if (options.stateful || target.stateful) {
     const { DaemonChannel } = await import("./daemon-client.ts");
-    return new DaemonChannel(target, options.daemon);
+    // --client-id travels with the target: the daemon's session signs in as that client.
+    const client = target.kind === "http" ? options.auth?.client : undefined;
+    const withClient = client && target.kind === "http" ? { ...target, oauth: { ...target.oauth, clientId: client.clientId, ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}) } } : target;
+    return new DaemonChannel(withClient, options.daemon);
   }
   if (target.kind === "http") {
     return new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: options.listen, fetch: options.fetch, auth: oauthFor(target, options.auth) });

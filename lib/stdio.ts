@@ -53,9 +53,12 @@ export class StdioChannel implements MessageChannel {
   #child?: ChildProcess;
   #exit?: { code: number | null; signal: string | null };
   #exited?: Promise<void>;
+  #started?: Promise<void>;
   #closing?: Promise<void>;
   #closed = false;
   #quick = false;
+  /** Stopped before it was ever written to: no grace for its stdin to close. */
+  #unheard = false;
   /** Settles when a quick close is asked for while a normal one is under way. */
   readonly #hurry = Promise.withResolvers<void>();
   readonly #stderr: ServerStderr;
@@ -87,7 +90,13 @@ export class StdioChannel implements MessageChannel {
     return this.#writer?.hasRoom ?? true;
   }
 
+  /** Idempotent: a second call waits for the same spawn (mcp-inspect starts a server early, the client starts it again). */
   start(): Promise<void> {
+    this.#started ??= this.#start();
+    return this.#started;
+  }
+
+  #start(): Promise<void> {
     const { command, args = [], cwd } = this.options;
     if (cwd !== undefined && !isDirectory(cwd)) {
       this.#closed = true;
@@ -159,6 +168,15 @@ export class StdioChannel implements MessageChannel {
     this.#stdout?.resume("consumer");
   }
 
+  /**
+   * Stops a server nobody has written to (mcp-inspect started it early, then found a usage error):
+   * it has no request to finish, so its group gets SIGTERM at once, and SIGKILL QUICK_GRACE_MS later.
+   */
+  discard(): Promise<void> {
+    if (!this.#writer) this.#unheard = true;
+    return this.close({ quick: true });
+  }
+
   /** Idempotent: closes stdin, waits, then signals the whole process group. */
   close(options: CloseOptions = {}): Promise<void> {
     if (options.quick && !this.#quick) {
@@ -182,8 +200,8 @@ export class StdioChannel implements MessageChannel {
       return this.#quick ? settlesWithin(exited, QUICK_GRACE_MS) : false;
     };
     child.stdin?.end();
-    // A server that cannot hear us any more gets no time to react to its stdin closing.
-    if (!this.#exit && (this.#deafOrMute || !(await exitsWithin(STDIN_CLOSE_GRACE_MS)))) {
+    // A server that cannot hear us any more (or never did) gets no time to react to its stdin closing.
+    if (!this.#exit && (this.#deafOrMute || this.#unheard || !(await exitsWithin(STDIN_CLOSE_GRACE_MS)))) {
       this.#signalGroup("SIGTERM");
       if (!(await exitsWithin(SIGTERM_GRACE_MS))) {
         this.#signalGroup("SIGKILL");

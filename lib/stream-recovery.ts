@@ -12,6 +12,8 @@ export const MAX_STREAM_RECOVERIES = 3;
 export const DEFAULT_RESUME_DELAY_MS = 1_000;
 /** A server's `retry:` is honoured up to this: a huge value must not hold the request for hours. */
 export const MAX_RESUME_DELAY_MS = 30_000;
+/** The wait before the n-th re-issue: n times this (a stream that just broke may break again at once). */
+export const REISSUE_BACKOFF_MS = 100;
 /** Ids we give re-issued requests: disjoint from any a client of ours uses. */
 export const REISSUE_ID_PREFIX = "mcpkit-reissue-";
 

@@ -23,7 +23,7 @@ import { LegacySseSession } from "./legacy-sse.ts";
 import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "./limits.ts";
 import { FIRST_MODERN_REVISION, McpHeaders, requestRevision } from "./mcp-headers.ts";
 import { pumpSse, SseParser } from "./sse.ts";
-import { delay, MAX_STREAM_RECOVERIES, notReissuedReason, REISSUABLE_METHODS, REISSUE_ID_PREFIX, resumeDelayMs } from "./stream-recovery.ts";
+import { delay, MAX_STREAM_RECOVERIES, notReissuedReason, REISSUABLE_METHODS, REISSUE_BACKOFF_MS, REISSUE_ID_PREFIX, resumeDelayMs } from "./stream-recovery.ts";
 import type { HttpTransportChoice } from "./target.ts";
 
 export { HttpStatusError };
@@ -57,6 +57,8 @@ export class HttpChannel implements MessageChannel {
 
   readonly #options: HttpChannelOptions;
   readonly #fetch: typeof fetch;
+  /** Without the OAuth layer: for the DELETE at close. */
+  readonly #plainFetch: typeof fetch;
   readonly #aborter = new AbortController();
   readonly #mcpHeaders = new McpHeaders();
   #legacy?: LegacySseSession;
@@ -79,6 +81,7 @@ export class HttpChannel implements MessageChannel {
     this.#options = options;
     const fetchImpl = options.fetch ?? fetch;
     const withinOrigin = ((url: string | URL, init?: RequestInit) => fetchWithinOrigin(url, init, fetchImpl)) as typeof fetch;
+    this.#plainFetch = withinOrigin;
     this.#fetch = options.auth ? authorizedFetch(withinOrigin, options.auth) : withinOrigin;
   }
 
@@ -167,8 +170,11 @@ export class HttpChannel implements MessageChannel {
     this.#aborter.abort();
     this.resume();
     if (this.sessionId && !this.#legacy) {
+      // With the credentials as they stand: closing must never start a refresh or a sign-in.
       const timeout = AbortSignal.timeout(SESSION_DELETE_TIMEOUT_MS);
-      await this.#fetch(this.#options.url, { method: "DELETE", headers: this.#headers(), signal: timeout }).catch(() => {});
+      const authorization = this.#options.auth?.current?.();
+      const headers = { ...this.#headers(), ...(authorization ? { Authorization: authorization } : {}) };
+      await this.#plainFetch(this.#options.url, { method: "DELETE", headers, signal: timeout }).catch(() => {});
     }
     this.onclose?.("the HTTP channel was closed");
   }
@@ -243,8 +249,16 @@ export class HttpChannel implements MessageChannel {
 
   #forget(id: JsonRpcId): void {
     this.#requestAborters.delete(id);
-    this.#cancelled.delete(id);
+    // A re-issued request given up (cancelled, closed) leaves no alias behind to misroute a later id.
+    if (this.#cancelled.delete(id)) this.#dropAlias(id);
     this.#streaming.delete(id);
+  }
+
+  #dropAlias(id: JsonRpcId): void {
+    const original = this.#reissuedFrom.get(id);
+    if (original === undefined) return;
+    this.#reissuedFrom.delete(id);
+    if (this.#reissuedAs.get(original) === id) this.#reissuedAs.delete(original);
   }
 
   async #exchange(message: JsonRpcMessage, body: string, requestId: JsonRpcId | undefined, signal: AbortSignal, attempt: number): Promise<void> {
@@ -344,6 +358,9 @@ export class HttpChannel implements MessageChannel {
       if (read.answered || this.#closed || this.#cancelled.has(id)) return;
       lastEventId = read.lastEventId || lastEventId;
       retry = read.retry ?? retry;
+      // A subscription that carried messages before it ended was working: one that a proxy closes
+      // now and then keeps its tries (any other request counts every break).
+      if (request.method === "subscriptions/listen" && read.delivered > 0) attempt = 1;
       const why = read.failure ? `the server's SSE stream failed (${read.failure})` : "the server's SSE stream ended";
       if (attempt > MAX_STREAM_RECOVERIES) return this.#answerMissing(id, `${why} before the response, ${attempt} times; the request was not tried again`);
       const version = this.#requestAborters.get(id)?.version;
@@ -369,8 +386,15 @@ export class HttpChannel implements MessageChannel {
 
   /** 2026-07-28: a broken stream lost the request; one that changes nothing goes again, under a new id. */
   async #reissue(request: JsonRpcRequest, body: string | undefined, why: string, attempt: number): Promise<void> {
-    const original = this.#reissuedFrom.get(request.id) ?? request.id;
     if (body === undefined) return this.#answerMissing(request.id, notReissuedReason(request.method, why));
+    const signal = this.#requestAborters.get(request.id)?.aborter.signal ?? this.#aborter.signal;
+    try {
+      await delay(REISSUE_BACKOFF_MS * attempt, AbortSignal.any([signal, this.#aborter.signal]));
+    } catch {
+      return; // cancelled, or closed, while waiting: nobody wants the answer
+    }
+    // Only now the new id answers for the caller's: a cancel during the wait found the old one.
+    const original = this.#reissuedFrom.get(request.id) ?? request.id;
     const id = `${REISSUE_ID_PREFIX}${++this.#reissues}`;
     this.#reissuedFrom.delete(request.id);
     this.#reissuedFrom.set(id, original);
@@ -383,8 +407,9 @@ export class HttpChannel implements MessageChannel {
     }
   }
 
-  async #readSse(response: Response, requestId?: JsonRpcId): Promise<{ answered: boolean; lastEventId: string; retry?: number; failure?: string }> {
+  async #readSse(response: Response, requestId?: JsonRpcId): Promise<{ answered: boolean; delivered: number; lastEventId: string; retry?: number; failure?: string }> {
     let answered = false;
+    let delivered = 0;
     const parser = new SseParser(
       (event) => {
         if (event.event !== "message") return;
@@ -394,6 +419,7 @@ export class HttpChannel implements MessageChannel {
           return;
         }
         if (isResponse(parsed.value) && parsed.value.id === requestId) answered = true;
+        delivered++;
         this.#deliver(parsed.value, event.data);
       },
       {
@@ -415,7 +441,7 @@ export class HttpChannel implements MessageChannel {
       failure = (error as Error).message;
       if (!this.#closed && !(requestId !== undefined && this.#cancelled.has(requestId))) this.onerror?.(new Error(`the server's SSE stream failed: ${failure}`));
     }
-    return { answered, lastEventId: parser.lastEventId, retry: parser.retry, ...(failure !== undefined ? { failure } : {}) };
+    return { answered, delivered, lastEventId: parser.lastEventId, retry: parser.retry, ...(failure !== undefined ? { failure } : {}) };
   }
 
   /** The 2025-era standalone GET stream: server requests and notifications outside any POST. */

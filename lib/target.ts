@@ -1,7 +1,11 @@
 // One way to name an MCP server in every tool: a stdio command line after `--`, a URL with
-// headers, or an entry of a client's config file (Claude Desktop, Claude Code, Cursor, VS Code).
+// headers, an entry of a client's config file (Claude Desktop, Claude Code, Cursor, VS Code,
+// Windsurf, Gemini CLI), or the name of a server configured in any client (lib/discovery.ts).
 import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { splitCommandLine } from "./cli.ts";
+import type { DiscoveryAsk } from "./discovery/ask.ts";
+import { readEnvFile } from "./env-file.ts";
 import { parseJsonc } from "./jsonc.ts";
 import { MAX_CONFIG_BYTES } from "./limits.ts";
 import { readFileCappedSync } from "./read-capped.ts";
@@ -54,10 +58,11 @@ type Env = Record<string, string | undefined>;
 
 /**
  * Resolves the flags (and the argv after `--`) into exactly one target. `--server X` means, in
- * this order: with --config, an entry of that file; else an http(s) URL; else a command line,
- * quoted as a shell would quote it. `--` always means a command.
+ * this order: with --config, an entry of that file; else an http(s) URL; else `discovered` (what
+ * resolveTargetDiscovering found under that name); else a command line, quoted as a shell would
+ * quote it. `--` always means a command.
  */
-export function resolveTarget(flags: TargetFlags, command: string[], environment: Env = process.env): Result<Target> {
+export function resolveTarget(flags: TargetFlags, command: string[], environment: Env = process.env, discovered?: Result<Target>): Result<Target> {
   const named = [command.length > 0, Boolean(flags.url), Boolean(flags.config || flags.server)].filter(Boolean).length;
   if (named === 0) {
     return fail("no server given (use `-- <command> [args]`, `--server <url|command>`, `--url <URL>` or `--config <file> [--server <name>]`)");
@@ -79,12 +84,35 @@ export function resolveTarget(flags: TargetFlags, command: string[], environment
     if (!loaded.ok) return loaded;
     target = loaded.value;
   } else {
-    const given = serverTarget(flags.server!);
+    const given = discovered ?? serverTarget(flags.server!);
     if (!given.ok) return given;
     target = given.value;
   }
   const problem = applyOverrides([target], overrides.value);
   return problem ? fail(problem) : { ok: true, value: target };
+}
+
+/** How a name is looked up among the configured servers: whom to ask (approval, VS Code inputs), from where. */
+export interface DiscoveryLookup {
+  ask?: DiscoveryAsk;
+  cwd?: string;
+}
+
+/**
+ * resolveTarget with DESIGN.md's whole order: a `--server` that is neither a URL nor an entry of
+ * --config is first looked up among the servers configured for this user and project. lib/discovery
+ * (and its TOML parser) loads only then, so `-- cmd` and `--url` pay nothing for it.
+ */
+export async function resolveTargetDiscovering(flags: TargetFlags, command: string[], environment: Env = process.env, lookup: DiscoveryLookup = {}): Promise<Result<Target>> {
+  const named = flags.server !== undefined && !flags.config && !flags.url && command.length === 0;
+  return resolveTarget(flags, command, environment, named ? await discoveredTarget(flags.server!, environment, lookup) : undefined);
+}
+
+/** `--server X` as a configured server's name, or undefined when no client config has one so named (or X is a URL). */
+export async function discoveredTarget(value: string, environment: Env = process.env, lookup: DiscoveryLookup = {}): Promise<Result<Target> | undefined> {
+  if (/^https?:\/\//i.test(value)) return undefined;
+  const { findServerTarget } = await import("./discovery.ts");
+  return findServerTarget(value, { env: environment, ...lookup });
 }
 
 /** What -H, --env, --cwd and --transport say, on top of whatever names the server. */
@@ -202,6 +230,7 @@ export function loadConfigTargets(file: string, environment: Env = process.env):
   if (!servers.ok) return servers;
   const targets: Target[] = [];
   for (const [name, entry] of Object.entries(servers.value)) {
+    if (isTurnedOff(entry)) continue;
     const target = configEntryTarget(file, name, entry, environment);
     if (!target.ok) return target;
     targets.push(target.value);
@@ -221,11 +250,44 @@ function readConfigServers(file: string): Result<Record<string, unknown>> {
   return { ok: true, value: servers };
 }
 
-function configEntryTarget(file: string, name: string, entry: unknown, environment: Env): Result<Target> {
+/** One entry of a client's config as a target: the clients' own fields read, `${VAR}` expanded, an `envFile` merged under `env`. */
+export function configEntryTarget(file: string, name: string, entry: unknown, environment: Env): Result<Target> {
   if (!isRecord(entry)) return fail(`server "${name}" in ${file} is not an object`);
-  const expanded = expandDeep(entry, environment);
+  if (isTurnedOff(entry)) return fail(`server "${name}" in ${file} is turned off there (${entry.enabled === false ? "enabled = false" : '"disabled": true'})`);
+  const expanded = expandDeep(clientFields(entry, environment), environment);
   if (!expanded.ok) return fail(`server "${name}" in ${file}: ${expanded.error}`);
-  return entryToTarget(name, expanded.value as Record<string, unknown>, file);
+  const value = expanded.value as Record<string, unknown>;
+  if (typeof value.envFile === "string") {
+    const fromFile = readEnvFile(resolve(dirname(file), value.envFile));
+    if (!fromFile.ok) return fail(`server "${name}" in ${file}: envFile ${fromFile.error}`);
+    value.env = { ...fromFile.value, ...(isRecord(value.env) ? value.env : {}) };
+  }
+  return entryToTarget(name, value, file);
+}
+
+/** Codex's `enabled = false`, Windsurf's `"disabled": true`: the client does not start it, and neither do we unasked. */
+export function isTurnedOff(entry: unknown): boolean {
+  return isRecord(entry) && (entry.enabled === false || entry.disabled === true);
+}
+
+/**
+ * The fields other clients spell their own way, in the common shape: Gemini CLI's `httpUrl`
+ * (Streamable HTTP; its `url` is SSE), Codex's `http_headers`, `env_http_headers` (header name to
+ * the variable holding its value), `bearer_token_env_var` and `env_vars` (variables passed on).
+ */
+function clientFields(entry: Record<string, unknown>, environment: Env): Record<string, unknown> {
+  const out = { ...entry };
+  if (typeof entry.httpUrl === "string" && entry.url === undefined) Object.assign(out, { url: entry.httpUrl, type: "http" });
+  const headers: Record<string, unknown> = { ...(isRecord(entry.headers) ? entry.headers : {}), ...(isRecord(entry.http_headers) ? entry.http_headers : {}) };
+  if (isRecord(entry.env_http_headers)) for (const [header, variable] of Object.entries(entry.env_http_headers)) headers[header] = `\${${String(variable)}}`;
+  if (typeof entry.bearer_token_env_var === "string") headers.Authorization = `Bearer \${${entry.bearer_token_env_var}}`;
+  if (Object.keys(headers).length > 0) out.headers = headers;
+  if (Array.isArray(entry.env_vars)) {
+    const set = entry.env_vars.filter((variable): variable is string => typeof variable === "string" && Object.hasOwn(environment, variable) && environment[variable] !== undefined);
+    const passed = Object.fromEntries(set.map((variable) => [variable, `\${${variable}}`]));
+    out.env = { ...passed, ...(isRecord(entry.env) ? entry.env : {}) };
+  }
+  return out;
 }
 
 function findServers(config: unknown): Record<string, unknown> | undefined {
@@ -243,6 +305,7 @@ function entryToTarget(name: string, entry: Record<string, unknown>, file: strin
     ...(entry.stateful === true ? { stateful: true } : {}),
     ...(typeof entry.timeout_ms === "number" ? { timeoutMs: entry.timeout_ms } : {}),
   };
+  // Windsurf calls it serverUrl.
   const url = entry.url ?? entry.serverUrl;
   if (typeof url === "string") {
     const checked = checkUrl(url);

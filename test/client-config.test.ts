@@ -1,9 +1,11 @@
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clientEntry, mergeIntoConfig, toolCommand } from "../lib/client-config.ts";
 import { parseJsonc } from "../lib/jsonc.ts";
+import { tomlWithServer } from "../lib/toml-config.ts";
+import { parse as parseToml } from "smol-toml";
 import { BUN, ROOT, runTool } from "./helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-config-"));
@@ -45,7 +47,7 @@ test("mcp-proxy config prints the entry with absolute paths, and --write creates
   expect(JSON.parse(readFileSync(file, "utf8")).servers.s).toEqual({ type: "stdio", command: BUN, args: [join(ROOT, "mcp-inspect.ts"), "mcp", "--", "node", "/srv/s.js"] });
   const bad = await runTool("mcp-proxy.ts", ["config", "--client", "emacs", "--", "x"]);
   expect(bad.code).toBe(1);
-  expect(bad.stderr).toContain("--client must be one of claude-desktop, claude-code, cursor, vscode");
+  expect(bad.stderr).toContain("--client must be one of claude-desktop, claude-code, claude-code-user, cursor, vscode, windsurf, gemini, codex");
 });
 
 test("--write into a JSONC file keeps its comments, trailing commas and number literals; only the entry changes", () => {
@@ -92,4 +94,70 @@ test.skipIf(process.getuid?.() !== 0)("--write to a read-only file system: a one
   } finally {
     rmSync(ro, { recursive: true, force: true });
   }
+});
+
+test("--write --client codex appends a [mcp_servers.<name>] table, keeps every comment and table, and replaces its own table when run again", async () => {
+  const codexHome = join(dir, "codex-home");
+  mkdirSync(codexHome, { recursive: true });
+  const file = join(codexHome, "config.toml");
+  const original = `# my Codex settings
+model = "o3" # the model
+
+[mcp_servers.keep]
+command = "keep-me"
+
+# the dev server, written by hand
+[mcp_servers.dev]
+command = "old"
+
+[mcp_servers.dev.env]
+OLD = "1"
+
+# profiles below
+[profiles.fast]
+model = "mini"
+`;
+  writeFileSync(file, original);
+  const env = { CODEX_HOME: codexHome };
+  const first = await runTool("mcp-inspect.ts", ["config", "--client", "codex", "--name", "dev", "--write", "--", "node", "/srv/s.js"], { env });
+  expect(first.stderr).toBe("");
+  expect(first.stdout).toContain(`wrote "dev" to ${file}`);
+  const again = await runTool("mcp-inspect.ts", ["config", "--client", "codex", "--name", "dev", "--write", "--", "node", "/srv/t.js"], { env });
+  expect(again.code).toBe(0);
+  const text = readFileSync(file, "utf8");
+  for (const kept of ["# my Codex settings", 'model = "o3" # the model', "[mcp_servers.keep]", "# profiles below", "[profiles.fast]"]) expect(text).toContain(kept);
+  expect(text).not.toContain('command = "old"');
+  expect(text).not.toContain("OLD");
+  const parsed = parseToml(text) as any;
+  expect(parsed.mcp_servers.keep).toEqual({ command: "keep-me" });
+  expect(parsed.mcp_servers.dev).toEqual({ command: BUN, args: [join(ROOT, "mcp-inspect.ts"), "mcp", "--", "node", "/srv/t.js"] });
+  expect(parsed.profiles.fast.model).toBe("mini");
+});
+
+test("a Codex server defined as an inline table is not rewritten: a one-line error, nothing changed", () => {
+  const text = `[mcp_servers]\ndev = { command = "old" } # inline\n`;
+  const result = tomlWithServer(text, "dev", { command: "new", args: [] }, "config.toml");
+  expect(result).toMatchObject({ ok: false, error: expect.stringContaining("in a form this tool does not edit") });
+  expect(tomlWithServer("not = [toml", "dev", { command: "x" }, "config.toml")).toMatchObject({ ok: false, error: expect.stringContaining("is not valid TOML") });
+});
+
+test("config --write writes the files discovery reads: windsurf, gemini, codex and Claude Code's user file list the server", async () => {
+  const home = join(dir, "home-all");
+  const project = join(dir, "project-none");
+  // A repository root, so that the project is looked for here and not in the folders above.
+  mkdirSync(join(project, ".git"), { recursive: true });
+  const env = { HOME: home, XDG_CONFIG_HOME: "", CODEX_HOME: "" };
+  for (const client of ["windsurf", "gemini", "codex", "claude-code-user"]) {
+    const written = await runTool("mcp-inspect.ts", ["config", "--client", client, "--name", `via-${client}`, "--write", "--", "node", "/srv/s.js"], { env, cwd: project });
+    expect(written.code).toBe(0);
+  }
+  const listed = await runTool("mcp-inspect.ts", ["servers", "--json"], { env, cwd: project });
+  expect(listed.code).toBe(0);
+  const found = listed.json.data.servers.map((server: any) => [server.name, server.client, server.scope, server.file]);
+  expect(found).toEqual([
+    ["via-claude-code-user", "claude-code", "user", join(home, ".claude.json")],
+    ["via-windsurf", "windsurf", "user", join(home, ".codeium", "windsurf", "mcp_config.json")],
+    ["via-codex", "codex", "user", join(home, ".codex", "config.toml")],
+    ["via-gemini", "gemini", "user", join(home, ".gemini", "settings.json")],
+  ]);
 });

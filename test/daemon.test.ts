@@ -7,8 +7,10 @@ import { join } from "node:path";
 import { ChannelTransport } from "../lib/channel-transport.ts";
 import { RawClient } from "../lib/client.ts";
 import { DaemonChannel } from "../lib/daemon-client.ts";
+import { SESSION_NOTIFICATION } from "../lib/daemon-protocol.ts";
 import { daemonEnvironment } from "../lib/daemon-start.ts";
 import type { StdioTarget } from "../lib/target.ts";
+import { Session } from "../inspect/session.ts";
 import { BUN, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, alive, daemonDir, eventually, inspect, runTool, stopDaemons, waitUntil } from "./helpers.ts";
 
 const LONG = 60_000;
@@ -82,13 +84,134 @@ describe("stateful sessions", () => {
   }, LONG);
 });
 
+/** A session through the daemon as mcp-inspect opens one, with the method of every message it sends recorded. */
+function spiedSession(dir: string, target: StdioTarget) {
+  const channel = new DaemonChannel(target, { env: { ...process.env, MCPKIT_DAEMON_DIR: dir } });
+  const sent: string[] = [];
+  const send = channel.send.bind(channel);
+  channel.send = (message, raw) => {
+    sent.push("method" in message ? message.method : "(response)");
+    return send(message, raw);
+  };
+  const session = new Session({ version: "0", timeoutMs: 20_000, stateful: true }, channel);
+  const toolNames = async () => ((await session.run((call) => call.listAll("tools/list", "tools"))).tools as { name: string }[]).map((tool) => tool.name);
+  return { channel, sent, session, toolNames };
+}
+
+/** The lines the daemon sends on a raw connection after an attach frame, until `count` have come. */
+function attachLines(dir: string, frame: Record<string, unknown>, count: number, after?: string): Promise<any[]> {
+  return new Promise((resolve) => {
+    const connection = connect(join(dir, "daemon.sock"), () => connection.write(`${JSON.stringify(frame)}\n`));
+    let text = "";
+    let sent = false;
+    connection.on("data", (chunk) => {
+      text += chunk;
+      if (after && !sent && text.includes('"attached"')) {
+        sent = true;
+        connection.write(`${after}\n`);
+      }
+      const lines = text.split("\n").filter((line) => line.startsWith("{"));
+      if (lines.length >= count) {
+        connection.destroy();
+        resolve(lines.slice(0, count).map((line) => JSON.parse(line)));
+      }
+    });
+  });
+}
+
+describe("the session extension: a warm call is one round trip (issue 13)", () => {
+  const reference: StdioTarget = { kind: "stdio", command: BUN, args: [REFERENCE], env: {} };
+
+  test("once the session is warm, the handshake and the tool list come with the attach: call-tool sends only tools/call", async () => {
+    const dir = daemonDir();
+    const cold = spiedSession(dir, reference);
+    const negotiated = await cold.session.connect();
+    expect(await cold.toolNames()).toContain("echo");
+    // The first client of a session negotiates, as it always did.
+    expect(cold.sent).toEqual(["server/discover", "initialize", "notifications/initialized", "tools/list"]);
+    await cold.session.close();
+
+    const warm = spiedSession(dir, reference);
+    expect(await warm.session.connect()).toEqual(negotiated);
+    expect(await warm.toolNames()).toContain("echo");
+    const echoed = await warm.session.run((call) => call.request("tools/call", { name: "echo", arguments: { message: "warm" } }));
+    expect(JSON.stringify(echoed.content)).toContain("warm");
+    expect(warm.sent).toEqual(["tools/call"]);
+    await warm.session.close();
+  }, LONG);
+
+  test("mcp-inspect itself: a warm call-tool is one request at the daemon, a warm list-tools none", async () => {
+    const dir = daemonDir();
+    const calls = async () => (await statusOf(dir)).sessions[0].calls as number;
+    expect((await stateful(dir, ["call-tool", "echo", "message=a", "--", ...REFERENCE_CMD])).code).toBe(0);
+    const before = await calls();
+    const warm = await stateful(dir, ["call-tool", "echo", "message=b", "--", ...REFERENCE_CMD]);
+    expect(warm.json.data.content[0].text).toBe("b");
+    expect(warm.json.metadata.protocolVersion).toBe("2025-11-25");
+    expect(await calls()).toBe(before + 1);
+    const listed = await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD]);
+    expect(listed.json.data.tools.map((t: { name: string }) => t.name)).toContain("echo");
+    expect(await calls()).toBe(before + 1);
+  }, LONG);
+
+  test("a tools/list_changed drops the cached list: on the daemon for later clients, on a client that holds it", async () => {
+    const dir = daemonDir();
+    const gated: StdioTarget = { kind: "stdio", command: BUN, args: [GATED], env: {} };
+    const first = spiedSession(dir, gated);
+    await first.session.connect();
+    expect(await first.toolNames()).not.toContain("secret_echo");
+    await first.session.close();
+    // This client holds the cached (locked) list when another one opens the session.
+    const holder = spiedSession(dir, gated);
+    await holder.session.connect();
+    expect(holder.channel.cached?.tools?.map((tool) => tool.name)).not.toContain("secret_echo");
+    const changed = Promise.withResolvers<void>();
+    const onmessage = holder.channel.onmessage;
+    holder.channel.onmessage = (message, raw) => {
+      onmessage?.(message, raw);
+      if ("method" in message && message.method === "notifications/tools/list_changed") changed.resolve();
+    };
+    const opener = spiedSession(dir, gated);
+    await opener.session.connect();
+    await opener.session.run((call) => call.request("tools/call", { name: "begin_session", arguments: { user: "ext" } }));
+    await opener.session.close();
+    await changed.promise;
+    expect(holder.channel.cached?.tools).toBeUndefined();
+    // The daemon dropped its copy before it passed the notification on: a client attaching now gets none.
+    const later = spiedSession(dir, gated);
+    await later.session.connect();
+    expect(later.channel.cached?.identity).toBeDefined();
+    expect(later.channel.cached?.tools).toBeUndefined();
+    await later.session.close();
+    expect(await holder.toolNames()).toContain("secret_echo");
+    expect(holder.sent).toContain("tools/list");
+    await holder.session.close();
+  }, LONG);
+
+  test("only a client that asks gets the session line, in the version the daemon speaks; others see the protocol as before", async () => {
+    const dir = daemonDir();
+    expect((await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD])).code).toBe(0);
+    const server = { kind: "stdio", command: BUN, args: [REFERENCE], env: { PATH: process.env.PATH ?? "" }, cwd: ROOT };
+    const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" });
+    const [attached, next] = await attachLines(dir, { type: "attach", protocol: 1, server }, 2, request);
+    expect(attached).toMatchObject({ type: "attached" });
+    expect(attached).not.toHaveProperty("extensions");
+    expect(next).toMatchObject({ id: 7, result: {} });
+    const [granted, info] = await attachLines(dir, { type: "attach", protocol: 1, server, extensions: { session: 9 } }, 2);
+    expect(granted).toMatchObject({ type: "attached", extensions: { session: 1 } });
+    expect(info).toMatchObject({ method: SESSION_NOTIFICATION, params: { version: 1, identity: { era: "legacy", protocolVersion: "2025-11-25", serverInfo: { name: "mcpkit-reference" } } } });
+    expect(info.params.tools.map((tool: { name: string }) => tool.name)).toContain("echo");
+  }, LONG);
+});
+
 describe("faults", () => {
   test("a server that crashes is restarted on next use; the call in flight gets an error, not a rerun", async () => {
     const dir = daemonDir();
     const first = (await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text;
     const slow = stateful(dir, ["call-tool", "slow", "steps=50", "delayMs=100", "--", ...REFERENCE_CMD]);
-    // The slow call is in flight once the daemon has counted it (each call-tool is a tools/list and a tools/call).
-    await eventually(() => statusOf(dir), (status) => status.sessions?.[0]?.calls >= 4);
+    // The slow call is in flight once the daemon has counted it: the first call-tool made a tools/list
+    // and a tools/call; the second, attaching to a warm session, is sent the tool list and makes the call only.
+    await eventually(() => statusOf(dir), (status) => status.sessions?.[0]?.calls >= 3);
     await stateful(dir, ["call-tool", "crash", "--", ...REFERENCE_CMD]);
     const cut = await slow;
     expect(cut.code).toBe(5);

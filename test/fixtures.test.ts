@@ -9,7 +9,7 @@ import { alive, BUN, FAULTY, REFERENCE, waitUntil } from "./helpers.ts";
 
 const T = 30_000; // generous bound against hangs, not a performance check
 
-const TOOLS = ["add", "big", "crash", "echo", "elicit", "elicit_later", "elicit_url", "fail", "grow", "log", "region_query", "roots", "sample", "slow", "touch", "typed", "whoami"];
+const TOOLS = ["add", "big", "crash", "echo", "elicit", "elicit_later", "elicit_url", "fail", "grow", "log", "region_query", "roots", "sample", "slow", "slow_task", "touch", "typed", "whoami"];
 const MODERN = "2026-07-28";
 
 // ---- bookkeeping: everything spawned or connected here is torn down ----------------------------

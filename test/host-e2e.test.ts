@@ -39,7 +39,7 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
     };
     try {
       // Negotiation and namespacing.
-      await check(`connected to "${K}" as ${key} (${era}, 17 tools, 3 resources, 2 prompts)`);
+      await check(`connected to "${K}" as ${key} (${era}, 18 tools, 3 resources, 2 prompts)`);
       host.send("/tools");
       await check(`mcp__${key}__echo`);
       await check(`mcp__${key}__region_query`);
@@ -149,7 +149,7 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
       host.send("/help");
       await check("/watch @server:uri");
       host.send("/servers");
-      await check(`"${K}" as ${key} (${era}, 18 tools`);
+      await check(`"${K}" as ${key} (${era}, 19 tools`);
       host.send("/resources");
       await check(`@${key}:ref://items/{id}  item (template)`);
       host.send("/prompts");

@@ -48,7 +48,7 @@ test("the compiled host in a terminal: chat, Tab completion, Ctrl-C cancels a to
     }
   };
   try {
-    await see(`connected to "mcpkit-reference" as reference (2026-07-28, 17 tools`);
+    await see(`connected to "mcpkit-reference" as reference (2026-07-28, 18 tools`);
     await see("you> ");
     terminal.write("call add a=20 b=22\r");
     await see("mcp__reference__add returned: 42");

@@ -67,7 +67,7 @@ describe("one-shot mode", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("mcp__reference__add returned: 5");
     expect(result.stdout).not.toContain("connected to");
-    expect(result.stderr).toContain(`connected to "mcpkit-reference" as reference (2026-07-28, 17 tools`);
+    expect(result.stderr).toContain(`connected to "mcpkit-reference" as reference (2026-07-28, 18 tools`);
   }, LONG);
 
   test("exits 6 when a tool failed and the model gave up", async () => {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { BUN, eventually, REFERENCE, ROOT, closedPort, startHttpServer } from "./helpers.ts";
 
 const LONG = 60_000;
-const INSPECTOR_TOOLS = ["call_tool", "get_prompt", "get_server_info", "list_prompts", "list_resources", "list_tools", "ping", "read_resource"];
+const INSPECTOR_TOOLS = ["call_tool", "cancel_task", "get_prompt", "get_server_info", "get_task", "get_task_result", "list_prompts", "list_resources", "list_tools", "ping", "read_resource"];
 const open: Client[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((client) => client.close().catch(() => {})));
@@ -24,7 +24,7 @@ async function inspector(targetArgs: string[], mode: "legacy" | "auto" = "auto")
 const textOf = (result: { content?: unknown }) => ((result.content as { type: string; text: string }[])[0]?.text ?? "");
 
 describe("mcp-inspect mcp", () => {
-  test.each(["legacy", "auto"] as const)("exposes exactly the 8 inspection tools to a %s client, not the target's", async (mode) => {
+  test.each(["legacy", "auto"] as const)("exposes exactly the 11 inspection tools to a %s client, not the target's", async (mode) => {
     const client = await inspector(["--", BUN, REFERENCE], mode);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(INSPECTOR_TOOLS);
@@ -65,7 +65,7 @@ describe("mcp-inspect mcp", () => {
     const result = await client.callTool({ name: "list_tools", arguments: {} });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain("command not found");
-    expect((await client.listTools()).tools.length).toBe(8);
+    expect((await client.listTools()).tools.length).toBe(11);
   }, LONG);
 
   test.each([

@@ -2,7 +2,7 @@
 // (test/fixtures/oauth-server.ts), headless: $BROWSER is test/fixtures/browser.ts, which follows
 // the authorization URL's redirects to the callback and logs each URL it was given (a tab).
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLIENT_METADATA_URL } from "../lib/auth/provider.ts";
 import { ADMIN_SCOPE, FIXTURE_SCOPE, startOAuthServer, type OAuthFixture, type OAuthFixtureOptions } from "./fixtures/oauth-server.ts";
@@ -188,6 +188,62 @@ describe("mcp-inspect", () => {
     expect(server.record.authorizations).toHaveLength(3);
   }, LONG);
 
+  test("a step-up where no sign-in may happen names the scopes, and mcp-inspect auth then asks for them", async () => {
+    const server = await fixture();
+    const m = machine();
+    expect((await m.inspect(["auth", "--url", server.url])).code).toBe(0);
+    const refused = await m.inspect(["call-tool", "admin", "--url", server.url]);
+    expect(refused.code).toBe(EXIT_AUTH);
+    expect(refused.json.error.message).toContain(`needs wider access (scopes: ${FIXTURE_SCOPE} ${ADMIN_SCOPE}): run mcp-inspect auth --url ${server.url}`);
+    expect((await m.inspect(["auth", "--url", server.url])).code).toBe(0);
+    expect(server.record.authorizations.at(-1)!.scope).toBe(`${FIXTURE_SCOPE} ${ADMIN_SCOPE}`);
+    expect((await m.inspect(["call-tool", "admin", "--url", server.url])).code).toBe(0);
+  }, LONG);
+
+  test("a server that needs no sign-in never touches the token store (an unusable one included)", async () => {
+    const { startReferenceHttp } = await import("./helpers.ts");
+    const http = await startReferenceHttp();
+    try {
+      const home = tempDir();
+      const fresh = await inspect(["ping", "--url", http.url], { env: { HOME: home, MCPKIT_AUTH_DIR: "" } });
+      expect(fresh.code).toBe(0);
+      expect(existsSync(join(home, ".mcpkit", "auth"))).toBe(false);
+      const { chmodSync, mkdirSync } = await import("node:fs");
+      const open = join(home, "open-store");
+      mkdirSync(open);
+      chmodSync(open, 0o755);
+      const unusable = await inspect(["ping", "--url", http.url], { env: { MCPKIT_AUTH_DIR: open } });
+      expect(unusable.code).toBe(0);
+    } finally {
+      await http.stop();
+    }
+  }, LONG);
+
+  test("Ctrl-C while the sign-in waits for the browser: exit 130 at once, the lock and the port let go", async () => {
+    const server = await fixture();
+    const m = machine({ BROWSER: "true" }); // opens nothing: the sign-in waits
+    const child = Bun.spawn([BUN, join(ROOT, "mcp-inspect.ts"), "call-tool", "whoami", "--url", server.url, "--oauth"], {
+      env: { ...process.env, ...m.env, NO_COLOR: "1" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const stderr = child.stderr.getReader();
+    let seen = "";
+    while (!seen.includes("/authorize?")) {
+      const { value, done } = await stderr.read();
+      if (done) break;
+      seen += new TextDecoder().decode(value);
+    }
+    const port = Number(new URL(decodeURIComponent(/redirect_uri=([^&\s]+)/.exec(seen)![1]!)).port);
+    child.kill("SIGINT");
+    expect(await child.exited).toBe(130);
+    const envelope = JSON.parse(await new Response(child.stdout).text());
+    expect(envelope.error.code).toBe("CANCELLED");
+    expect(readdirSync(m.store).filter((name) => name.endsWith(".lock"))).toEqual([]);
+    expect(await fetch(`http://127.0.0.1:${port}/callback`).then(() => "listening", () => "closed")).toBe("closed");
+  }, LONG);
+
   test("any other 403 is an auth error, exit 3, with no sign-in", async () => {
     const server = await fixture();
     const m = machine();
@@ -224,6 +280,8 @@ describe("mcp-inspect", () => {
     child.stdin.end();
     expect(await child.exited).toBe(0);
     expect(m.tabs()).toEqual([]);
+    // No listener, so no port: a loopback redirect registered without one matches any (RFC 8252).
+    expect(server.record.registrations[0]!.redirect_uris).toEqual(["http://127.0.0.1/callback"]);
     expect((await m.inspect(["call-tool", "whoami", "--url", server.url])).code).toBe(0);
   }, LONG);
 
@@ -277,6 +335,21 @@ describe("discovery", () => {
     expect(server.record.registrations).toHaveLength(1);
     expect(server.record.authorizations).toHaveLength(1);
     expect(server.record.tokenRequests[0]!.ok).toBe(true);
+    // Without resource metadata the resource parameter is the server's own URL (RFC 8707).
+    expect(server.record.authorizations[0]!.resource).toBe(server.url);
+  }, LONG);
+
+  test("a new sign-in discovers anew: stale discovery in the store does not send it elsewhere", async () => {
+    const server = await fixture();
+    const m = machine();
+    expect((await m.inspect(["auth", "--url", server.url])).code).toBe(0);
+    const file = readdirSync(m.store).find((name) => name.endsWith(".json"))!;
+    const entry = JSON.parse(readFileSync(join(m.store, file), "utf8"));
+    entry.discovery.authorizationServerUrl = "http://127.0.0.1:1/";
+    entry.discovery.authorizationServerMetadata = { ...entry.discovery.authorizationServerMetadata, issuer: "http://127.0.0.1:1", authorization_endpoint: "http://127.0.0.1:1/authorize" };
+    writeFileSync(join(m.store, file), JSON.stringify(entry));
+    expect((await m.inspect(["auth", "--url", server.url])).code).toBe(0);
+    expect(m.tabs()[1]).toStartWith(`${server.issuer}/authorize?`);
   }, LONG);
 });
 
@@ -300,6 +373,15 @@ describe("scopes", () => {
     const m = machine();
     expect((await m.inspect(["list-tools", "--url", server.url, "--oauth"])).code).toBe(0);
     expect(server.record.authorizations[0]!.scope).toBeNull();
+  }, LONG);
+
+  test("scopes_supported plus the entry's oauth.scopes when the 401 names none: the union", async () => {
+    const server = await fixture({ challengeScope: null, scopesSupported: ["mcp:tools", "mcp:read"] });
+    const m = machine();
+    const config = join(tempDir(), "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { s: { url: server.url, oauth: { scopes: ["extra:read"] } } } }));
+    expect((await m.inspect(["list-tools", "--config", config, "--server", "s", "--oauth"])).code).toBe(0);
+    expect(server.record.authorizations[0]!.scope).toBe("mcp:tools mcp:read extra:read");
   }, LONG);
 
   test("plus the entry's oauth.scopes: the union", async () => {
@@ -387,6 +469,21 @@ describe("mcp-proxy --url", () => {
     peer.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
     await peer.waitFor(() => peer.responseTo(0) !== undefined && peer.responseTo(1) !== undefined);
     for (const id of [0, 1]) expect(peer.responseTo(id).error.message).toContain(`mcp-inspect auth --url ${server.url}`);
+  }, LONG);
+
+  test("a long-running proxy signs in again when it must, a second time too (the limits are per request)", async () => {
+    const server = await fixture({ refreshTokens: false });
+    const m = machine();
+    const peer = new LinePeer([BUN, PROXY, "--url", server.url], { env: m.env });
+    peers.push(peer);
+    await peer.request(0, "initialize", INITIALIZE());
+    peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    for (const id of [1, 2]) {
+      server.expireAccessTokens();
+      const answer = await peer.request(id, "tools/call", { name: "whoami", arguments: {} });
+      expect(answer.result.content[0].text).toStartWith("authorized as client-");
+    }
+    expect(m.tabs()).toHaveLength(3);
   }, LONG);
 
   test("three proxies started at once sign in once: one browser tab, one registration", async () => {

@@ -6,10 +6,12 @@
 // number of times. One refresh or sign-in at a time per resource, across processes: the one that
 // waited re-reads the store and uses what the other got.
 import { randomBytes } from "node:crypto";
-import { isBrowserSafeUrl, openInBrowser } from "../browser.ts";
+import { openInBrowser } from "../browser.ts";
 import { fetchWithinOrigin } from "../fetch.ts";
-import { stripControl } from "../log.ts";
 import { listenForCallback } from "./callback.ts";
+import { AuthRequiredError, oneLine, signInError } from "./errors.ts";
+import { pastedCallback, unsafeAuthorizationUrl, waitFor } from "./redirect.ts";
+import { revokeTokens } from "./revoke.ts";
 import { CLIENT_METADATA_URL, StoredProvider, type PreRegisteredClient } from "./provider.ts";
 import { AuthStore, type StoredTokens } from "./store.ts";
 
@@ -17,11 +19,15 @@ import { AuthStore, type StoredTokens } from "./store.ts";
 export const REFRESH_BEFORE_EXPIRY_MS = 60_000;
 /** How long a sign-in waits for the browser to come back. */
 export const CALLBACK_TIMEOUT_MS = 5 * 60_000;
-/** Step-ups to wider scopes one connection may make: a server that keeps refusing cannot loop. */
+/** Step-ups to wider scopes before a request gets through: a server that keeps refusing cannot loop. */
 export const MAX_STEP_UPS = 2;
-/** Fresh sign-ins one connection may make after a 401. */
+/** Fresh sign-ins after a 401 before a request gets through. */
 export const MAX_SIGN_INS = 1;
 const STATE_BYTES = 32;
+/** A sign-in's lock is waited for as long as the sign-in it waits on may take, and a little more. */
+const SIGN_IN_LOCK_SLACK_MS = 30_000;
+/** The redirect URI a pasted sign-in registers: loopback, any port. */
+const PORTLESS_REDIRECT = "http://127.0.0.1/callback";
 
 export interface AuthUi {
   /** One line for the user (the URL to open, what happened): on stderr, never stdout. */
@@ -51,10 +57,11 @@ export interface OAuthOptions {
   openUrl?: (url: string) => Promise<void>;
   /** Aborting stops waiting for the browser (Ctrl-C at the chat prompt). */
   signal?: AbortSignal;
+  /** Told when we start and stop waiting for the person (a question, the browser): a command's --timeout holds meanwhile. */
+  onUserWait?: (waiting: boolean) => void;
 }
 
-/** The server wants a sign-in this process may not do (or the user declined): exit 3. */
-export class AuthRequiredError extends Error {}
+export { AuthRequiredError } from "./errors.ts";
 
 type Sdk = typeof import("@modelcontextprotocol/client");
 let sdk: Promise<Sdk> | undefined;
@@ -77,20 +84,42 @@ export class OAuthSession {
     this.#fetch = ((url: string | URL, init?: RequestInit) => fetchWithinOrigin(url, init, fetchImpl)) as typeof fetch;
   }
 
-  /** The token store, opened (and its directory made) on first use: a server that wants no sign-in never touches it. */
+  /** The token store, opened (and its directory made) when a server first refuses us. */
   get #store(): AuthStore {
     this.#opened ??= AuthStore.open();
     return this.#opened;
   }
 
+  /** The stored tokens, if a store exists at all: a server that wants no sign-in makes none, and a store we cannot read is no store. */
+  #storedTokens(): StoredTokens | undefined {
+    try {
+      if (!this.#opened && !AuthStore.exists()) return undefined;
+      return this.#store.read(this.resource).tokens;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The Authorization header for the next request (refreshed first when it is about to expire), or none yet. */
   async authorization(): Promise<string | undefined> {
-    let tokens = this.#store.read(this.resource).tokens;
+    let tokens = this.#storedTokens();
     if (tokens && expiresSoon(tokens) && tokens.refresh_token) {
       await this.#refresh(tokens).catch(() => false);
-      tokens = this.#store.read(this.resource).tokens;
+      tokens = this.#storedTokens();
     }
     return tokens ? headerFor(tokens) : undefined;
+  }
+
+  /** The header as stored, with no refresh and no waiting (for a request that must not start a sign-in). */
+  current(): string | undefined {
+    const tokens = this.#storedTokens();
+    return tokens ? headerFor(tokens) : undefined;
+  }
+
+  /** A request got through: the limits on sign-ins and step-ups start over for the next refusal. */
+  settled(): void {
+    this.#signIns = 0;
+    this.#stepUps = 0;
   }
 
   /**
@@ -98,12 +127,12 @@ export class OAuthSession {
    * refreshed, a sign-in or a step-up succeeded); throws AuthRequiredError when no sign-in may
    * happen here. Concurrent refusals share one recovery.
    */
-  recover(response: Response, sentAuthorization?: string): Promise<boolean> {
-    this.#recovering ??= this.#recover(response, sentAuthorization).finally(() => (this.#recovering = undefined));
+  recover(response: Response, sentAuthorization?: string, signal?: AbortSignal): Promise<boolean> {
+    this.#recovering ??= this.#recover(response, sentAuthorization, signal).finally(() => (this.#recovering = undefined));
     return this.#recovering;
   }
 
-  async #recover(response: Response, sentAuthorization: string | undefined): Promise<boolean> {
+  async #recover(response: Response, sentAuthorization: string | undefined, signal: AbortSignal | undefined): Promise<boolean> {
     const { extractWWWAuthenticateParams } = await loadSdk();
     const challenge = extractWWWAuthenticateParams(response);
     const stored = this.#store.read(this.resource).tokens;
@@ -115,9 +144,15 @@ export class OAuthSession {
       // Only insufficient_scope is a step-up; any other 403 is a refusal.
       if (challenge.error !== "insufficient_scope") return false;
       if (this.#stepUps >= MAX_STEP_UPS) throw new AuthRequiredError(`${originOf(this.resource)} still refuses with insufficient_scope after ${MAX_STEP_UPS} step-ups (wanted: ${challenge.scope ?? "?"})`);
+      const wanted = union(this.#storedTokens()?.scope, challenge.scope, ...(this.#options.scopes ?? []));
+      if (this.#options.signIn === "no") {
+        // Kept, so that the command named here asks for exactly this.
+        this.#store.update(this.resource, (entry) => void (entry.wantedScope = wanted));
+        throw new AuthRequiredError(`${originOf(this.resource)} needs wider access (scopes: ${wanted ?? "?"}): run ${this.#options.signInCommand}`);
+      }
+      const stepped = await this.#signIn({ scope: wanted, force: true, resourceMetadataUrl: challenge.resourceMetadataUrl, signal });
       this.#stepUps++;
-      const granted = this.#store.read(this.resource).tokens?.scope;
-      return this.#signIn({ scope: union(granted, challenge.scope, ...(this.#options.scopes ?? [])), force: true, resourceMetadataUrl: challenge.resourceMetadataUrl });
+      return stepped;
     }
     if (sent?.refresh_token && (await this.#refresh(sent).catch(() => false))) return true;
     if (this.#options.signIn === "no") {
@@ -125,37 +160,59 @@ export class OAuthSession {
       const orHeader = /^\s*Bearer\b/i.test(response.headers.get("www-authenticate") ?? "") ? "" : ', or pass --header "Authorization: Bearer <token>"';
       throw new AuthRequiredError(`${originOf(this.resource)} requires a sign-in (run ${this.#options.signInCommand}${orHeader})`);
     }
-    if (this.#signIns >= MAX_SIGN_INS) throw new AuthRequiredError(`${originOf(this.resource)} still answers HTTP 401 after signing in (check the server's OAuth setup, or run ${this.#options.signInCommand})`);
+    if (this.#signIns >= MAX_SIGN_INS) throw new AuthRequiredError(`${originOf(this.resource)} still answers HTTP 401 right after a sign-in (check the server's OAuth setup, or run ${this.#options.signInCommand})`);
+    const scope = await this.#wantedScope(challenge.scope, challenge.resourceMetadataUrl);
+    const signedIn = await this.#signIn({ scope, force: false, resourceMetadataUrl: challenge.resourceMetadataUrl, rejected: sent, signal });
     this.#signIns++;
-    return this.#signIn({ scope: union(challenge.scope, ...(this.#options.scopes ?? [])), force: false, resourceMetadataUrl: challenge.resourceMetadataUrl, rejected: sent });
+    return signedIn;
   }
 
-  /** Signs in now (mcp-inspect auth): whatever the policy says, the user asked for it. */
-  async signInNow(): Promise<void> {
-    await this.#signIn({ scope: union(...(this.#options.scopes ?? [])), force: true, explicit: true });
+  /**
+   * Scopes for a sign-in: the challenge's, else the resource metadata's scopes_supported, plus
+   * the entry's own (the union). Without configured scopes the SDK finds scopes_supported itself.
+   */
+  async #wantedScope(challenged: string | undefined, resourceMetadataUrl: URL | undefined): Promise<string | undefined> {
+    const configured = this.#options.scopes ?? [];
+    if (challenged || configured.length === 0) return union(challenged, ...configured);
+    const { discoverOAuthProtectedResourceMetadata } = await loadSdk();
+    const metadata = await discoverOAuthProtectedResourceMetadata(this.resource, { resourceMetadataUrl }, this.#fetch).catch(() => undefined);
+    return union(metadata?.scopes_supported?.join(" "), ...configured);
+  }
+
+  /**
+   * Signs in now (mcp-inspect auth): whatever the policy says, the user asked for it. The server
+   * is asked first, unauthenticated, for its challenge (where its metadata is, what scopes it wants).
+   */
+  async signInNow(signal?: AbortSignal): Promise<void> {
+    const challenge = await this.#probe();
+    const entry = this.#store.read(this.resource);
+    const scope = union(entry.wantedScope, entry.tokens?.scope, await this.#wantedScope(challenge.scope, challenge.resourceMetadataUrl));
+    await this.#signIn({ scope, force: true, explicit: true, resourceMetadataUrl: challenge.resourceMetadataUrl, signal });
+  }
+
+  /** The server's WWW-Authenticate to a request without credentials ({} when it has none to give). */
+  async #probe(): Promise<{ scope?: string; resourceMetadataUrl?: URL }> {
+    const { extractWWWAuthenticateParams } = await loadSdk();
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" });
+    const answer = await this.#fetch(this.resource, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: ping }).catch(() => undefined);
+    await answer?.body?.cancel().catch(() => {});
+    return answer && (answer.status === 401 || answer.status === 403) ? extractWWWAuthenticateParams(answer) : {};
   }
 
   /** Forgets the stored tokens, revoking them first where the authorization server offers revocation (RFC 7009). */
   async logout(): Promise<{ revoked: boolean; forgotten: boolean }> {
-    const entry = this.#store.read(this.resource);
-    let revoked = false;
-    const endpoint = (entry.discovery?.authorizationServerMetadata as { revocation_endpoint?: string } | undefined)?.revocation_endpoint;
-    const client = this.#options.client ? { client_id: this.#options.client.clientId, client_secret: this.#options.client.clientSecret } : entry.client;
-    if (endpoint && entry.tokens && client) {
-      for (const [token, hint] of [[entry.tokens.refresh_token, "refresh_token"], [entry.tokens.access_token, "access_token"]] as const) {
-        if (!token) continue;
-        const body = new URLSearchParams({ token, token_type_hint: hint, client_id: client.client_id });
-        if (client.client_secret) body.set("client_secret", client.client_secret);
-        const answer = await this.#fetch(endpoint, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body }).catch(() => undefined);
-        revoked ||= answer?.ok === true;
-      }
-    }
-    return { revoked, forgotten: this.#store.forget(this.resource) };
+    return this.#store.withLock(this.resource, CALLBACK_TIMEOUT_MS, undefined, async () => {
+      const entry = this.#store.read(this.resource);
+      const configured = this.#options.client;
+      const client = configured ? { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) } : entry.client;
+      const revoked = await revokeTokens(entry, client, this.#fetch);
+      return { revoked, forgotten: this.#store.forget(this.resource) };
+    });
   }
 
   /** A refresh under the resource's lock; false when it cannot be done without a sign-in. */
   async #refresh(used: StoredTokens): Promise<boolean> {
-    return this.#store.withLock(this.resource, CALLBACK_TIMEOUT_MS, async () => {
+    return this.#store.withLock(this.resource, CALLBACK_TIMEOUT_MS, undefined, async () => {
       // Another process may have refreshed while we waited for the lock.
       const now = this.#store.read(this.resource).tokens;
       if (now && now.access_token !== used.access_token && !expiresSoon(now)) return true;
@@ -173,34 +230,48 @@ export class OAuthSession {
     });
   }
 
-  async #signIn(request: { scope?: string; force: boolean; explicit?: boolean; resourceMetadataUrl?: URL; rejected?: StoredTokens }): Promise<boolean> {
+  async #signIn(request: { scope?: string; force: boolean; explicit?: boolean; resourceMetadataUrl?: URL; rejected?: StoredTokens; signal?: AbortSignal }): Promise<boolean> {
     const policy = request.explicit ? "yes" : this.#options.signIn;
     if (policy === "no") throw new AuthRequiredError(`${originOf(this.resource)} requires a sign-in (run ${this.#options.signInCommand})`);
-    return this.#store.withLock(this.resource, (this.#options.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS) + 30_000, async () => {
-      // Three proxies started at once: the first signs in, the others find its tokens here.
-      const current = this.#store.read(this.resource).tokens;
-      if (!request.force && current && current.access_token !== request.rejected?.access_token && !expiresSoon(current)) return true;
-      await oneAtATime(async () => {
-        if (policy === "ask") {
-          const yes = await this.#options.ui.confirm?.(`${originOf(this.resource)} requires a sign-in. Sign in with your browser?`);
-          if (!yes) throw new AuthRequiredError(`signing in to ${originOf(this.resource)} was declined (run ${this.#options.signInCommand} to sign in)`);
-        }
-        await this.#authorizeInBrowser(request.scope, request.force, request.resourceMetadataUrl);
+    const signal = anySignal(this.#options.signal, request.signal);
+    const waitMs = (this.#options.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS) + SIGN_IN_LOCK_SLACK_MS;
+    this.#options.onUserWait?.(true);
+    try {
+      return await this.#store.withLock(this.resource, waitMs, signal, async () => {
+        // Three proxies started at once: the first signs in, the others find its tokens here.
+        const current = this.#store.read(this.resource).tokens;
+        if (!request.force && current && current.access_token !== request.rejected?.access_token && !expiresSoon(current)) return true;
+        await oneAtATime(async () => {
+          if (policy === "ask") {
+            const yes = await this.#options.ui.confirm?.(`${originOf(this.resource)} requires a sign-in. Sign in with your browser?`);
+            if (!yes) throw new AuthRequiredError(`signing in to ${originOf(this.resource)} was declined (run ${this.#options.signInCommand} to sign in)`);
+          }
+          await this.#authorizeInBrowser(request.scope, request.force, request.resourceMetadataUrl, signal);
+        });
+        this.#store.update(this.resource, (entry) => void delete entry.wantedScope);
+        return true;
       });
-      return true;
-    });
+    } catch (error) {
+      if (signal?.aborted && !(error instanceof AuthRequiredError)) throw new AuthRequiredError(`signing in to ${originOf(this.resource)} was cancelled`);
+      throw error;
+    } finally {
+      this.#options.onUserWait?.(false);
+    }
   }
 
   /** The authorization code flow with PKCE S256: the browser (or a pasted URL) brings the code back. */
-  async #authorizeInBrowser(scope: string | undefined, force: boolean, resourceMetadataUrl?: URL): Promise<void> {
+  async #authorizeInBrowser(scope: string | undefined, force: boolean, resourceMetadataUrl: URL | undefined, signal: AbortSignal | undefined): Promise<void> {
     const { auth } = await loadSdk();
     const { ui } = this.#options;
     const state = randomBytes(STATE_BYTES).toString("base64url");
     const paste = this.#options.browser === false && ui.readLine !== undefined;
-    const entry = this.#store.read(this.resource);
-    const storedPort = entry.redirectUri ? Number(new URL(entry.redirectUri).port) : undefined;
+    // A new sign-in discovers anew: the server's metadata (and where it lives) may have moved.
+    const entry = this.#store.update(this.resource, (stored) => void delete stored.discovery);
+    const storedPort = entry.redirectUri ? Number(new URL(entry.redirectUri).port) || undefined : undefined;
     const callback = paste ? undefined : await this.#listen(state, this.#options.callbackPort ?? storedPort);
-    const redirectUri = callback?.redirectUrl.href ?? entry.redirectUri ?? `http://127.0.0.1:${this.#options.callbackPort ?? 0}/callback`;
+    // Pasting needs no listener: a loopback redirect without a port matches any (RFC 8252 section 7.3).
+    const pinned = this.#options.callbackPort;
+    const redirectUri = callback?.redirectUrl.href ?? entry.redirectUri ?? (pinned ? `http://127.0.0.1:${pinned}/callback` : PORTLESS_REDIRECT);
     let authorizationUrl: URL | undefined;
     let refusal: Error | undefined;
     const provider: StoredProvider = this.#provider(redirectUri, (url) => {
@@ -224,7 +295,7 @@ export class OAuthSession {
         : await waitFor(callback!.params, {
             ms: this.#options.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS,
             timeout: `timed out waiting for the browser to come back to ${redirectUri} (run ${this.#options.signInCommand} to try again)`,
-            signal: this.#options.signal,
+            signal,
             aborted: `signing in to ${originOf(this.resource)} was cancelled`,
           });
       const code = params.get("code");
@@ -292,6 +363,11 @@ function expiresSoon(tokens: StoredTokens): boolean {
   return tokens.expires_at - Date.now() < Math.min(REFRESH_BEFORE_EXPIRY_MS, lifetime / 2);
 }
 
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  return present.length <= 1 ? present[0] : AbortSignal.any(present);
+}
+
 /** The union of space-separated scope lists, or undefined when there are none. */
 export function union(...lists: (string | undefined)[]): string | undefined {
   const scopes = new Set(lists.flatMap((list) => (list ?? "").split(/\s+/).filter(Boolean)));
@@ -300,62 +376,4 @@ export function union(...lists: (string | undefined)[]): string | undefined {
 
 function originOf(url: string): string {
   return new URL(url).origin;
-}
-
-/**
- * What keeps us from sending the user to this URL: https or loopback only, our state, and PKCE
- * S256, which the server must advertise (spec: no code_challenge_methods_supported means no PKCE
- * support, and the client MUST refuse to proceed).
- */
-function unsafeAuthorizationUrl(url: URL, state: string, challengeMethods: string[] | undefined): string | undefined {
-  const where = `${url.protocol}//${url.host}`;
-  if (!isBrowserSafeUrl(url)) return `refusing to open the authorization endpoint ${where} (only https or loopback http URLs are opened)`;
-  if (!challengeMethods?.includes("S256") || url.searchParams.get("code_challenge_method") !== "S256") {
-    return `the authorization server at ${where} does not advertise PKCE S256 (refusing to sign in without it)`;
-  }
-  if (url.searchParams.get("state") !== state) return "internal error: the authorization request does not carry our state";
-  return undefined;
-}
-
-/** The redirect URL pasted back (--no-browser): its state must be ours. */
-function pastedCallback(text: string, state: string): URLSearchParams {
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new AuthRequiredError("that is not the URL the browser was sent to (paste the whole address, http://127.0.0.1:…/callback?code=…)");
-  }
-  if (url.searchParams.get("state") !== state) throw new AuthRequiredError("the pasted URL is not from this sign-in (its state does not match)");
-  return url.searchParams;
-}
-
-/** Text that came from a server, safe on a terminal: one line, no control sequences. */
-function oneLine(text: string): string {
-  return stripControl(text.replace(/\s+/g, " ")).trim();
-}
-
-function signInError(resource: string, error: unknown, command: string): Error {
-  const text = oneLine(error instanceof Error ? error.message : String(error));
-  if (/does not support dynamic client registration/i.test(text)) {
-    return new AuthRequiredError(
-      `the authorization server for ${originOf(resource)} registers no clients by itself (no dynamic registration, no client ID metadata documents): register one with it, then give its ID as "oauth": {"clientId": "..."} in the config entry, or ${command} --client-id ID`,
-    );
-  }
-  return new AuthRequiredError(`signing in to ${originOf(resource)} failed: ${text}`);
-}
-
-/** `promise`, or a rejection after `ms` or when `signal` aborts, whichever comes first. */
-function waitFor<T>(promise: Promise<T>, o: { ms: number; timeout: string; signal?: AbortSignal; aborted: string }): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort = () => {};
-  const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AuthRequiredError(o.timeout)), o.ms);
-    onAbort = () => reject(new AuthRequiredError(o.aborted));
-    if (o.signal?.aborted) onAbort();
-    o.signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  return Promise.race([promise, stop]).finally(() => {
-    clearTimeout(timer);
-    o.signal?.removeEventListener("abort", onAbort);
-  });
 }

@@ -133,6 +133,23 @@ export class StoredProvider implements OAuthClientProvider {
     if (scope === "all" || scope === "verifier") this.#verifier = undefined;
   }
 
+  /**
+   * The RFC 8707 resource we ask tokens for: the one the resource metadata names (it must be this
+   * server, or a path above it on the same origin), else the server's own URL, so that a
+   * 2025-03-26 server without metadata gets its `resource` parameter too.
+   */
+  async validateResourceURL(serverUrl: string | URL, resource?: string): Promise<URL | undefined> {
+    const server = new URL(serverUrl);
+    server.hash = "";
+    if (!resource) return server;
+    const named = new URL(resource);
+    const above = named.pathname.endsWith("/") ? named.pathname : `${named.pathname}/`;
+    if (named.origin !== server.origin || !(server.pathname === named.pathname || server.pathname.startsWith(above))) {
+      throw new Error(`the server's metadata names the resource ${resource}, which is not ${server.href}`);
+    }
+    return named;
+  }
+
   redirectToAuthorization(authorizationUrl: URL): void {
     this.#options.onRedirect(authorizationUrl);
   }

@@ -5,7 +5,7 @@
 // disk (another process may have refreshed the tokens); changes are written whole and renamed
 // into place. A lock per resource serializes sign-ins and refreshes across processes.
 import { createHash, randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { withLock } from "../file-lock.ts";
@@ -35,11 +35,14 @@ export interface AuthEntry {
   redirectUri?: string;
   tokens?: StoredTokens;
   discovery?: Record<string, unknown>;
+  /** Scopes a server asked for (403 insufficient_scope) where no sign-in could happen: the next sign-in asks for them. */
+  wantedScope?: string;
   savedAt?: string;
 }
 
-/** How long one holder may keep a resource's lock: a sign-in waits for a browser. */
-export const AUTH_LOCK_MAX_AGE_MS = 10 * 60_000;
+/** A lock not refreshed for this long is stale, whoever holds it (its holder refreshes it every AUTH_LOCK_HEARTBEAT_MS). */
+export const AUTH_LOCK_MAX_AGE_MS = 2 * 60_000;
+export const AUTH_LOCK_HEARTBEAT_MS = 20_000;
 const DIR_VARIABLE = "MCPKIT_AUTH_DIR";
 
 export class AuthStore {
@@ -51,10 +54,19 @@ export class AuthStore {
 
   /** The store of this user: MCPKIT_AUTH_DIR, else ~/.mcpkit/auth (created 0700, refused if others can enter). */
   static open(env: Record<string, string | undefined> = process.env): AuthStore {
-    const dir = env.MCPKIT_AUTH_DIR || join(env.HOME ?? homedir(), ".mcpkit", "auth");
+    const dir = AuthStore.dirOf(env);
     const checked = ensurePrivateDir(dir);
     if (!checked.ok) throw new Error(`the token store: ${checked.error}`);
     return new AuthStore(dir);
+  }
+
+  /** Whether this user has a store at all (nobody signed in anywhere yet: no directory). */
+  static exists(env: Record<string, string | undefined> = process.env): boolean {
+    return existsSync(AuthStore.dirOf(env));
+  }
+
+  static dirOf(env: Record<string, string | undefined>): string {
+    return env.MCPKIT_AUTH_DIR || join(env.HOME ?? homedir(), ".mcpkit", "auth");
   }
 
   read(resource: string): AuthEntry {
@@ -100,9 +112,12 @@ export class AuthStore {
     return entries.sort((a, b) => a.resource.localeCompare(b.resource));
   }
 
-  /** Runs `work` holding the resource's lock (a sign-in or a refresh at a time, across processes). */
-  withLock<T>(resource: string, waitMs: number, work: () => Promise<T>): Promise<T> {
-    return withLock(`${this.#file(resource)}.lock`, { maxAgeMs: AUTH_LOCK_MAX_AGE_MS, dirVariable: DIR_VARIABLE, waitMs, pollMs: 100 }, work);
+  /**
+   * Runs `work` holding the resource's lock (a sign-in or a refresh at a time, across processes).
+   * The holder keeps the lock fresh while it works, so a long sign-in never looks stale.
+   */
+  withLock<T>(resource: string, waitMs: number, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+    return withLock(`${this.#file(resource)}.lock`, { maxAgeMs: AUTH_LOCK_MAX_AGE_MS, dirVariable: DIR_VARIABLE, waitMs, pollMs: 100, heartbeatMs: AUTH_LOCK_HEARTBEAT_MS, signal }, work);
   }
 
   #file(resource: string): string {

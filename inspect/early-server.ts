@@ -1,0 +1,198 @@
+// Issue 13, "speed at the floor": a one-shot command against a plain stdio server spawns that
+// server before the rest of mcp-inspect is loaded, so that its start-up and ours overlap. Only an
+// argv this file understands whole is taken this way: a command of EARLY_COMMANDS, the flags of
+// EARLY_FLAGS, and the server after `--` or as a --config entry. Anything else (--help, --stateful,
+// a URL, a flag it does not know) starts nothing here and goes the usual way.
+// The session adopts the server when the target it resolves is this very one; otherwise (a usage
+// error, another target) run() discards it. It never heard a byte from us, so it is stopped at once.
+import { onExitSignals, type ExitSignal } from "../lib/signals.ts";
+import { StdioChannel } from "../lib/stdio.ts";
+import type { JsonRpcMessage, RawMessage } from "../lib/jsonrpc.ts";
+import type { StdioTarget, Target } from "../lib/target.ts";
+
+/** The one-shot commands, and whether each takes positionals (a name or URI, then key=value pairs). */
+const EARLY_COMMANDS: Record<string, boolean> = {
+  "list-tools": false,
+  "list-resources": false,
+  "list-resource-templates": false,
+  "list-prompts": false,
+  "server-info": false,
+  ping: false,
+  "call-tool": true,
+  "read-resource": true,
+  "get-prompt": true,
+};
+/** Flags that cannot make the call a usage error (values checked as mcp-inspect checks them), and what they take. */
+const EARLY_FLAGS: Record<string, "none" | "ms" | "pair" | "path" | "name" | "format"> = {
+  "--json": "none",
+  "--text": "none",
+  "--format": "format",
+  "--verbose": "none",
+  "-v": "none",
+  "--timeout": "ms",
+  "--env": "pair",
+  "-e": "pair",
+  "--cwd": "path",
+  "--config": "path",
+  "--server": "name",
+};
+/** Only call-tool has --validate. */
+const CALL_TOOL_FLAGS = new Set(["--no-validate"]);
+/** setTimeout's limit, as --timeout is checked (inspect/session.ts's MAX_TIMEOUT_MS, which loads too much to import here). */
+const MAX_EARLY_TIMEOUT_MS = 2_147_483_647;
+const EARLY_FORMATS = ["json", "text", "signatures"];
+
+type Held = { kind: "message"; message: JsonRpcMessage; raw?: RawMessage } | { kind: "error"; error: Error } | { kind: "close"; reason?: string };
+
+/** A started server waiting for its session: what it says meanwhile is held, to be replayed in order. */
+class EarlyServer {
+  readonly #held: Held[] = [];
+  #onstderr?: (line: string) => void;
+  readonly channel: StdioChannel;
+  readonly started: Promise<void>;
+
+  constructor(readonly target: StdioTarget) {
+    const { command, args, env, cwd } = target;
+    this.channel = new StdioChannel({ command, args, env, cwd, onstderr: (line) => this.#onstderr?.(line) });
+    this.channel.onmessage = (message, raw) => this.#held.push({ kind: "message", message, raw });
+    this.channel.onerror = (error) => this.#held.push({ kind: "error", error });
+    this.channel.onclose = (reason) => this.#held.push({ kind: "close", reason });
+    this.started = this.channel.start();
+    // A spawn that fails is reported by whoever adopts the channel (its start() gives the same promise).
+    this.started.catch(() => {});
+    // Nothing is read until a session has set its handlers: no message waits here in memory.
+    this.channel.pause();
+  }
+
+  /** Hands the channel to `attach` (which sets its handlers), then replays what came meanwhile and lets it read. */
+  adopt<T>(onstderr: ((line: string) => void) | undefined, attach: (channel: StdioChannel) => T): T {
+    const taken = attach(this.channel);
+    if (onstderr) {
+      // The lines written before now are the tail the channel keeps for error reports.
+      const tail = this.channel.stderrTail;
+      if (tail) for (const line of tail.split("\n")) onstderr(line);
+      this.#onstderr = onstderr;
+    }
+    for (const event of this.#held.splice(0)) {
+      if (event.kind === "message") this.channel.onmessage?.(event.message, event.raw);
+      else if (event.kind === "error") this.channel.onerror?.(event.error);
+      else this.channel.onclose?.(event.reason);
+    }
+    this.channel.resume();
+    return taken;
+  }
+}
+
+let early: EarlyServer | undefined;
+let stopGuarding: (() => void) | undefined;
+let interruption: { signal: ExitSignal; code: number; command: string } | undefined;
+
+/**
+ * Starts the server of a one-shot command now, if argv names one plainly. Resolves once it is
+ * spawned (or once it is clear that nothing is started here). A second call does nothing.
+ */
+export async function startEarly(argv: string[]): Promise<void> {
+  if (early || stopGuarding) return;
+  const found = await earlyTarget(argv);
+  if (!found) return;
+  const { command, target } = found;
+  // Our signal handlers are in place before the server exists: a Ctrl-C now must not orphan it.
+  stopGuarding = onExitSignals((signal, code) => {
+    // Once the command has its own handlers, it answers the signal (and closes the server).
+    if (process.listenerCount(signal) > 1 || interruption) return;
+    interruption = { signal, code, command };
+    void discardEarly();
+  });
+  early = new EarlyServer(target);
+}
+
+/** A signal that came before the command could answer it: run() reports it, with its exit code. */
+export function earlyInterruption(): { signal: ExitSignal; code: number; command: string } | undefined {
+  return interruption;
+}
+
+/**
+ * Hands the early server to a session when `target` is the one it was started for: `attach`
+ * builds the session on its channel. Undefined when there is none, or it is another target's.
+ */
+export function adoptEarlyServer<T>(target: Target, onstderr: ((line: string) => void) | undefined, attach: (channel: StdioChannel) => T): T | undefined {
+  const server = early;
+  if (!server || interruption || !sameServer(server.target, target)) return undefined;
+  early = undefined;
+  stopGuarding?.();
+  return server.adopt(onstderr, attach);
+}
+
+/** Stops the early server if no session took it; run() calls this last. */
+export async function discardEarly(): Promise<void> {
+  const server = early;
+  early = undefined;
+  await server?.channel.discard();
+  if (!interruption) stopGuarding?.();
+}
+
+/** The command and the stdio target argv names, if this file understands all of argv; undefined otherwise. */
+async function earlyTarget(argv: string[]): Promise<{ command: string; target: StdioTarget } | undefined> {
+  const dashes = argv.indexOf("--");
+  const own = dashes === -1 ? argv : argv.slice(0, dashes);
+  const server = dashes === -1 ? [] : argv.slice(dashes + 1);
+  const flags: Record<string, string> = {};
+  const env: Record<string, string> = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < own.length; i++) {
+    const word = own[i]!;
+    if (!word.startsWith("-") || word === "-") {
+      positionals.push(word);
+      continue;
+    }
+    const equals = word.startsWith("--") ? word.indexOf("=") : -1;
+    const flag = equals === -1 ? word : word.slice(0, equals);
+    if (CALL_TOOL_FLAGS.has(flag) && equals === -1) {
+      flags[flag] = "";
+      continue;
+    }
+    const takes = EARLY_FLAGS[flag];
+    if (takes === undefined) return undefined;
+    if (takes === "none") {
+      if (equals !== -1) return undefined;
+      flags[flag] = "";
+      continue;
+    }
+    const value = equals !== -1 ? word.slice(equals + 1) : own[++i];
+    if (value === undefined || !valueFits(takes, value)) return undefined;
+    if (takes === "pair") env[value.slice(0, value.indexOf("="))] = value.slice(value.indexOf("=") + 1);
+    else if (flag in flags) return undefined;
+    else flags[flag] = value;
+  }
+  const [name, ...rest] = positionals;
+  const takesPositionals = name === undefined ? undefined : EARLY_COMMANDS[name];
+  if (takesPositionals === undefined || (!takesPositionals && rest.length > 0) || (takesPositionals && !rest[0])) return undefined;
+  if ("--no-validate" in flags && name !== "call-tool") return undefined;
+  if ("--json" in flags && "--text" in flags) return undefined;
+  if ("--format" in flags && ("--json" in flags || "--text" in flags)) return undefined;
+  const cwd = flags["--cwd"];
+  if (server.length > 0) {
+    if ("--config" in flags || "--server" in flags) return undefined;
+    return { command: name!, target: { kind: "stdio", command: server[0]!, args: server.slice(1), env, ...(cwd !== undefined ? { cwd } : {}) } };
+  }
+  if (!("--config" in flags)) return undefined;
+  // A config entry, read as the command reads it (lib/target.ts and its JSONC parser load only now);
+  // nobody is asked anything here, so an entry that needs a question (an approval) is not started early.
+  const { resolveTargetDiscovering } = await import("../lib/target.ts");
+  const resolved = await resolveTargetDiscovering({ config: flags["--config"], server: flags["--server"], cwd, env: Object.entries(env).map(([k, v]) => `${k}=${v}`) }, []);
+  return resolved.ok && resolved.value.kind === "stdio" && !resolved.value.stateful ? { command: name!, target: resolved.value } : undefined;
+}
+
+function valueFits(takes: "ms" | "pair" | "path" | "name" | "format", value: string): boolean {
+  if (takes === "ms") return /^\d+$/.test(value) && Number(value) > 0 && Number(value) <= MAX_EARLY_TIMEOUT_MS;
+  if (takes === "pair") return value.indexOf("=") > 0;
+  if (takes === "format") return EARLY_FORMATS.includes(value);
+  return value !== "" && !value.startsWith("-");
+}
+
+/** The same process definition: command, args, env and cwd (a name or timeout does not change what runs). */
+function sameServer(a: StdioTarget, b: Target): boolean {
+  if (b.kind !== "stdio" || b.stateful) return false;
+  const sorted = (env: Record<string, string>) => JSON.stringify(Object.entries(env).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+  return a.command === b.command && JSON.stringify(a.args) === JSON.stringify(b.args) && sorted(a.env) === sorted(b.env) && a.cwd === b.cwd;
+}

@@ -1,0 +1,167 @@
+// `mcp-inspect servers`: every MCP server configured for this user and project, with the file it
+// came from, its client and scope, how it is reached, the names (never the values) of its env and
+// headers, whether a project entry is approved and whether an HTTP one has stored sign-in tokens.
+// `--approve NAME` approves a project's entry of that name. Nothing is started here.
+import { AuthStore } from "../lib/auth/store.ts";
+import { approve, discoverServers, displayUrl, isApproved, neededInputs, needsApproval, serverStates, targetOf, whatItRuns, type DiscoveredServer, type Env } from "../lib/discovery.ts";
+import { stripControl } from "../lib/log.ts";
+import { CommandError, EXIT, errorEnvelope, successEnvelope, type Metadata } from "./output.ts";
+
+export type AuthState = "signed in" | "sign-in needed if the server asks" | "Authorization header";
+
+export interface ServerRow {
+  name: string;
+  client: string;
+  scope: string;
+  file: string;
+  project?: string;
+  transport: "stdio" | "http" | "sse";
+  command?: string;
+  url?: string;
+  env: string[];
+  envFile?: string;
+  headers: string[];
+  /** Project entries only. */
+  approved?: boolean;
+  /** HTTP entries only: whether the token store holds tokens for it. */
+  auth?: AuthState;
+  /** VS Code `${input:id}` values asked for when it starts. */
+  inputs?: string[];
+  turnedOff?: true;
+  shadowedBy?: string;
+  ambiguousWith?: string[];
+}
+
+export interface ServersOptions {
+  approve?: string;
+  json: boolean;
+  /** A usage problem found by the entry script (an unknown flag). */
+  problem?: string;
+  env?: Env;
+  cwd?: string;
+}
+
+export async function runServers(options: ServersOptions): Promise<number> {
+  const started = performance.now();
+  const metadata = (): Metadata => ({ command: options.approve === undefined ? "servers" : "servers --approve", target: options.approve ?? "", timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
+  const fail = (error: CommandError) => {
+    if (options.json) process.stdout.write(`${errorEnvelope(error, metadata())}\n`);
+    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
+    return error.exitCode;
+  };
+  if (options.problem) return fail(new CommandError(EXIT.usage, options.problem));
+  const env = options.env ?? process.env;
+  const found = discoverServers({ env, cwd: options.cwd });
+  if (!options.json) for (const problem of found.problems) process.stderr.write(`warning: ${stripControl(problem)}\n`);
+
+  if (options.approve !== undefined) {
+    const approved = approveNamed(found.servers, options.approve, env);
+    if (!approved.ok) return fail(approved.error);
+    if (options.json) process.stdout.write(`${successEnvelope({ approved: approved.value }, metadata())}\n`);
+    else for (const { name, file, runs } of approved.value) process.stdout.write(`approved "${stripControl(name)}" from ${stripControl(file)}: it ${stripControl(runs)}\n`);
+    return EXIT.ok;
+  }
+
+  const rows = describeServers(found.servers, env, found.problems);
+  if (rows.length === 0) {
+    return fail(new CommandError(EXIT.nothingThere, `no MCP servers are configured for this user or project (looked in ${found.looked.length} client files; see mcp-inspect servers --help)`, { looked: found.looked, problems: found.problems }));
+  }
+  if (options.json) process.stdout.write(`${successEnvelope({ servers: rows, project: found.project, problems: found.problems }, metadata())}\n`);
+  else process.stdout.write(`${rows.map(textRow).join("\n")}\n`);
+  return EXIT.ok;
+}
+
+/** The rows `servers` prints: what an entry is, never a value of its env or headers. */
+export function describeServers(servers: DiscoveredServer[], env: Env, problems: string[] = []): ServerRow[] {
+  const states = serverStates(servers);
+  const hasUrl = servers.some((server) => [server.entry.url, server.entry.serverUrl, server.entry.httpUrl].some((value) => typeof value === "string"));
+  const signedIn = hasUrl ? storedResources(env, problems) : new Set<string>();
+  return servers.map((server) => {
+    const entry = server.entry;
+    const rawUrl = [entry.url, entry.serverUrl, entry.httpUrl].find((value): value is string => typeof value === "string");
+    const headers = [...keys(entry.headers), ...keys(entry.http_headers), ...keys(entry.env_http_headers), ...(typeof entry.bearer_token_env_var === "string" ? ["Authorization"] : [])];
+    const variables = [...keys(entry.env), ...(Array.isArray(entry.env_vars) ? entry.env_vars.map(String) : [])];
+    const inputs = neededInputs(entry, server.inputs).map((input) => input.id);
+    const row: ServerRow = {
+      name: server.name,
+      client: server.client,
+      scope: server.scope,
+      file: server.file,
+      ...(server.scope === "user" ? {} : { project: server.project }),
+      transport: rawUrl === undefined ? "stdio" : entry.type === "sse" || entry.transport === "sse" ? "sse" : "http",
+      ...(rawUrl === undefined ? { command: String(entry.command ?? "") } : { url: displayUrl(rawUrl) }),
+      env: [...new Set(variables)],
+      ...(typeof entry.envFile === "string" ? { envFile: entry.envFile } : {}),
+      headers: [...new Set(headers)],
+      ...(needsApproval(server) ? { approved: isApproved(server, env) } : {}),
+      ...(inputs.length > 0 ? { inputs } : {}),
+      ...(server.turnedOff ? { turnedOff: true as const } : {}),
+      ...states.get(server),
+    };
+    if (rawUrl !== undefined) {
+      const authorized = headers.some((name) => name.toLowerCase() === "authorization");
+      row.auth = authorized ? "Authorization header" : signedIn.has(resourceOf(server, env, rawUrl)) ? "signed in" : "sign-in needed if the server asks";
+    }
+    return row;
+  });
+}
+
+/** `--approve NAME`: every project entry of that name (a user or local entry needs none). */
+function approveNamed(servers: DiscoveredServer[], name: string, env: Env): { ok: true; value: { name: string; file: string; runs: string }[] } | { ok: false; error: CommandError } {
+  const named = servers.filter((server) => server.name === name);
+  const project = named.filter(needsApproval);
+  if (named.length === 0) return { ok: false, error: new CommandError(EXIT.usage, `no configured server is named "${name}" (see mcp-inspect servers)`) };
+  if (project.length === 0) return { ok: false, error: new CommandError(EXIT.usage, `"${name}" is a ${named[0]!.scope} entry in ${named[0]!.file}; only project entries need approval`) };
+  const approved = [];
+  for (const server of project) {
+    const saved = approve(server, env);
+    if (!saved.ok) return { ok: false, error: new CommandError(EXIT.usage, saved.error) };
+    approved.push({ name: server.name, file: server.file, runs: whatItRuns(server.entry) });
+  }
+  return { ok: true, value: approved };
+}
+
+/** The resources the token store holds tokens for (never a token itself). */
+function storedResources(env: Env, problems: string[]): Set<string> {
+  try {
+    return new Set(AuthStore.open(env).list().filter((entry) => entry.tokens).map((entry) => entry.resource));
+  } catch (error) {
+    problems.push((error as Error).message);
+    return new Set();
+  }
+}
+
+/** The URL the token store keys it by: the entry's URL with its variables expanded, as a target has it. */
+function resourceOf(server: DiscoveredServer, env: Env, rawUrl: string): string {
+  const target = targetOf(server, { env });
+  if (target.ok && target.value.kind === "http") return target.value.url;
+  try {
+    return new URL(rawUrl).href;
+  } catch {
+    return rawUrl;
+  }
+}
+
+function textRow(row: ServerRow): string {
+  const notes = [
+    row.approved === false ? `not approved (mcp-inspect servers --approve ${row.name})` : "",
+    row.turnedOff ? "turned off" : "",
+    row.shadowedBy ? `shadowed by ${row.shadowedBy}` : "",
+    row.ambiguousWith ? `ambiguous with ${row.ambiguousWith.join(", ")}` : "",
+  ].filter(Boolean);
+  const how = [
+    row.transport === "stdio" ? `stdio ${row.command}` : `${row.transport} ${row.url}`,
+    row.env.length ? `env ${row.env.join(", ")}` : "",
+    row.envFile ? `envFile ${row.envFile}` : "",
+    row.headers.length ? `headers ${row.headers.join(", ")}` : "",
+    row.inputs ? `inputs ${row.inputs.join(", ")}` : "",
+    row.auth ?? "",
+  ].filter(Boolean);
+  // One line each, whatever a file holds: control characters and line breaks go.
+  const line = (text: string) => stripControl(text).replace(/[\r\n]+/g, " ");
+  return `${line(`${row.name}  ${row.client}, ${row.scope}: ${row.file}${notes.length ? `  [${notes.join("; ")}]` : ""}`)}\n    ${line(how.join(" · "))}`;
+}
+
+function keys(value: unknown): string[] {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? Object.keys(value) : [];
+}
