@@ -344,16 +344,9 @@ const auth = withExamples(
 );
 
 async function runAuth(args: Args): Promise<void> {
-  const started = performance.now();
   const json = wantsJson(args);
-  const what = args.list ? "auth --list" : args.logout ? "auth --logout" : "auth";
-  const metadata = (target = ""): Metadata => ({ command: what, target, timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
+  const { metadata, fail: failed } = reporter(args.list ? "auth --list" : args.logout ? "auth --logout" : "auth", json);
   const done = (data: unknown, target?: string) => void process.stdout.write(`${json ? successEnvelope(data, metadata(target)) : JSON.stringify(data, null, 2)}\n`);
-  const failed = (error: CommandError, target?: string) => {
-    if (json) process.stdout.write(`${errorEnvelope(error, metadata(target))}\n`);
-    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
-    process.exitCode = error.exitCode;
-  };
   const problem = usageProblem(args, AUTH_COMMAND_ARGS);
   if (problem) return failed(new CommandError(EXIT.usage, problem));
   const { listSignIns, logout, signIn } = await import("./inspect/auth.ts");
@@ -404,14 +397,8 @@ const grepCommand = withExamples(
 );
 
 async function runGrep(args: Args): Promise<void> {
-  const started = performance.now();
   const json = wantsJson(args);
-  const metadata = (): Metadata => ({ command: "grep", target: "", timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
-  const fail = (error: CommandError) => {
-    if (json) process.stdout.write(`${errorEnvelope(error, metadata())}\n`);
-    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
-    process.exitCode = error.exitCode;
-  };
+  const { metadata, fail } = reporter("grep", json);
   const problem = usageProblem(args, GREP_ARGS);
   if (problem) return fail(new CommandError(EXIT.usage, problem));
   const pattern = args._[0];
@@ -453,14 +440,9 @@ const skillCommand = withExamples(
 );
 
 async function runSkill(args: Args): Promise<void> {
-  const started = performance.now();
   const json = wantsJson(args);
-  const metadata = (): Metadata => ({ command: "skill", target: "", timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
-  const fail = (error: CommandError) => {
-    if (json && args.out !== "-") process.stdout.write(`${errorEnvelope(error, metadata())}\n`);
-    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
-    process.exitCode = error.exitCode;
-  };
+  // With --out - stdout is the skill itself, so an error goes to stderr even for an agent.
+  const { metadata, fail } = reporter("skill", json && args.out !== "-");
   const problem = usageProblem(args, SKILL_ARGS) ?? (typeof args.out === "string" && args.out !== "" ? undefined : "--out DIR is required (the directory for SKILL.md, or - to print it)");
   if (problem) return fail(new CommandError(EXIT.usage, problem));
   const targets = await grepTargets(args);
@@ -656,6 +638,18 @@ async function runOneShot<P>(
     // The answer is out; only now wait for the server to go away (quickly, when a signal ends us).
     await session.close({ quick: signalled });
   }
+}
+
+/** The envelope metadata and the one-line failure of a command that is not one request to one server. */
+function reporter(command: string, json: boolean) {
+  const started = performance.now();
+  const metadata = (target = ""): Metadata => ({ command, target, timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
+  const fail = (error: CommandError, target?: string): void => {
+    if (json) process.stdout.write(`${errorEnvelope(error, metadata(target))}\n`);
+    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
+    process.exitCode = error.exitCode;
+  };
+  return { metadata, fail };
 }
 
 function wantsJson(args: Args): boolean {
