@@ -1,10 +1,14 @@
 // Issue 13, "speed at the floor": a one-shot command against a plain stdio server spawns that
-// server before the rest of mcp-inspect is loaded, so that its start-up and ours overlap. Only an
-// argv this file understands whole is taken this way: a command of EARLY_COMMANDS, the flags of
-// EARLY_FLAGS, and the server after `--` or as a --config entry. Anything else (--help, --stateful,
-// a URL, a flag it does not know) starts nothing here and goes the usual way.
-// The session adopts the server when the target it resolves is this very one; otherwise (a usage
-// error, another target) run() discards it. It never heard a byte from us, so it is stopped at once.
+// server before the rest of mcp-inspect is loaded, so that its start-up and ours overlap; with
+// --stateful (or a stateful config entry) it attaches to the server's mcp-daemon session instead,
+// so that the socket's connect and the daemon's answer overlap our start-up. Only an argv this file
+// understands whole is taken this way: a command of EARLY_COMMANDS, the flags of EARLY_FLAGS, and
+// the server after `--` or as a --config entry. Anything else (--help, a URL, a flag it does not
+// know) starts nothing here and goes the usual way.
+// The session adopts the channel when the target it resolves is this very one; otherwise (a usage
+// error, another target) run() discards it. A spawned server never heard a byte from us, so it is
+// stopped at once; a daemon session is only detached from, as any call does.
+import type { MessageChannel } from "../lib/channel.ts";
 import { onExitSignals, type ExitSignal } from "../lib/signals.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import type { JsonRpcMessage, RawMessage } from "../lib/jsonrpc.ts";
@@ -35,6 +39,7 @@ const EARLY_FLAGS: Record<string, "none" | "ms" | "pair" | "path" | "name" | "fo
   "--cwd": "path",
   "--config": "path",
   "--server": "name",
+  "--stateful": "none",
 };
 /** Only call-tool has --validate. */
 const CALL_TOOL_FLAGS = new Set(["--no-validate"]);
@@ -44,30 +49,38 @@ const EARLY_FORMATS = ["json", "text", "signatures"];
 
 type Held = { kind: "message"; message: JsonRpcMessage; raw?: RawMessage } | { kind: "error"; error: Error } | { kind: "close"; reason?: string };
 
-/** A started server waiting for its session: what it says meanwhile is held, to be replayed in order. */
+/** A started server (or an attached daemon session) waiting for its session: what it says meanwhile is held, to be replayed in order. */
 class EarlyServer {
   readonly #held: Held[] = [];
   #onstderr?: (line: string) => void;
-  readonly channel: StdioChannel;
+  #adopted = false;
+  readonly channel: MessageChannel & { pause(): void; resume(): void };
   readonly started: Promise<void>;
 
-  constructor(readonly target: StdioTarget) {
+  constructor(
+    readonly target: StdioTarget,
+    readonly stateful: boolean,
+    daemonChannel?: new (target: Target) => MessageChannel & { pause(): void; resume(): void },
+  ) {
     const { command, args, env, cwd } = target;
-    this.channel = new StdioChannel({ command, args, env, cwd, onstderr: (line) => this.#onstderr?.(line) });
+    this.channel = daemonChannel ? new daemonChannel(target) : new StdioChannel({ command, args, env, cwd, onstderr: (line) => this.#onstderr?.(line) });
     this.channel.onmessage = (message, raw) => this.#held.push({ kind: "message", message, raw });
     this.channel.onerror = (error) => this.#held.push({ kind: "error", error });
     this.channel.onclose = (reason) => this.#held.push({ kind: "close", reason });
     this.started = this.channel.start();
-    // A spawn that fails is reported by whoever adopts the channel (its start() gives the same promise).
+    // A spawn or attach that fails is reported by whoever adopts the channel (its start() gives the same promise).
     this.started.catch(() => {});
-    // Nothing is read until a session has set its handlers: no message waits here in memory.
-    this.channel.pause();
+    // Nothing is read until a session has set its handlers: no message waits here in memory. A
+    // daemon channel reads its attach answer first, and only then has a stream to pause.
+    if (daemonChannel) void this.started.then(() => this.#adopted || this.channel.pause(), () => {});
+    else this.channel.pause();
   }
 
   /** Hands the channel to `attach` (which sets its handlers), then replays what came meanwhile and lets it read. */
-  adopt<T>(onstderr: ((line: string) => void) | undefined, attach: (channel: StdioChannel) => T): T {
+  adopt<T>(onstderr: ((line: string) => void) | undefined, attach: (channel: MessageChannel) => T): T {
+    this.#adopted = true;
     const taken = attach(this.channel);
-    if (onstderr) {
+    if (onstderr && this.channel instanceof StdioChannel) {
       // The lines written before now are the tail the channel keeps for error reports.
       const tail = this.channel.stderrTail;
       if (tail) for (const line of tail.split("\n")) onstderr(line);
@@ -95,7 +108,7 @@ export async function startEarly(argv: string[]): Promise<void> {
   if (early || stopGuarding) return;
   const found = await earlyTarget(argv);
   if (!found) return;
-  const { command, target } = found;
+  const { command, target, stateful } = found;
   // Our signal handlers are in place before the server exists: a Ctrl-C now must not orphan it.
   stopGuarding = onExitSignals((signal, code) => {
     // Once the command has its own handlers, it answers the signal (and closes the server).
@@ -103,7 +116,7 @@ export async function startEarly(argv: string[]): Promise<void> {
     interruption = { signal, code, command };
     void discardEarly();
   });
-  early = new EarlyServer(target);
+  early = new EarlyServer(target, stateful, stateful ? (await import("../lib/daemon-client.ts")).DaemonChannel : undefined);
 }
 
 /** A signal that came before the command could answer it: run() reports it, with its exit code. */
@@ -112,12 +125,12 @@ export function earlyInterruption(): { signal: ExitSignal; code: number; command
 }
 
 /**
- * Hands the early server to a session when `target` is the one it was started for: `attach`
- * builds the session on its channel. Undefined when there is none, or it is another target's.
+ * Hands the early server to a session when `target` (stateful, or not) is the one it was started
+ * for: `attach` builds the session on its channel. Undefined when there is none, or it is another target's.
  */
-export function adoptEarlyServer<T>(target: Target, onstderr: ((line: string) => void) | undefined, attach: (channel: StdioChannel) => T): T | undefined {
+export function adoptEarlyServer<T>(target: Target, stateful: boolean, onstderr: ((line: string) => void) | undefined, attach: (channel: MessageChannel) => T): T | undefined {
   const server = early;
-  if (!server || interruption || !sameServer(server.target, target)) return undefined;
+  if (!server || interruption || server.stateful !== (stateful || Boolean(target.stateful)) || !sameServer(server.target, target)) return undefined;
   early = undefined;
   stopGuarding?.();
   return server.adopt(onstderr, attach);
@@ -127,12 +140,12 @@ export function adoptEarlyServer<T>(target: Target, onstderr: ((line: string) =>
 export async function discardEarly(): Promise<void> {
   const server = early;
   early = undefined;
-  await server?.channel.discard();
+  await (server?.channel instanceof StdioChannel ? server.channel.discard() : server?.channel.close());
   if (!interruption) stopGuarding?.();
 }
 
 /** The command and the stdio target argv names, if this file understands all of argv; undefined otherwise. */
-async function earlyTarget(argv: string[]): Promise<{ command: string; target: StdioTarget } | undefined> {
+async function earlyTarget(argv: string[]): Promise<{ command: string; target: StdioTarget; stateful: boolean } | undefined> {
   const dashes = argv.indexOf("--");
   const own = dashes === -1 ? argv : argv.slice(0, dashes);
   const server = dashes === -1 ? [] : argv.slice(dashes + 1);
@@ -171,16 +184,17 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
   if ("--json" in flags && "--text" in flags) return undefined;
   if ("--format" in flags && ("--json" in flags || "--text" in flags)) return undefined;
   const cwd = flags["--cwd"];
+  const stateful = "--stateful" in flags;
   if (server.length > 0) {
     if ("--config" in flags || "--server" in flags) return undefined;
-    return { command: name!, target: { kind: "stdio", command: server[0]!, args: server.slice(1), env, ...(cwd !== undefined ? { cwd } : {}) } };
+    return { command: name!, target: { kind: "stdio", command: server[0]!, args: server.slice(1), env, ...(cwd !== undefined ? { cwd } : {}) }, stateful };
   }
   if (!("--config" in flags)) return undefined;
   // A config entry, read as the command reads it (lib/target.ts and its JSONC parser load only now);
   // nobody is asked anything here, so an entry that needs a question (an approval) is not started early.
   const { resolveTargetDiscovering } = await import("../lib/target.ts");
   const resolved = await resolveTargetDiscovering({ config: flags["--config"], server: flags["--server"], cwd, env: Object.entries(env).map(([k, v]) => `${k}=${v}`) }, []);
-  return resolved.ok && resolved.value.kind === "stdio" && !resolved.value.stateful ? { command: name!, target: resolved.value } : undefined;
+  return resolved.ok && resolved.value.kind === "stdio" ? { command: name!, target: resolved.value, stateful: stateful || Boolean(resolved.value.stateful) } : undefined;
 }
 
 function valueFits(takes: "ms" | "pair" | "path" | "name" | "format", value: string): boolean {
@@ -192,7 +206,7 @@ function valueFits(takes: "ms" | "pair" | "path" | "name" | "format", value: str
 
 /** The same process definition: command, args, env and cwd (a name or timeout does not change what runs). */
 function sameServer(a: StdioTarget, b: Target): boolean {
-  if (b.kind !== "stdio" || b.stateful) return false;
+  if (b.kind !== "stdio") return false;
   const sorted = (env: Record<string, string>) => JSON.stringify(Object.entries(env).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
   return a.command === b.command && JSON.stringify(a.args) === JSON.stringify(b.args) && sorted(a.env) === sorted(b.env) && a.cwd === b.cwd;
 }

@@ -145,7 +145,9 @@ export class DaemonChannel implements MessageChannel {
         ? { ...this.target, cwd: this.target.cwd ?? process.cwd(), env: { ...(process.env.PATH ? { PATH: process.env.PATH } : {}), ...this.target.env } }
         : this.target;
     const extensions = { [SESSION_EXTENSION]: SESSION_EXTENSION_VERSION };
-    socket.on("connect", () => socket.write(`${JSON.stringify({ type: "attach", protocol: DAEMON_PROTOCOL, server, extensions })}\n`));
+    // Written now, not on "connect": the socket holds it until connected, and the daemon can answer
+    // while this process is still busy loading (mcp-inspect attaches before the rest of it loads).
+    socket.write(`${JSON.stringify({ type: "attach", protocol: DAEMON_PROTOCOL, server, extensions })}\n`);
     this.#writer = new LineWriter(socket);
     this.#writer.onroom = () => this.ondrain?.();
     await attached.promise;

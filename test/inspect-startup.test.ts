@@ -78,3 +78,47 @@ test("mcp-inspect.ts loads nothing statically but the early server (else the ser
     'import pkg from "./package.json" with { type: "json" };',
   ]);
 });
+
+test("--stateful attaches to mcp-daemon before the rest loads, and the call uses that very attach", async () => {
+  // A stand-in daemon on a real socket: it counts attach frames and answers as mcp-daemon does,
+  // with the session extension's cached handshake, so one attach and one tools/call make the call.
+  const daemon = mkdtempSync("/tmp/mcpd-early-");
+  const frames: { type?: string; server?: { command?: string; args?: string[] } }[] = [];
+  const calls: string[] = [];
+  const identity = { era: "legacy", protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "stand-in", version: "1" } };
+  const listener = Bun.listen<{ buffer: string; attached: boolean }>({
+    unix: join(daemon, "daemon.sock"),
+    socket: {
+      open: (socket) => void (socket.data = { buffer: "", attached: false }),
+      data(socket, chunk) {
+        socket.data.buffer += chunk.toString();
+        let newline: number;
+        while ((newline = socket.data.buffer.indexOf("\n")) !== -1) {
+          const line = JSON.parse(socket.data.buffer.slice(0, newline));
+          socket.data.buffer = socket.data.buffer.slice(newline + 1);
+          if (!socket.data.attached) {
+            frames.push(line);
+            socket.data.attached = true;
+            socket.write(`${JSON.stringify({ type: "attached", session: "s1", pid: null, extensions: { session: 1 } })}\n`);
+            socket.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/mcpkit/session", params: { version: 1, identity, tools: [{ name: "echo", inputSchema: { type: "object" } }] } })}\n`);
+          } else if (line.method === "tools/call") {
+            calls.push(line.params.arguments.message);
+            socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: line.id, result: { content: [{ type: "text", text: line.params.arguments.message }] } })}\n`);
+          }
+        }
+      },
+    },
+  });
+  try {
+    const run = await inspect(["call-tool", "echo", "message=early", "--stateful", "--", BUN, REFERENCE], { env: { MCPKIT_DAEMON_DIR: daemon } });
+    expect(run.code).toBe(0);
+    expect(run.json.data.content[0].text).toBe("early");
+    expect(calls).toEqual(["early"]);
+    expect(frames).toHaveLength(1);
+    expect(frames[0]!.type).toBe("attach");
+    expect(frames[0]!.server?.args).toEqual([REFERENCE]);
+  } finally {
+    listener.stop(true);
+    rmSync(daemon, { recursive: true, force: true });
+  }
+}, LONG);
