@@ -39,6 +39,9 @@ export class DaemonChannel implements MessageChannel {
   #writer?: LineWriter;
   #flow?: Flow;
   #closed = false;
+  #attached = false;
+  /** Aborted by close(): a start still finding or starting the daemon gives up instead of attaching later. */
+  readonly #abandoned = new AbortController();
   #started?: Promise<void>;
   #cached?: SessionInfo;
 
@@ -80,12 +83,13 @@ export class DaemonChannel implements MessageChannel {
       await this.#attach(paths);
     } catch (error) {
       if (!(error instanceof DaemonUnreachable)) throw error;
-      await ensureDaemon({ ...this.options, paths });
+      await ensureDaemon({ ...this.options, paths, signal: this.#abandoned.signal });
       await this.#attach(paths);
     }
   }
 
   async #attach(paths: DaemonPaths): Promise<void> {
+    this.#abandoned.signal.throwIfAborted();
     const socket = connect(paths.socket);
     this.#socket = socket;
     const attached = Promise.withResolvers<void>();
@@ -151,6 +155,7 @@ export class DaemonChannel implements MessageChannel {
     this.#writer = new LineWriter(socket);
     this.#writer.onroom = () => this.ondrain?.();
     await attached.promise;
+    this.#attached = true;
   }
 
   /** The answer to our attach frame: whether a session line follows, or undefined (and `attached` rejected) when refused. */
@@ -176,11 +181,16 @@ export class DaemonChannel implements MessageChannel {
     return this.#writer.write(raw ?? serializeMessage(message));
   }
 
-  /** Detaches; the session (and its server) stays alive in the daemon. */
+  /** Detaches (or gives up attaching); the session (and its server) stays alive in the daemon. */
   async close(): Promise<void> {
+    this.#abandoned.abort(new Error("detached from mcp-daemon"));
     const socket = this.#socket;
     // Flush what we wrote, then close both directions: a half-open socket would keep us running.
-    if (socket && !socket.destroyed) await new Promise<void>((resolve) => socket.end(() => (socket.destroy(), resolve())));
+    // Before the attach is answered there is nothing of ours to flush.
+    if (socket && !socket.destroyed) {
+      if (this.#attached) await new Promise<void>((resolve) => socket.end(() => (socket.destroy(), resolve())));
+      else socket.destroy();
+    }
     this.#finish("detached from mcp-daemon");
   }
 

@@ -26,6 +26,8 @@ export interface DaemonOptions {
   /** Flags for a daemon started on demand, e.g. ["--idle-timeout", "600000"]. */
   startFlags?: string[];
   env?: Record<string, string | undefined>;
+  /** Ends the wait for a daemon (a caller that was interrupted); one started meanwhile keeps running. */
+  signal?: AbortSignal;
 }
 
 /** Sends one control frame and resolves with the first reply frame (or undefined). */
@@ -94,6 +96,7 @@ export async function ensureDaemon(options: DaemonOptions = {}): Promise<DaemonP
   if (await probeDaemon(paths.socket)) return paths;
   const deadline = Date.now() + DAEMON_START_TIMEOUT_MS;
   while (Date.now() < deadline) {
+    options.signal?.throwIfAborted();
     if (takeStartLock(paths.lockFile)) {
       try {
         if (!(await probeDaemon(paths.socket))) await startDaemon(paths, options, deadline);
@@ -153,6 +156,7 @@ async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline:
   const failed = new Promise<Error>((resolve) => child.once("error", resolve));
   child.unref();
   while (Date.now() < deadline) {
+    options.signal?.throwIfAborted();
     const error = await Promise.race([failed, new Promise<undefined>((resolve) => setTimeout(resolve, START_POLL_MS))]);
     if (error) throw new Error(`could not start mcp-daemon (${command}): ${error.message}`);
     if (await probeDaemon(paths.socket)) return;

@@ -2,7 +2,7 @@
 // read-only disks, a client that stops reading a flooding session.
 import { afterEach, describe, expect, test } from "bun:test";
 import { spawn as spawnChild } from "node:child_process";
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { BUN, FAULTY, INITIALIZE, REFERENCE, ROOT, daemonDir, inspect, runTool, stopDaemons, waitUntil } from "../helpers.ts";
@@ -55,6 +55,27 @@ function inNamespace(script: string): Promise<{ code: number; out: string }> {
     child.once("exit", (code) => resolve({ code: code ?? -1, out }));
   });
 }
+
+describe("callers", () => {
+  test("a signal while --stateful waits for mcp-daemon to start ends mcp-inspect, which does not attach once the daemon is up", async () => {
+    const dir = daemonDir();
+    const go = join(dir, "go");
+    // A daemon that starts only when told to: until then mcp-inspect waits in its start-up.
+    const slowStart = JSON.stringify(["/bin/sh", "-c", `while [ ! -e ${go} ]; do sleep 0.05; done; exec ${BUN} ${join(ROOT, "mcp-daemon.ts")} "$@"`, "sh"]);
+    const child = spawnChild(BUN, [join(ROOT, "mcp-inspect.ts"), "ping", "--stateful", "--", BUN, REFERENCE], {
+      env: { ...process.env, MCPKIT_DAEMON_DIR: dir, MCPKIT_DAEMON_COMMAND: slowStart },
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+    await waitUntil(() => existsSync(join(dir, "daemon.lock")), LONG);
+    child.kill("SIGTERM");
+    // The daemon may come up now; an mcp-inspect that still attached to it would never exit.
+    writeFileSync(go, "");
+    expect(await exited).toBe(143);
+    expect(JSON.parse(out).error.code).toBe("CANCELLED");
+  }, LONG);
+});
 
 describe("a disk that takes nothing (these mount a tmpfs in a mount namespace of their own, as root)", () => {
   const root = process.getuid?.() === 0;
