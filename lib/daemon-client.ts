@@ -186,9 +186,10 @@ export class DaemonChannel implements MessageChannel {
     this.#abandoned.abort(new Error("detached from mcp-daemon"));
     const socket = this.#socket;
     // Flush what we wrote, then close both directions: a half-open socket would keep us running.
-    // Before the attach is answered there is nothing of ours to flush.
+    // With nothing left to flush (the usual end of a call, or an attach not yet answered) the
+    // kernel already holds every byte of ours, so the socket goes at once.
     if (socket && !socket.destroyed) {
-      if (this.#attached) await new Promise<void>((resolve) => socket.end(() => (socket.destroy(), resolve())));
+      if (this.#attached && socket.writableLength > 0) await new Promise<void>((resolve) => socket.end(() => (socket.destroy(), resolve())));
       else socket.destroy();
     }
     this.#finish("detached from mcp-daemon");
