@@ -1,6 +1,7 @@
 // One way to name an MCP server in every tool: a stdio command line after `--`, a URL with
 // headers, an entry of a client's config file (Claude Desktop, Claude Code, Cursor, VS Code,
-// Windsurf, Gemini CLI), or the name of a server configured in any client (lib/discovery.ts).
+// Windsurf, Gemini CLI; Codex's config.toml), or the name of a server configured in any client
+// (lib/discovery.ts).
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { splitCommandLine } from "./cli.ts";
@@ -9,6 +10,7 @@ import { readEnvFile } from "./env-file.ts";
 import { parseJsonc } from "./jsonc.ts";
 import { MAX_CONFIG_BYTES } from "./limits.ts";
 import { readFileCappedSync } from "./read-capped.ts";
+import { parse as parseToml } from "smol-toml";
 
 export interface StdioTarget {
   kind: "stdio";
@@ -242,11 +244,11 @@ export function loadConfigTargets(file: string, environment: Env = process.env):
 function readConfigServers(file: string): Result<Record<string, unknown>> {
   const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
   if (!read.ok) return fail(read.error === "too-large" ? `config ${file} is over the ${MAX_CONFIG_BYTES}-byte limit` : `cannot read config ${file} (${read.detail})`);
-  const text = read.text;
-  const parsed = parseJsonc(text);
-  if (!parsed.ok) return fail(`config ${file} is not valid JSON (${parsed.error})`);
+  const toml = /\.toml$/i.test(file);
+  const parsed = toml ? parseTomlText(read.text) : parseJsonc(read.text);
+  if (!parsed.ok) return fail(`config ${file} is not valid ${toml ? "TOML" : "JSON"} (${parsed.error})`);
   const servers = findServers(parsed.value);
-  if (!servers) return fail(`config ${file} has no "mcpServers" or "servers" object`);
+  if (!servers) return fail(toml ? `config ${file} has no [mcp_servers.<name>] table` : `config ${file} has no "mcpServers" or "servers" object`);
   return { ok: true, value: servers };
 }
 
@@ -290,8 +292,18 @@ function clientFields(entry: Record<string, unknown>, environment: Env): Record<
   return out;
 }
 
+/** A Codex config.toml, as Codex reads it. */
+function parseTomlText(text: string): Result<unknown> {
+  try {
+    return { ok: true, value: parseToml(text) };
+  } catch (error) {
+    return fail(String((error as Error).message).split("\n")[0]!);
+  }
+}
+
 function findServers(config: unknown): Record<string, unknown> | undefined {
   if (!isRecord(config)) return undefined;
+  if (isRecord(config.mcp_servers)) return config.mcp_servers;
   if (isRecord(config.mcpServers)) return config.mcpServers;
   if (isRecord(config.servers)) return config.servers;
   if (isRecord(config.mcp) && isRecord(config.mcp.servers)) return config.mcp.servers;

@@ -176,6 +176,22 @@ test("--server NAME resolves a configured entry and calls it, a Codex TOML entry
   expect(off.json.error.message).toContain(`"codex-off" is turned off in ${join(layout.home, ".codex", "config.toml")}`);
 });
 
+test("--config takes a Codex config.toml too: its [mcp_servers.<name>] tables, env included; a broken one is a one-line error", async () => {
+  const layout = fullLayout();
+  const toml = join(layout.home, ".codex", "config.toml");
+  const codex = await run(layout, ["call-tool", "env", "--params", '{"name":"CODEX_SECRET"}', "--no-validate", "--config", toml, "--server", "codex-echo"]);
+  expect(codex.code).toBe(0);
+  expect(codex.json.data.content[0].text).toBe("secret-codex-value");
+  const broken = join(layout.project, "broken.toml");
+  write(broken, "[mcp_servers.x\n");
+  const bad = await run(layout, ["list-tools", "--config", broken]);
+  expect(bad.code).toBe(1);
+  expect(bad.json.error.message).toStartWith(`config ${broken} is not valid TOML (`);
+  const none = join(layout.project, "none.toml");
+  write(none, 'model = "o3"\n');
+  expect((await run(layout, ["list-tools", "--config", none])).json.error.message).toBe(`config ${none} has no [mcp_servers.<name>] table`);
+});
+
 test("two different entries of one name in the same scope are an error that names both files; the same entry twice is one server", async () => {
   const layout = emptyLayout();
   const cursor = join(layout.home, ".cursor", "mcp.json");
