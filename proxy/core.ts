@@ -184,8 +184,12 @@ export class McpProxy {
       }
       const entry = this.#track(message, raw);
       this.#toChild(entry.message, entry.raw);
-      // Only a request that may be sent again keeps its bytes: a 1 MB tool call in flight costs nothing here.
-      if (!IDEMPOTENT_METHODS.has(entry.method) && !this.#options.resendsUnseen) entry.raw = undefined;
+      // Only a request that may be sent again keeps its bytes (and, when its id was rewritten, its
+      // parsed contents): a 1 MB tool call in flight costs nothing here.
+      if (!IDEMPOTENT_METHODS.has(entry.method) && !this.#options.resendsUnseen) {
+        entry.raw = undefined;
+        entry.message = { jsonrpc: "2.0", id: entry.upstreamId, method: entry.method };
+      }
     } else if (isNotification(message)) {
       if (message.method === "notifications/initialized") this.#replay.clientInitialized();
       if (message.method === "notifications/cancelled") return this.#cancelFromClient(message, raw);
