@@ -403,11 +403,10 @@ async function runGrep(args: Args): Promise<void> {
   if (problem) return fail(new CommandError(EXIT.usage, problem));
   const pattern = args._[0];
   if (!pattern) return fail(new CommandError(EXIT.usage, "missing a pattern (e.g. mcp-inspect grep issue)"));
-  const targets = await grepTargets(args);
-  if (!targets.ok) return fail(new CommandError(EXIT.usage, targets.error));
-  if (targets.value.length === 0) return fail(new CommandError(EXIT.nothingThere, "no servers are configured for this user or project (see mcp-inspect servers)"));
+  const targets = await searchedServers(args);
+  if (!targets.ok) return fail(targets.error);
   const { grep } = await import("./inspect/grep.ts");
-  const found = await grep(targets.value, pattern, { version: pkg.version, timeoutMs: args.timeout !== undefined ? Number(args.timeout) : undefined, stateful: Boolean(args.stateful) });
+  const found = await grep(targets.value, pattern, surveyOptions(args));
   const nothing = `no tool matches ${JSON.stringify(pattern)} on the ${found.searched - found.failures.length} of ${found.searched} servers that answered`;
   process.exitCode = found.matches.length > 0 ? EXIT.ok : EXIT.nothingThere;
   if (json) {
@@ -445,11 +444,10 @@ async function runSkill(args: Args): Promise<void> {
   const { metadata, fail } = reporter("skill", json && args.out !== "-");
   const problem = usageProblem(args, SKILL_ARGS) ?? (typeof args.out === "string" && args.out !== "" ? undefined : "--out DIR is required (the directory for SKILL.md, or - to print it)");
   if (problem) return fail(new CommandError(EXIT.usage, problem));
-  const targets = await grepTargets(args);
-  if (!targets.ok) return fail(new CommandError(EXIT.usage, targets.error));
-  if (targets.value.length === 0) return fail(new CommandError(EXIT.nothingThere, "no servers are configured for this user or project (see mcp-inspect servers)"));
+  const targets = await searchedServers(args);
+  if (!targets.ok) return fail(targets.error);
   const [{ survey }, { skillMarkdown, SKILL_FILE }] = await Promise.all([import("./inspect/grep.ts"), import("./inspect/skill.ts")]);
-  const surveyed = await survey(targets.value, { version: pkg.version, timeoutMs: args.timeout !== undefined ? Number(args.timeout) : undefined, stateful: Boolean(args.stateful) });
+  const surveyed = await survey(targets.value, surveyOptions(args));
   const markdown = skillMarkdown(surveyed.map((entry, i) => ({ ...entry, select: targets.value[i]!.select })));
   if (args.out === "-") {
     process.stdout.write(markdown);
@@ -469,8 +467,21 @@ async function runSkill(args: Args): Promise<void> {
   else process.stdout.write(`wrote ${file} (${surveyed.length} servers)\n`);
 }
 
+/** What grep and skill ask: the servers of searchedTargets, none being an error (exit 9). */
+async function searchedServers(args: Args): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: CommandError }> {
+  const targets = await searchedTargets(args);
+  if (!targets.ok) return { ok: false, error: new CommandError(EXIT.usage, targets.error) };
+  if (targets.value.length === 0) return { ok: false, error: new CommandError(EXIT.nothingThere, "no servers are configured for this user or project (see mcp-inspect servers)") };
+  return targets;
+}
+
+/** How grep and skill ask each server: --timeout each (else grep's own default), through the daemon with --stateful. */
+function surveyOptions(args: Args) {
+  return { version: pkg.version, timeoutMs: args.timeout !== undefined ? Number(args.timeout) : undefined, stateful: Boolean(args.stateful) };
+}
+
 /** What grep searches: one given server, every entry of --config, else every configured (and approved) server. */
-async function grepTargets(args: Args): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
+async function searchedTargets(args: Args): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
   const flags = (target: Target) => (target.kind === "http" ? `--url ${target.url}` : `-- ${[target.command, ...target.args].join(" ")}`);
   const named = (target: Target, select = flags(target)): NamedTarget => ({ server: target.name ?? describeTarget(target), target, select });
   if (args.config && !args.server) {
