@@ -60,6 +60,18 @@ export interface HttpFixture {
 }
 
 /** Starts a server that prints `listening <url>` on stderr once ready, and waits for that line. */
+/** Reads until `until` holds for what came so far, or the stream ends; returns that text. The reader stays the caller's. */
+export async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, until: (seen: string) => boolean): Promise<string> {
+  const decoder = new TextDecoder();
+  let seen = "";
+  while (!until(seen)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen += decoder.decode(value, { stream: true });
+  }
+  return seen;
+}
+
 export async function startHttpServer(command: string[], options: { env?: Record<string, string>; pattern?: RegExp } = {}): Promise<HttpFixture> {
   const child = spawn(command, { env: { ...process.env, ...options.env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
   const reader = child.stderr.getReader();

@@ -16,6 +16,7 @@ import { CALLBACK_PATH } from "../lib/auth/callback.ts";
 import { ChannelTransport } from "../lib/channel-transport.ts";
 import { openChannel } from "../lib/open-channel.ts";
 import { connectionFailure } from "../host/servers.ts";
+import { readUntil } from "./helpers.ts";
 import type { AuthUi } from "../lib/auth/oauth.ts";
 import type { ChannelAuth } from "../lib/open-channel.ts";
 import type { HttpTarget } from "../lib/target.ts";
@@ -543,14 +544,7 @@ test(
       stdin: "ignore",
     });
     try {
-      const reader = child.stdout.getReader();
-      let out = "";
-      while (!out.includes("\n")) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        out += new TextDecoder().decode(value);
-      }
-      const url = out.trim();
+      const url = (await readUntil(child.stdout.getReader(), (text) => text.includes("\n"))).trim();
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
       expect(res.status).toBe(401);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, EVERYTHING, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, inspect, startReferenceHttp, waitUntil, type HttpFixture } from "./helpers.ts";
+import { BUN, EVERYTHING, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, inspect, readUntil, startReferenceHttp, waitUntil, type HttpFixture } from "./helpers.ts";
 
 const LONG = 60_000;
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-inspect-"));
@@ -232,12 +232,7 @@ describe("stdio servers that misbehave", () => {
     });
     // Wait for the first progress notification, so the call is under way.
     const reader = child.stderr.getReader();
-    let seen = "";
-    while (!seen.includes("notifications/progress")) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      seen += new TextDecoder().decode(value);
-    }
+    let seen = await readUntil(reader, (text) => text.includes("notifications/progress"));
     child.kill("SIGINT");
     const code = await child.exited;
     const stdout = await new Response(child.stdout).text();

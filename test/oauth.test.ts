@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { CLIENT_METADATA_URL } from "../lib/auth/provider.ts";
 import { ADMIN_SCOPE, FIXTURE_SCOPE, startOAuthServer, type OAuthFixture, type OAuthFixtureOptions } from "./fixtures/oauth-server.ts";
-import { BUN, INITIALIZE, inspect, LinePeer, removeTempDirs, ROOT, tempDir } from "./helpers.ts";
+import { BUN, INITIALIZE, inspect, LinePeer, readUntil, removeTempDirs, ROOT, tempDir } from "./helpers.ts";
 
 const LONG = 60_000;
 const BROWSER_SCRIPT = join(ROOT, "test/fixtures/browser.ts");
@@ -40,6 +40,8 @@ function machine(extra: Record<string, string> = {}) {
     tabs: () => readFileSync(tabs, "utf8").split("\n").filter(Boolean),
     /** Every stored file's text (to prove what is, and is not, on disk). */
     files: () => readdirSync(env.MCPKIT_AUTH_DIR).filter((name) => name.endsWith(".json")).map((name) => readFileSync(join(env.MCPKIT_AUTH_DIR, name), "utf8")),
+    /** The one stored entry's file (after a single sign-in). */
+    entryFile: () => join(env.MCPKIT_AUTH_DIR, readdirSync(env.MCPKIT_AUTH_DIR).find((name) => name.endsWith(".json"))!),
     inspect: (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) => inspect(args, { ...options, env: { ...env, ...options.env } }),
   };
 }
@@ -139,10 +141,10 @@ describe("mcp-inspect", () => {
     const m = machine();
     expect((await m.inspect(["auth", "--url", server.url])).code).toBe(0);
     // An hour passes: the stored token has ten seconds left.
-    const file = readdirSync(m.store).find((name) => name.endsWith(".json"))!;
-    const entry = JSON.parse(readFileSync(join(m.store, file), "utf8"));
+    const file = m.entryFile();
+    const entry = JSON.parse(readFileSync(file, "utf8"));
     entry.tokens.expires_at = Date.now() + 10_000;
-    writeFileSync(join(m.store, file), JSON.stringify(entry));
+    writeFileSync(file, JSON.stringify(entry));
     const refused = server.record.unauthorizedMcp;
     const run = await m.inspect(["call-tool", "whoami", "--url", server.url]);
     expect(run.code).toBe(0);
@@ -156,11 +158,11 @@ describe("mcp-inspect", () => {
     const server = await fixture();
     const m = machine();
     expect((await m.inspect(["auth", "--url", server.url])).code).toBe(0);
-    const file = readdirSync(m.store).find((name) => name.endsWith(".json"))!;
-    const before = readFileSync(join(m.store, file), "utf8");
+    const file = m.entryFile();
+    const before = readFileSync(file, "utf8");
     server.expireAccessTokens();
     expect((await m.inspect(["call-tool", "whoami", "--url", server.url])).code).toBe(0); // refreshed: the old refresh token is spent
-    writeFileSync(join(m.store, file), before); // a stale copy comes back (a restored backup)
+    writeFileSync(file, before); // a stale copy comes back (a restored backup)
     server.expireAccessTokens();
     const refused = await m.inspect(["call-tool", "whoami", "--url", server.url]);
     expect(refused.code).toBe(EXIT_AUTH);
@@ -228,13 +230,7 @@ describe("mcp-inspect", () => {
       stdout: "pipe",
       stderr: "pipe",
     });
-    const stderr = child.stderr.getReader();
-    let seen = "";
-    while (!seen.includes("/authorize?")) {
-      const { value, done } = await stderr.read();
-      if (done) break;
-      seen += new TextDecoder().decode(value);
-    }
+    const seen = await readUntil(child.stderr.getReader(), (text) => text.includes("/authorize?"));
     const port = Number(new URL(decodeURIComponent(/redirect_uri=([^&\s]+)/.exec(seen)![1]!)).port);
     child.kill("SIGINT");
     expect(await child.exited).toBe(130);
@@ -264,15 +260,8 @@ describe("mcp-inspect", () => {
       stdout: "pipe",
       stderr: "pipe",
     });
-    const stderr = child.stderr.getReader();
-    let seen = "";
-    let authorizationUrl: string | undefined;
-    while (!authorizationUrl) {
-      const { value, done } = await stderr.read();
-      if (done) break;
-      seen += new TextDecoder().decode(value);
-      authorizationUrl = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(seen)?.[1];
-    }
+    const authorizationLine = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m;
+    const authorizationUrl = authorizationLine.exec(await readUntil(child.stderr.getReader(), (text) => authorizationLine.test(text)))?.[1];
     expect(authorizationUrl).toBeDefined();
     const landing = (await fetch(authorizationUrl!, { redirect: "manual" })).headers.get("location")!;
     expect(new URL(landing).searchParams.get("code")).toBeTruthy();
@@ -343,11 +332,11 @@ describe("discovery", () => {
     const server = await fixture();
     const m = machine();
     expect((await m.inspect(["auth", "--url", server.url])).code).toBe(0);
-    const file = readdirSync(m.store).find((name) => name.endsWith(".json"))!;
-    const entry = JSON.parse(readFileSync(join(m.store, file), "utf8"));
+    const file = m.entryFile();
+    const entry = JSON.parse(readFileSync(file, "utf8"));
     entry.discovery.authorizationServerUrl = "http://127.0.0.1:1/";
     entry.discovery.authorizationServerMetadata = { ...entry.discovery.authorizationServerMetadata, issuer: "http://127.0.0.1:1", authorization_endpoint: "http://127.0.0.1:1/authorize" };
-    writeFileSync(join(m.store, file), JSON.stringify(entry));
+    writeFileSync(file, JSON.stringify(entry));
     expect((await m.inspect(["auth", "--url", server.url])).code).toBe(0);
     expect(m.tabs()[1]).toStartWith(`${server.issuer}/authorize?`);
   }, LONG);
