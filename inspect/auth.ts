@@ -30,18 +30,18 @@ export function listSignIns(): { servers: StoredSignIn[] } {
   return { servers: AuthStore.open().list().filter((entry) => entry.tokens).map(describeEntry) };
 }
 
-function sessionFor(target: HttpTarget, auth: ChannelAuth): OAuthSession {
+async function sessionFor(target: HttpTarget, auth: ChannelAuth): Promise<OAuthSession> {
   // The user asked for it: whatever the target's headers say, this signs in.
-  const session = oauthFor({ ...target, headers: {} }, { ...auth, signIn: "yes" });
+  const session = await oauthFor({ ...target, headers: {} }, { ...auth, signIn: "yes" });
   if (!session) throw new Error(`no OAuth for ${target.url}`);
   return session;
 }
 
 export async function signIn(target: HttpTarget, auth: ChannelAuth): Promise<StoredSignIn> {
-  await sessionFor(target, auth).signInNow(auth.signal);
+  await (await sessionFor(target, auth)).signInNow(auth.signal);
   return describeEntry(AuthStore.open().read(target.url));
 }
 
 export async function logout(target: HttpTarget, auth: ChannelAuth): Promise<{ resource: string; revoked: boolean; forgotten: boolean }> {
-  return { resource: target.url, ...(await sessionFor(target, auth).logout()) };
+  return { resource: target.url, ...(await (await sessionFor(target, auth)).logout()) };
 }

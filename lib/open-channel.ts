@@ -1,10 +1,11 @@
 // The one way every tool turns a target into a channel: a stdio child, an HTTP session, or the
-// daemon's session for that target. The daemon's client is loaded only when it is needed.
+// daemon's session for that target. The daemon's client and the OAuth client are loaded only when
+// they are needed, so a stdio command pays for neither.
 import type { MessageChannel } from "./channel.ts";
 import type { DaemonOptions } from "./daemon-client.ts";
 import { HttpChannel } from "./streamable-http.ts";
 import { StdioChannel } from "./stdio.ts";
-import { OAuthSession, type AuthUi } from "./auth/oauth.ts";
+import type { AuthUi, OAuthSession } from "./auth/oauth.ts";
 import type { PreRegisteredClient } from "./auth/provider.ts";
 import { ownStderr } from "./log.ts";
 import type { HttpTarget, Target } from "./target.ts";
@@ -49,8 +50,9 @@ export function signInCommand(target: HttpTarget): string {
 }
 
 /** OAuth for an HTTP target, unless its headers carry credentials of their own. */
-export function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined): OAuthSession | undefined {
+export async function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined): Promise<OAuthSession | undefined> {
   if (Object.keys(target.headers).some((name) => name.toLowerCase() === "authorization")) return undefined;
+  const { OAuthSession } = await import("./auth/oauth.ts");
   const configured = target.oauth;
   const client = auth?.client ?? (configured?.clientId ? { clientId: configured.clientId, ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}) } : undefined);
   return new OAuthSession(target.url, {
@@ -78,7 +80,7 @@ export async function openChannel(target: Target, options: OpenChannelOptions = 
     return new DaemonChannel(withClient, options.daemon);
   }
   if (target.kind === "http") {
-    return new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: options.listen, fetch: options.fetch, auth: oauthFor(target, options.auth) });
+    return new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: options.listen, fetch: options.fetch, auth: await oauthFor(target, options.auth) });
   }
   return new StdioChannel({
     command: target.command,
