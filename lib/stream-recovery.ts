@@ -35,22 +35,6 @@ export function resumeDelayMs(retry: number | undefined): number {
   return Math.min(retry ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS);
 }
 
-/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
-export function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** Why a request was not sent again after its stream broke. */
 export function notReissuedReason(method: string, why: string): string {
   return `${why} before the response; ${method} was not sent again, since the server may already have run it (send it again if that is safe)`;

@@ -4,6 +4,7 @@
 // without it), so callers never wait on a reply that cannot come. Bodies are read with a cap and
 // held back while the consumer is slow.
 import type { CloseOptions, MessageChannel } from "./channel.ts";
+import { waitMs } from "./flow.ts";
 import { authorizedFetch, fetchWithinOrigin, HttpStatusError, readBodyCapped, readBodyHead, type HttpAuth } from "./fetch.ts";
 import {
   ErrorCode,
@@ -23,7 +24,7 @@ import { LegacySseSession } from "./legacy-sse.ts";
 import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "./limits.ts";
 import { FIRST_MODERN_REVISION, McpHeaders, requestRevision } from "./mcp-headers.ts";
 import { pumpSse, SseParser } from "./sse.ts";
-import { delay, MAX_STREAM_RECOVERIES, notReissuedReason, REISSUABLE_METHODS, REISSUE_BACKOFF_MS, REISSUE_ID_PREFIX, resumeDelayMs } from "./stream-recovery.ts";
+import { MAX_STREAM_RECOVERIES, notReissuedReason, REISSUABLE_METHODS, REISSUE_BACKOFF_MS, REISSUE_ID_PREFIX, resumeDelayMs } from "./stream-recovery.ts";
 import type { HttpTransportChoice } from "./target.ts";
 
 export { HttpStatusError };
@@ -367,7 +368,8 @@ export class HttpChannel implements MessageChannel {
       if (version && version >= FIRST_MODERN_REVISION) return this.#reissue(request, body, why, attempt);
       if (!lastEventId) return this.#answerMissing(id, `${why} before the response arrived`);
       try {
-        await delay(resumeDelayMs(retry), signal);
+        await waitMs(resumeDelayMs(retry), signal);
+        signal.throwIfAborted();
         response = await this.#resume(lastEventId, signal);
       } catch (error) {
         if (this.#closed || this.#cancelled.has(id)) return;
@@ -389,7 +391,9 @@ export class HttpChannel implements MessageChannel {
     if (body === undefined) return this.#answerMissing(request.id, notReissuedReason(request.method, why));
     const signal = this.#requestAborters.get(request.id)?.aborter.signal ?? this.#aborter.signal;
     try {
-      await delay(REISSUE_BACKOFF_MS * attempt, AbortSignal.any([signal, this.#aborter.signal]));
+      const either = AbortSignal.any([signal, this.#aborter.signal]);
+      await waitMs(REISSUE_BACKOFF_MS * attempt, either);
+      either.throwIfAborted();
     } catch {
       return; // cancelled, or closed, while waiting: nobody wants the answer
     }
