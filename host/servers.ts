@@ -6,7 +6,7 @@ import { basename } from "node:path";
 import { ChannelTransport } from "../lib/channel-transport.ts";
 import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
 import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
-import { stripControl, type LogLevelName } from "../lib/log.ts";
+import { oneLine, type LogLevelName } from "../lib/log.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
 import type { Target } from "../lib/target.ts";
 import pkg from "../package.json" with { type: "json" };
@@ -276,5 +276,5 @@ export function keyForTarget(target: Target): string {
 /** Why a connection failed, as one safe line: the SDK's "Version negotiation probe failed: " goes, the cause stays. */
 export function connectionFailure(error: unknown): Error {
   const text = (error instanceof Error ? error.message : String(error)).replace(/^Version negotiation probe failed: /, "");
-  return new Error(stripControl(text.replace(/\s+/g, " ")).trim());
+  return new Error(oneLine(text));
 }

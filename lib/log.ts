@@ -72,6 +72,11 @@ export function stripControl(text: string): string {
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
 }
 
+/** Text that came from a server, safe on a terminal: one line, no control sequences. */
+export function oneLine(text: string): string {
+  return stripControl(text.replace(/\s+/g, " ")).trim();
+}
+
 /**
  * Lines for a stream nobody may be reading (our stderr, when the client that started us never
  * reads it): past LOG_BUFFER_BYTES queued, lines are dropped and counted, and once the stream

@@ -1,14 +1,9 @@
 // How a sign-in fails, in words: AuthRequiredError is exit 3 in every tool, and what the
 // authorization server said is cut to one line without control sequences.
-import { stripControl } from "../log.ts";
+import { oneLine } from "../log.ts";
 
 /** The server wants a sign-in this process may not do (or the user declined, or it failed): exit 3. */
 export class AuthRequiredError extends Error {}
-
-/** Text that came from a server, safe on a terminal: one line, no control sequences. */
-export function oneLine(text: string): string {
-  return stripControl(text.replace(/\s+/g, " ")).trim();
-}
 
 export function signInError(resource: string, error: unknown, command: string): Error {
   const originOf = (url: string) => new URL(url).origin;
