@@ -7,10 +7,10 @@ import { dirname, resolve } from "node:path";
 import { splitCommandLine } from "./cli.ts";
 import type { DiscoveryAsk } from "./discovery/ask.ts";
 import { readEnvFile } from "./env-file.ts";
-import { parseJsonc } from "./jsonc.ts";
+import { formatName, parseConfigText } from "./config-text.ts";
 import { MAX_CONFIG_BYTES } from "./limits.ts";
 import { readFileCappedSync } from "./read-capped.ts";
-import { parse as parseToml } from "smol-toml";
+import { isJsonObject } from "./jsonrpc.ts";
 
 export interface StdioTarget {
   kind: "stdio";
@@ -103,7 +103,7 @@ export interface DiscoveryLookup {
 /**
  * resolveTarget with DESIGN.md's whole order: a `--server` that is neither a URL nor an entry of
  * --config is first looked up among the servers configured for this user and project. lib/discovery
- * (and its TOML parser) loads only then, so `-- cmd` and `--url` pay nothing for it.
+ * loads only then, so `-- cmd` and `--url` pay nothing for it.
  */
 export async function resolveTargetDiscovering(flags: TargetFlags, command: string[], environment: Env = process.env, lookup: DiscoveryLookup = {}): Promise<Result<Target>> {
   const named = flags.server !== undefined && !flags.config && !flags.url && command.length === 0;
@@ -244,17 +244,17 @@ export function loadConfigTargets(file: string, environment: Env = process.env):
 function readConfigServers(file: string): Result<Record<string, unknown>> {
   const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
   if (!read.ok) return fail(read.error === "too-large" ? `config ${file} is over the ${MAX_CONFIG_BYTES}-byte limit` : `cannot read config ${file} (${read.detail})`);
-  const toml = /\.toml$/i.test(file);
-  const parsed = toml ? parseTomlText(read.text) : parseJsonc(read.text);
-  if (!parsed.ok) return fail(`config ${file} is not valid ${toml ? "TOML" : "JSON"} (${parsed.error})`);
+  const format = /\.toml$/i.test(file) ? "toml" : "json";
+  const parsed = parseConfigText(read.text, format);
+  if (!parsed.ok) return fail(`config ${file} is not valid ${formatName(format)} (${parsed.error})`);
   const servers = findServers(parsed.value);
-  if (!servers) return fail(toml ? `config ${file} has no [mcp_servers.<name>] table` : `config ${file} has no "mcpServers" or "servers" object`);
+  if (!servers) return fail(format === "toml" ? `config ${file} has no [mcp_servers.<name>] table` : `config ${file} has no "mcpServers" or "servers" object`);
   return { ok: true, value: servers };
 }
 
 /** One entry of a client's config as a target: the clients' own fields read, `${VAR}` expanded, an `envFile` merged under `env`. */
 export function configEntryTarget(file: string, name: string, entry: unknown, environment: Env): Result<Target> {
-  if (!isRecord(entry)) return fail(`server "${name}" in ${file} is not an object`);
+  if (!isJsonObject(entry)) return fail(`server "${name}" in ${file} is not an object`);
   if (isTurnedOff(entry)) return fail(`server "${name}" in ${file} is turned off there (${entry.enabled === false ? "enabled = false" : '"disabled": true'})`);
   const expanded = expandDeep(clientFields(entry, environment), environment);
   if (!expanded.ok) return fail(`server "${name}" in ${file}: ${expanded.error}`);
@@ -262,14 +262,14 @@ export function configEntryTarget(file: string, name: string, entry: unknown, en
   if (typeof value.envFile === "string") {
     const fromFile = readEnvFile(resolve(dirname(file), value.envFile));
     if (!fromFile.ok) return fail(`server "${name}" in ${file}: envFile ${fromFile.error}`);
-    value.env = { ...fromFile.value, ...(isRecord(value.env) ? value.env : {}) };
+    value.env = { ...fromFile.value, ...(isJsonObject(value.env) ? value.env : {}) };
   }
   return entryToTarget(name, value, file);
 }
 
 /** Codex's `enabled = false`, Windsurf's `"disabled": true`: the client does not start it, and neither do we unasked. */
 export function isTurnedOff(entry: unknown): boolean {
-  return isRecord(entry) && (entry.enabled === false || entry.disabled === true);
+  return isJsonObject(entry) && (entry.enabled === false || entry.disabled === true);
 }
 
 /**
@@ -280,33 +280,24 @@ export function isTurnedOff(entry: unknown): boolean {
 function clientFields(entry: Record<string, unknown>, environment: Env): Record<string, unknown> {
   const out = { ...entry };
   if (typeof entry.httpUrl === "string" && entry.url === undefined) Object.assign(out, { url: entry.httpUrl, type: "http" });
-  const headers: Record<string, unknown> = { ...(isRecord(entry.headers) ? entry.headers : {}), ...(isRecord(entry.http_headers) ? entry.http_headers : {}) };
-  if (isRecord(entry.env_http_headers)) for (const [header, variable] of Object.entries(entry.env_http_headers)) headers[header] = `\${${String(variable)}}`;
+  const headers: Record<string, unknown> = { ...(isJsonObject(entry.headers) ? entry.headers : {}), ...(isJsonObject(entry.http_headers) ? entry.http_headers : {}) };
+  if (isJsonObject(entry.env_http_headers)) for (const [header, variable] of Object.entries(entry.env_http_headers)) headers[header] = `\${${String(variable)}}`;
   if (typeof entry.bearer_token_env_var === "string") headers.Authorization = `Bearer \${${entry.bearer_token_env_var}}`;
   if (Object.keys(headers).length > 0) out.headers = headers;
   if (Array.isArray(entry.env_vars)) {
     const set = entry.env_vars.filter((variable): variable is string => typeof variable === "string" && Object.hasOwn(environment, variable) && environment[variable] !== undefined);
     const passed = Object.fromEntries(set.map((variable) => [variable, `\${${variable}}`]));
-    out.env = { ...passed, ...(isRecord(entry.env) ? entry.env : {}) };
+    out.env = { ...passed, ...(isJsonObject(entry.env) ? entry.env : {}) };
   }
   return out;
 }
 
-/** A Codex config.toml, as Codex reads it. */
-function parseTomlText(text: string): Result<unknown> {
-  try {
-    return { ok: true, value: parseToml(text) };
-  } catch (error) {
-    return fail(String((error as Error).message).split("\n")[0]!);
-  }
-}
-
 function findServers(config: unknown): Record<string, unknown> | undefined {
-  if (!isRecord(config)) return undefined;
-  if (isRecord(config.mcp_servers)) return config.mcp_servers;
-  if (isRecord(config.mcpServers)) return config.mcpServers;
-  if (isRecord(config.servers)) return config.servers;
-  if (isRecord(config.mcp) && isRecord(config.mcp.servers)) return config.mcp.servers;
+  if (!isJsonObject(config)) return undefined;
+  if (isJsonObject(config.mcp_servers)) return config.mcp_servers;
+  if (isJsonObject(config.mcpServers)) return config.mcpServers;
+  if (isJsonObject(config.servers)) return config.servers;
+  if (isJsonObject(config.mcp) && isJsonObject(config.mcp.servers)) return config.mcp.servers;
   return undefined;
 }
 
@@ -343,7 +334,7 @@ function entryToTarget(name: string, entry: Record<string, unknown>, file: strin
 /** A config entry's `"oauth": {"clientId", "clientSecret", "scopes", "callbackPort"}` (the secret as `${VAR}`, expanded already). */
 function oauthSettings(value: unknown): Result<OAuthSettings | undefined> {
   if (value === undefined) return { ok: true, value: undefined };
-  if (!isRecord(value)) return fail('"oauth" must be an object');
+  if (!isJsonObject(value)) return fail('"oauth" must be an object');
   const settings: OAuthSettings = {};
   if (value.clientId !== undefined) {
     if (typeof value.clientId !== "string" || value.clientId === "") return fail('"oauth.clientId" must be a string');
@@ -366,7 +357,7 @@ function oauthSettings(value: unknown): Result<OAuthSettings | undefined> {
 
 function stringRecord(value: unknown): Result<Record<string, string>> {
   if (value === undefined) return { ok: true, value: {} };
-  if (!isRecord(value)) return fail("must be an object of strings");
+  if (!isJsonObject(value)) return fail("must be an object of strings");
   const out: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
     if (typeof item !== "string" && typeof item !== "number" && typeof item !== "boolean") return fail(`"${key}" must be a string`);
@@ -404,7 +395,7 @@ function expandDeep(value: unknown, environment: Env): Result<unknown> {
     }
     return { ok: true, value: out };
   }
-  if (isRecord(value)) {
+  if (isJsonObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       const expanded = expandDeep(item, environment);
@@ -416,9 +407,6 @@ function expandDeep(value: unknown, environment: Env): Result<unknown> {
   return { ok: true, value };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function fail<T>(error: string): Result<T> {
   return { ok: false, error };

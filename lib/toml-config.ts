@@ -4,6 +4,8 @@
 // headers, is cut out first), and the result is parsed again to prove that it holds exactly the
 // new entry and that nothing else changed. Loaded only by `config --client codex`.
 import { parse, stringify } from "smol-toml";
+import { parseConfigText } from "./config-text.ts";
+import { isJsonObject } from "./jsonrpc.ts";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -19,11 +21,11 @@ export function tomlWithServer(text: string, name: string, entry: Record<string,
   const before = parseOrError(text, file);
   if (!before.ok) return before;
   const servers = before.value.mcp_servers;
-  if (servers !== undefined && !isRecord(servers)) return { ok: false, error: `"mcp_servers" in ${file} is not a table; fix it first, nothing was changed` };
-  const kept = isRecord(servers) && Object.hasOwn(servers, name) ? withoutTables(text, ["mcp_servers", name]) : text;
+  if (servers !== undefined && !isJsonObject(servers)) return { ok: false, error: `"mcp_servers" in ${file} is not a table; fix it first, nothing was changed` };
+  const kept = isJsonObject(servers) && Object.hasOwn(servers, name) ? withoutTables(text, ["mcp_servers", name]) : text;
   const updated = `${kept}${kept === "" || kept.endsWith("\n") ? "" : "\n"}${kept.trim() === "" ? "" : "\n"}${serverTable(name, entry)}`;
   const after = parseOrError(updated, file);
-  const expected = { ...before.value, mcp_servers: { ...(isRecord(servers) ? servers : {}), [name]: entry } };
+  const expected = { ...before.value, mcp_servers: { ...(isJsonObject(servers) ? servers : {}), [name]: entry } };
   if (!after.ok || JSON.stringify(sorted(after.value)) !== JSON.stringify(sorted(expected))) {
     return { ok: false, error: `${file} defines mcp_servers.${name} in a form this tool does not edit (an inline table or dotted keys); change it there, or pick another --name; nothing was changed` };
   }
@@ -58,7 +60,7 @@ function headerPath(line: string): string[] {
   try {
     const path: string[] = [];
     let node: unknown = parse(line.trim().replace(/^\[\[/, "[").replace(/\]\](\s*#.*)?$/, "]"));
-    while (isRecord(node) && Object.keys(node).length === 1) {
+    while (isJsonObject(node) && Object.keys(node).length === 1) {
       const key = Object.keys(node)[0]!;
       path.push(key);
       node = node[key];
@@ -74,19 +76,13 @@ function startsWith(path: string[], prefix: string[]): boolean {
 }
 
 function parseOrError(text: string, file: string): Outcome<Record<string, unknown>> {
-  try {
-    return { ok: true, value: parse(text) as Record<string, unknown> };
-  } catch (error) {
-    return { ok: false, error: `${file} is not valid TOML (${String((error as Error).message).split("\n")[0]}); fix it first, nothing was changed` };
-  }
+  const parsed = parseConfigText(text, "toml");
+  return parsed.ok ? { ok: true, value: parsed.value as Record<string, unknown> } : { ok: false, error: `${file} is not valid TOML (${parsed.error}); fix it first, nothing was changed` };
 }
 
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
-  if (isRecord(value)) return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]));
+  if (isJsonObject(value)) return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]));
   return value;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
