@@ -9,7 +9,7 @@
 // running, and every error after its creation carries its id (details.taskId).
 import { waitMs } from "../lib/flow.ts";
 import { McpError } from "../lib/client.ts";
-import type { JsonObject } from "../lib/jsonrpc.ts";
+import { isJsonObject, type JsonObject } from "../lib/jsonrpc.ts";
 import { stripControl } from "../lib/log.ts";
 import type { Target } from "../lib/target.ts";
 import { CommandError, EXIT, classify } from "./output.ts";
@@ -161,12 +161,12 @@ async function lastWords(call: Call, taskId: string, { owned, lasting }: { owned
 /** Whether the server declares tasks for this use (2025 names each; 2026-07-28 has one extension). */
 function offersTasks(call: Call, use: "call" | TaskAction): boolean {
   const { era, capabilities } = call.identity();
-  if (era === "modern") return isObject(capabilities.extensions) && isObject(capabilities.extensions[TASKS_EXTENSION]);
+  if (era === "modern") return isJsonObject(capabilities.extensions) && isJsonObject(capabilities.extensions[TASKS_EXTENSION]);
   const tasks = capabilities.tasks;
-  if (!isObject(tasks)) return false;
-  if (use === "cancel") return isObject(tasks.cancel);
+  if (!isJsonObject(tasks)) return false;
+  if (use === "cancel") return isJsonObject(tasks.cancel);
   if (use !== "call") return true;
-  return isObject(tasks.requests) && isObject(tasks.requests.tools) && isObject(tasks.requests.tools.call);
+  return isJsonObject(tasks.requests) && isJsonObject(tasks.requests.tools) && isJsonObject(tasks.requests.tools.call);
 }
 
 async function findTool(call: Call, name: string): Promise<JsonObject | undefined> {
@@ -176,7 +176,7 @@ async function findTool(call: Call, name: string): Promise<JsonObject | undefine
 
 function taskSupportOf(tool: JsonObject | undefined): string | undefined {
   const execution = tool?.execution;
-  return isObject(execution) && typeof execution.taskSupport === "string" ? execution.taskSupport : undefined;
+  return isJsonObject(execution) && typeof execution.taskSupport === "string" ? execution.taskSupport : undefined;
 }
 
 /** The task a tools/call answer created, or undefined for a plain result. */
@@ -186,7 +186,7 @@ function createdTask(answer: JsonObject, modern: boolean): JsonObject | undefine
 }
 
 function checked(task: unknown): JsonObject {
-  if (!isObject(task) || typeof task.taskId !== "string" || typeof task.status !== "string") {
+  if (!isJsonObject(task) || typeof task.taskId !== "string" || typeof task.status !== "string") {
     throw new McpError("protocol", "the server sent a malformed task (it needs a string taskId and status)");
   }
   return task;
@@ -206,6 +206,3 @@ function withTaskId(error: CommandError, taskId: string): CommandError {
   return error.details?.taskId === taskId ? error : new CommandError(error.exitCode, error.message, { ...error.details, taskId });
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

@@ -3,6 +3,7 @@
 // results as plain JSON (no schema library), which keeps a one-shot call cheap to start.
 import {
   ErrorCode,
+  isJsonObject,
   isNotification,
   isRequest,
   isResponse,
@@ -155,13 +156,13 @@ export class RawClient {
       }
       return undefined;
     }
-    const meta = isObject(result._meta) ? result._meta : {};
+    const meta = isJsonObject(result._meta) ? result._meta : {};
     this.#identity = {
       era: "modern",
       protocolVersion: version,
-      capabilities: isObject(result.capabilities) ? result.capabilities : {},
+      capabilities: isJsonObject(result.capabilities) ? result.capabilities : {},
       supportedVersions: offered,
-      ...(isObject(meta[META_SERVER_INFO]) ? { serverInfo: meta[META_SERVER_INFO] as JsonObject } : {}),
+      ...(isJsonObject(meta[META_SERVER_INFO]) ? { serverInfo: meta[META_SERVER_INFO] as JsonObject } : {}),
       ...(typeof result.instructions === "string" ? { instructions: result.instructions } : {}),
     };
     return this.#identity;
@@ -203,7 +204,7 @@ export class RawClient {
   }
 
   #envelope(params: JsonObject, version: string): JsonObject {
-    const meta = isObject(params._meta) ? params._meta : {};
+    const meta = isJsonObject(params._meta) ? params._meta : {};
     return {
       ...params,
       _meta: {
@@ -262,8 +263,8 @@ export function legacyIdentity(result: JsonObject): ServerIdentity {
   return {
     era: "legacy",
     protocolVersion: String(result.protocolVersion),
-    capabilities: isObject(result.capabilities) ? result.capabilities : {},
-    ...(isObject(result.serverInfo) ? { serverInfo: result.serverInfo } : {}),
+    capabilities: isJsonObject(result.capabilities) ? result.capabilities : {},
+    ...(isJsonObject(result.serverInfo) ? { serverInfo: result.serverInfo } : {}),
     ...(typeof result.instructions === "string" ? { instructions: result.instructions } : {}),
   };
 }
@@ -271,15 +272,12 @@ export function legacyIdentity(result: JsonObject): ServerIdentity {
 /** Whether an identity names a revision of its own era that this client speaks. */
 function speaks(identity: ServerIdentity): boolean {
   const versions = identity.era === "modern" ? MODERN_PROTOCOL_VERSIONS : identity.era === "legacy" ? LEGACY_PROTOCOL_VERSIONS : [];
-  return versions.includes(identity.protocolVersion) && isObject(identity.capabilities);
+  return versions.includes(identity.protocolVersion) && isJsonObject(identity.capabilities);
 }
 
 function supportedVersions(error: JsonRpcErrorObject): string[] | undefined {
   const data = error.data;
-  if (!isObject(data) || !Array.isArray(data.supported)) return undefined;
+  if (!isJsonObject(data) || !Array.isArray(data.supported)) return undefined;
   return data.supported.map(String);
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

@@ -1,7 +1,7 @@
 // Our own requests on a connection, the one way every tool keeps them: an id each, a timer that
 // progress restarts, the peer told when we give up (timeout or abort), and every one rejected
 // when the connection closes. The raw client, the proxy and the daemon all use it.
-import { TRANSPORT_ERROR_DATA, type JsonObject, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.ts";
+import { isJsonObject, TRANSPORT_ERROR_DATA, type JsonObject, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.ts";
 
 /** A failure the caller can classify: the server's JSON-RPC error, a timeout, or a closed link. */
 export class McpError extends Error {
@@ -82,7 +82,7 @@ export class RequestCorrelator {
     if (this.#closedReason) return Promise.reject(new McpError("closed", this.#closedReason));
     const id = this.#nextId();
     const { timeoutMs, signal } = options;
-    if (options.onprogress) params = { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } };
+    if (options.onprogress) params = { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), progressToken: id } };
     const timers = this.#timers;
     return new Promise<JsonObject>((resolve, reject) => {
       let timer: unknown;
@@ -122,12 +122,12 @@ export class RequestCorrelator {
     const pending = response.id === null ? undefined : this.#pending.get(response.id);
     if (!pending) return false;
     if ("error" in response) {
-      const fromTransport = isObject(response.error.data) && response.error.data.origin === TRANSPORT_ERROR_DATA.origin;
+      const fromTransport = isJsonObject(response.error.data) && response.error.data.origin === TRANSPORT_ERROR_DATA.origin;
       // A transport error made up elsewhere (the daemon's session) may carry the HTTP status that caused it.
       const status = fromTransport && typeof (response.error.data as { httpStatus?: unknown }).httpStatus === "number" ? ((response.error.data as { httpStatus: number }).httpStatus) : undefined;
       pending.reject(new McpError(fromTransport ? "transport" : "protocol", response.error.message, response.error, status));
     } else {
-      pending.resolve(isObject(response.result) ? response.result : {});
+      pending.resolve(isJsonObject(response.result) ? response.result : {});
     }
     return true;
   }
@@ -153,6 +153,3 @@ export class RequestCorrelator {
   }
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

@@ -15,7 +15,7 @@ import {
 } from "./daemon-protocol.ts";
 import { ensureDaemon, resolvePaths, type DaemonOptions } from "./daemon-start.ts";
 import { readChunks, type Flow } from "./flow.ts";
-import { isNotification, parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "./jsonrpc.ts";
+import { isJsonObject, isNotification, parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "./jsonrpc.ts";
 import { LineWriter } from "./line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "./lines.ts";
 import type { Target } from "./target.ts";
@@ -207,8 +207,8 @@ function sessionInfoOf(message: JsonRpcMessage): SessionInfo | undefined {
   if (!isNotification(message) || message.method !== SESSION_NOTIFICATION) return undefined;
   const params = (message.params ?? {}) as Record<string, unknown>;
   const identity = params.identity as Record<string, unknown> | undefined;
-  const identityOk = isRecord(identity) && typeof identity.era === "string" && typeof identity.protocolVersion === "string" && isRecord(identity.capabilities);
-  const toolsOk = Array.isArray(params.tools) && params.tools.every(isRecord);
+  const identityOk = isJsonObject(identity) && typeof identity.era === "string" && typeof identity.protocolVersion === "string" && isJsonObject(identity.capabilities);
+  const toolsOk = Array.isArray(params.tools) && params.tools.every(isJsonObject);
   return {
     version: Number(params.version) || SESSION_EXTENSION_VERSION,
     ...(identityOk ? { identity: identity as unknown as SessionInfo["identity"] } : {}),
@@ -216,6 +216,3 @@ function sessionInfoOf(message: JsonRpcMessage): SessionInfo | undefined {
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}

@@ -93,7 +93,7 @@ function columns(rows: [string, string][], width: number): string[] {
 }
 
 /** Wraps each paragraph line of `text` at word boundaries to `width` columns. */
-export function wrap(text: string, width: number): string[] {
+function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   for (const paragraph of text.split("\n")) {
     const indent = paragraph.match(/^\s*/)?.[0] ?? "";

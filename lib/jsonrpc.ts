@@ -45,7 +45,8 @@ export const ErrorCode = {
   ConnectionClosed: -32000,
 } as const;
 
-function isObject(value: unknown): value is JsonObject {
+/** A JSON object: not null, not an array. */
+export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -67,11 +68,11 @@ export type ParseResult = { ok: true; value: JsonRpcMessage } | { ok: false; err
 
 /** Checks a decoded value's shape; anything that is not one JSON-RPC 2.0 message is refused. */
 export function validateMessage(value: unknown): ParseResult {
-  if (!isObject(value)) return { ok: false, error: "not a JSON object" };
+  if (!isJsonObject(value)) return { ok: false, error: "not a JSON object" };
   if (value.jsonrpc !== "2.0") return { ok: false, error: 'missing "jsonrpc": "2.0"' };
   if ("method" in value) {
     if (typeof value.method !== "string") return { ok: false, error: "method is not a string" };
-    if ("params" in value && value.params !== undefined && !isObject(value.params) && !Array.isArray(value.params)) {
+    if ("params" in value && value.params !== undefined && !isJsonObject(value.params) && !Array.isArray(value.params)) {
       return { ok: false, error: "params is neither an object nor an array" };
     }
     if ("id" in value && !isId(value.id)) return { ok: false, error: "id is neither a string nor a number" };
@@ -83,7 +84,7 @@ export function validateMessage(value: unknown): ParseResult {
     }
     if ("error" in value) {
       const error = value.error;
-      if (!isObject(error) || typeof error.code !== "number" || typeof error.message !== "string") {
+      if (!isJsonObject(error) || typeof error.code !== "number" || typeof error.message !== "string") {
         return { ok: false, error: "error is not {code, message}" };
       }
     }
