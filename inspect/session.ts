@@ -43,7 +43,9 @@ function chatty(options: SessionOptions): boolean {
 }
 
 /** A session for the target, not yet connected: direct, or through mcp-daemon. */
-export async function openSession(target: Target, options: SessionOptions): Promise<Session> {
+export async function openSession(target: Target, given: SessionOptions): Promise<Session> {
+  // A config entry's "stateful": true means the daemon as --stateful does, for the questions it may park too.
+  const options = target.stateful ? { ...given, stateful: true } : given;
   // At debug level the server's stderr reaches ours, line by line and cleaned.
   const onstderr = chatty(options) ? (line: string) => ownStderr().write(`${line}\n`) : undefined;
   // The server mcp-inspect spawned before it loaded all this, when it is this very target (issue 13).

@@ -95,6 +95,17 @@ describe("2025: elicitation/create", () => {
     expect(stale.code).toBe(5);
     expect(stale.json.error.message).toContain("no question is waiting under");
   }, LONG);
+
+  test('a config entry with "stateful": true parks the question as --stateful does', async () => {
+    const env = { MCPKIT_DAEMON_DIR: daemonDir() };
+    const config = join(tempDir(), "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { ref: { command: BUN, args: [REFERENCE], stateful: true } } }));
+    const first = await inspect(["call-tool", "elicit", ...LEGACY, "--config", config, "--server", "ref"], { env });
+    expect(first.code).toBe(8);
+    const second = await inspect(["call-tool", "elicit", ...LEGACY, "--config", config, "--server", "ref", "--input-responses", `@${answersFile(filledIn(first.json.error.details.answers, "Ada"))}`], { env });
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.json.data.content[0].text)).toEqual({ action: "accept", content: { name: "Ada" } });
+  }, LONG);
 });
 
 describe("on a terminal", () => {
