@@ -4,11 +4,11 @@
 import type { ConsolaInstance } from "consola/core";
 import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
-import { idFromEdges } from "../lib/json-scan.ts";
-import { parseMessage, errorResponse, ErrorCode, type JsonObject, type JsonRpcMessage } from "../lib/jsonrpc.ts";
+import { idFromEdges } from "../lib/wire/json-scan.ts";
+import { parseMessage, errorResponse, ErrorCode, type JsonObject, type JsonRpcMessage } from "../lib/wire/jsonrpc.ts";
 import { readChunks, type Flow } from "../lib/flow.ts";
-import { LineWriter } from "../lib/line-writer.ts";
-import { LineSplitter, MAX_LINE_BYTES } from "../lib/lines.ts";
+import { LineWriter } from "../lib/wire/line-writer.ts";
+import { LineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
 import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, SESSION_EXTENSION, SESSION_NOTIFICATION, processAlive, processStartTime, sessionExtension, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
 import { probeDaemon } from "../lib/daemon-start.ts";
 import type { CloseOptions } from "../lib/channel.ts";

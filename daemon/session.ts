@@ -4,7 +4,8 @@
 // requests go to the client whose call caused them, and a crashed server is restarted on next use
 // without ever re-running a call that was in flight.
 import type { ConsolaInstance } from "consola/core";
-import { LEGACY_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, legacyIdentity } from "../lib/client.ts";
+import { legacyIdentity } from "../lib/client.ts";
+import { LEGACY_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../lib/wire/protocol.ts";
 import { SESSION_EXTENSION_VERSION, type SessionInfo } from "../lib/daemon-protocol.ts";
 import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
 import { RequestCorrelator, type CorrelatorPeer } from "../lib/correlator.ts";
@@ -20,7 +21,7 @@ import {
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
-} from "../lib/jsonrpc.ts";
+} from "../lib/wire/jsonrpc.ts";
 import { openChannel } from "../lib/open-channel.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import { isParkRequest, PARKED_KEY_PREFIX, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon-questions.ts";

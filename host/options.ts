@@ -3,7 +3,7 @@
 // `--version` then stay instant.
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
-import { KNOWN_PROTOCOL_VERSIONS } from "../lib/client.ts";
+import { KNOWN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
 
 export { EXIT } from "../lib/exit-codes.ts";
 

@@ -17,9 +17,9 @@
 import { waitMs } from "../lib/flow.ts";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import * as z from "zod";
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_RELATED_TASK, TASKS_EXTENSION } from "../lib/wire/protocol.ts";
 
 export const TASK_TOOL = "slow_task";
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** Kept this long after creation unless the client asks for less (2025 `task.ttl`), then forgotten. */
 export const TASK_TTL_MS = 10 * 60_000;
 /** How often a client is asked to poll. */
@@ -27,9 +27,6 @@ export const TASK_POLL_INTERVAL_MS = 100;
 /** The most tasks alive at once (spec: receivers SHOULD limit concurrent tasks). */
 export const MAX_TASKS = 1_000;
 
-const RELATED_TASK = "io.modelcontextprotocol/related-task";
-const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
@@ -111,7 +108,7 @@ function routeOf(method: string, params: Json, modern: boolean, meta: Json, noti
       case "tasks/get":
         return modern ? { resultType: "complete", ...modernView(task) } : legacyView(task);
       case "tasks/result":
-        return task.ended.then(() => ({ ...task.result, _meta: { [RELATED_TASK]: { taskId: task.taskId } } }));
+        return task.ended.then(() => ({ ...task.result, _meta: { [META_RELATED_TASK]: { taskId: task.taskId } } }));
       case "tasks/update":
         // slow_task never asks for input: there is nothing outstanding to answer.
         return { resultType: "complete" };
@@ -180,7 +177,7 @@ function createLegacy(params: Json, meta: Json, notify?: Notify): Json {
       notify({
         jsonrpc: "2.0",
         method: "notifications/progress",
-        params: { progressToken: token, progress: done, total: steps, message: `step ${done}/${steps}`, _meta: { [RELATED_TASK]: { taskId: task.taskId } } },
+        params: { progressToken: token, progress: done, total: steps, message: `step ${done}/${steps}`, _meta: { [META_RELATED_TASK]: { taskId: task.taskId } } },
       });
     }
   });

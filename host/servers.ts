@@ -4,7 +4,7 @@
 import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
 import { basename } from "node:path";
 import { ChannelTransport } from "../lib/channel-transport.ts";
-import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/client.ts";
+import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
 import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
 import { oneLine, type LogLevelName } from "../lib/log.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";

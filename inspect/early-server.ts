@@ -11,7 +11,7 @@
 import type { MessageChannel } from "../lib/channel.ts";
 import { onExitSignals, type ExitSignal } from "../lib/signals.ts";
 import { StdioChannel } from "../lib/stdio.ts";
-import type { JsonRpcMessage, RawMessage } from "../lib/jsonrpc.ts";
+import type { JsonRpcMessage, RawMessage } from "../lib/wire/jsonrpc.ts";
 import type { StdioTarget, Target } from "../lib/target.ts";
 
 /** The one-shot commands, and whether each takes positionals (a name or URI, then key=value pairs). */

@@ -6,7 +6,7 @@
 import { terminalFormIo } from "../lib/terminal-io.ts";
 import { answerElicitation } from "../lib/elicitation-form.ts";
 import { openInBrowser } from "../lib/browser.ts";
-import type { JsonObject } from "../lib/jsonrpc.ts";
+import type { JsonObject } from "../lib/wire/jsonrpc.ts";
 import { CommandError, EXIT } from "./output.ts";
 import { PARKED_KEY_PREFIX } from "../lib/daemon-questions.ts";
 

@@ -3,7 +3,7 @@
 // one watchdog; `mcp` mode gives each tool call its own.
 import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
 import { McpError, RawClient, type ServerIdentity } from "../lib/client.ts";
-import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/jsonrpc.ts";
+import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 import { createLogger, ownStderr, stripControl, type LogLevelName } from "../lib/log.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
 import type { SessionInfo } from "../lib/daemon-protocol.ts";

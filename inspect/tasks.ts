@@ -9,13 +9,13 @@
 // running, and every error after its creation carries its id (details.taskId).
 import { waitMs } from "../lib/flow.ts";
 import { McpError } from "../lib/client.ts";
-import { isJsonObject, type JsonObject } from "../lib/jsonrpc.ts";
+import { isJsonObject, type JsonObject } from "../lib/wire/jsonrpc.ts";
+import { TASKS_EXTENSION } from "../lib/wire/protocol.ts";
 import { stripControl } from "../lib/log.ts";
 import type { Target } from "../lib/target.ts";
 import { CommandError, EXIT, classify } from "./output.ts";
 import type { Call } from "./session.ts";
 
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 /** Declared on every 2026-07-28 request: wherever mcp-inspect calls a tool, it follows a task. */
 export const TASK_CLIENT_CAPABILITIES: JsonObject = { extensions: { [TASKS_EXTENSION]: {} } };
 /** Polls no faster than this, whatever pollInterval says (0 would spin). */

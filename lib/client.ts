@@ -13,27 +13,23 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
-} from "./jsonrpc.ts";
+} from "./wire/jsonrpc.ts";
 import type { CloseOptions, MessageChannel } from "./channel.ts";
 import { McpError, RequestCorrelator, type CorrelatorPeer, type Timers } from "./correlator.ts";
+import {
+  LEGACY_PROTOCOL_VERSIONS,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  MODERN_PROTOCOL_VERSIONS,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from "./wire/protocol.ts";
 
-/** Revisions negotiated with `server/discover` and per-request `_meta`. */
-export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"];
-/** Revisions negotiated with the `initialize` handshake, newest first. */
-export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-/** Every revision a --protocol-version may name, newest first. */
-export const KNOWN_PROTOCOL_VERSIONS = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** A legacy server may stay silent on an unknown method; past this the probe counts as "legacy". */
 export const DISCOVER_PROBE_TIMEOUT_MS = 5_000;
-/** MCP 2026-07-28: "Unsupported protocol version", with data.supported. */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
-
-export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
-export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
-export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 
 export type Era = "modern" | "legacy";
 

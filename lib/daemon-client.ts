@@ -15,9 +15,9 @@ import {
 } from "./daemon-protocol.ts";
 import { ensureDaemon, resolvePaths, type DaemonOptions } from "./daemon-start.ts";
 import { readChunks, type Flow } from "./flow.ts";
-import { isJsonObject, isNotification, parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "./jsonrpc.ts";
-import { LineWriter } from "./line-writer.ts";
-import { LineSplitter, MAX_LINE_BYTES } from "./lines.ts";
+import { isJsonObject, isNotification, parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "./wire/jsonrpc.ts";
+import { LineWriter } from "./wire/line-writer.ts";
+import { LineSplitter, MAX_LINE_BYTES } from "./wire/lines.ts";
 import type { Target } from "./target.ts";
 
 export type { DaemonOptions };

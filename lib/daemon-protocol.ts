@@ -24,11 +24,11 @@ import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ServerIdentity } from "./client.ts";
-import type { JsonObject } from "./jsonrpc.ts";
+import type { JsonObject } from "./wire/jsonrpc.ts";
 import { ensurePrivateDir } from "./private-dir.ts";
 import type { Target } from "./target.ts";
 
-export { MAX_CONTROL_FRAME_BYTES } from "./limits.ts";
+export { MAX_CONTROL_FRAME_BYTES } from "./wire/limits.ts";
 
 export const DAEMON_PROTOCOL = 1;
 export const SESSION_EXTENSION = "session";

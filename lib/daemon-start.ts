@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { DAEMON_PROTOCOL, daemonPaths, MAX_CONTROL_FRAME_BYTES, type DaemonPaths } from "./daemon-protocol.ts";
 import { describeFsError, lockHolder, releaseLock, tryLock } from "./file-lock.ts";
 import { serverEnvironment } from "./environment.ts";
-import type { JsonObject } from "./jsonrpc.ts";
-import { LineSplitter } from "./lines.ts";
+import type { JsonObject } from "./wire/jsonrpc.ts";
+import { LineSplitter } from "./wire/lines.ts";
 
 /** How long a starting daemon may take to answer its first hello. */
 export const DAEMON_START_TIMEOUT_MS = 10_000;

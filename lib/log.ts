@@ -4,8 +4,8 @@
 // a compiled binary, most of mcp-inspect's own budget.
 import { appendFileSync } from "node:fs";
 import { createConsola, type ConsolaInstance, type LogObject } from "consola/core";
-import { LOG_BUFFER_BYTES } from "./limits.ts";
-import type { LineSink } from "./line-writer.ts";
+import { LOG_BUFFER_BYTES } from "./wire/limits.ts";
+import type { LineSink } from "./wire/line-writer.ts";
 
 export const LOG_LEVELS = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 } as const;
 export type LogLevelName = keyof typeof LOG_LEVELS;

@@ -3,11 +3,9 @@
 // Mcp-Name, Mcp-Param-{Name}) so that gateways can route without reading bodies. Clients MUST
 // send the parameters marked `x-mcp-header` in a tool's inputSchema, and MUST drop tools whose
 // annotations break the rules.
-import { META_PROTOCOL_VERSION } from "./client.ts";
-import { isRequest, type JsonRpcId, type JsonRpcMessage } from "./jsonrpc.ts";
+import { isRequest, type JsonRpcId, type JsonRpcMessage } from "./wire/jsonrpc.ts";
+import { FIRST_MODERN_REVISION, META_PROTOCOL_VERSION } from "./wire/protocol.ts";
 
-/** Revisions are dates: from this one on, requests carry their own revision and the header mirrors. */
-export const FIRST_MODERN_REVISION = "2026-07-28";
 /** Methods whose `name`, `uri` or (tasks extension, SEP-2663) `taskId` travels as Mcp-Name. */
 const MCP_NAME_FIELDS: Record<string, string> = {
   "tools/call": "name",

@@ -19,11 +19,12 @@ import {
   type JsonRpcMessage,
   type JsonRpcRequest,
   type RawMessage,
-} from "./jsonrpc.ts";
+} from "./wire/jsonrpc.ts";
 import { LegacySseSession } from "./legacy-sse.ts";
-import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "./limits.ts";
-import { FIRST_MODERN_REVISION, McpHeaders, requestRevision } from "./mcp-headers.ts";
-import { pumpSse, SseParser } from "./sse.ts";
+import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "./wire/limits.ts";
+import { McpHeaders, requestRevision } from "./mcp-headers.ts";
+import { FIRST_MODERN_REVISION } from "./wire/protocol.ts";
+import { pumpSse, SseParser } from "./wire/sse.ts";
 import { MAX_STREAM_RECOVERIES, notReissuedReason, REISSUABLE_METHODS, REISSUE_BACKOFF_MS, REISSUE_ID_PREFIX, resumeDelayMs } from "./stream-recovery.ts";
 import type { HttpTransportChoice } from "./target.ts";
 

@@ -8,9 +8,9 @@ import { splitCommandLine } from "./cli.ts";
 import type { DiscoveryAsk } from "./discovery/ask.ts";
 import { readEnvFile } from "./env-file.ts";
 import { formatName, parseConfigText } from "./config-text.ts";
-import { MAX_CONFIG_BYTES } from "./limits.ts";
+import { MAX_CONFIG_BYTES } from "./wire/limits.ts";
 import { readFileCappedSync } from "./read-capped.ts";
-import { isJsonObject } from "./jsonrpc.ts";
+import { isJsonObject } from "./wire/jsonrpc.ts";
 
 export interface StdioTarget {
   kind: "stdio";

@@ -5,7 +5,7 @@
 // new entry and that nothing else changed. Loaded only by `config --client codex`.
 import { parse, stringify } from "smol-toml";
 import { parseConfigText } from "./config-text.ts";
-import { isJsonObject } from "./jsonrpc.ts";
+import { isJsonObject } from "./wire/jsonrpc.ts";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 

@@ -1,9 +1,8 @@
 // After a restart the client must learn that the lists may have changed, in the form its protocol
 // era expects: plain list_changed notifications on 2025 revisions; on 2026-07-28 only on the
 // subscriptions/listen streams that opted in to them, tagged with their subscription id.
-import type { JsonObject, JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../lib/jsonrpc.ts";
-
-const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+import type { JsonObject, JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
+import { META_SUBSCRIPTION_ID } from "../lib/wire/protocol.ts";
 
 export function startAnnouncements(
   capabilities: JsonObject,

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { ConsolaInstance } from "consola/core";
 import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
 import { RequestCorrelator, type CorrelatorPeer } from "../lib/correlator.ts";
-import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/json-scan.ts";
+import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/wire/json-scan.ts";
 import {
   ErrorCode,
   IdAllocator,
@@ -26,8 +26,8 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type RawMessage,
-} from "../lib/jsonrpc.ts";
-import { CHANNEL_BUFFER_BYTES } from "../lib/limits.ts";
+} from "../lib/wire/jsonrpc.ts";
+import { CHANNEL_BUFFER_BYTES } from "../lib/wire/limits.ts";
 import { startAnnouncements } from "./announce.ts";
 import { CircuitBreaker, CRASH_WINDOW_MS } from "./breaker.ts";
 import { keyOf, SessionReplay } from "./replay.ts";

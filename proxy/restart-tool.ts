@@ -1,6 +1,6 @@
 // The one tool the proxy adds to the server's: restart_server, its definition, its result, and
 // the tool diff it reports for clients that ignore list_changed.
-import type { JsonObject } from "../lib/jsonrpc.ts";
+import type { JsonObject } from "../lib/wire/jsonrpc.ts";
 
 export const RESTART_TOOL = "restart_server";
 

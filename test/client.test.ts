@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { McpError, RawClient } from "../lib/client.ts";
 import type { MessageChannel } from "../lib/channel.ts";
 import { waitUntil } from "./helpers.ts";
-import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from "../lib/jsonrpc.ts";
+import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 
 /** A channel whose peer is a function: each request gets the function's answer, or none. */
 class ScriptedChannel implements MessageChannel {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { McpError, RequestCorrelator } from "../lib/correlator.ts";
-import type { JsonRpcRequest } from "../lib/jsonrpc.ts";
+import type { JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 
 function peer() {
   const sent: JsonRpcRequest[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { idFromEdges } from "../lib/json-scan.ts";
-import { IdAllocator, IdRemapper, isNotification, isRequest, isResponse, parseMessage } from "../lib/jsonrpc.ts";
+import { idFromEdges } from "../lib/wire/json-scan.ts";
+import { IdAllocator, IdRemapper, isNotification, isRequest, isResponse, parseMessage } from "../lib/wire/jsonrpc.ts";
 
 describe("parseMessage", () => {
   test.each([

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { LineWriter } from "../lib/line-writer.ts";
+import { LineWriter } from "../lib/wire/line-writer.ts";
 
 /** A sink that refuses everything past `accept` bytes until drained by the test. */
 function stuckSink(accept = 0) {

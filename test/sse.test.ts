@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SseParser, type SseEvent } from "../lib/sse.ts";
+import { SseParser, type SseEvent } from "../lib/wire/sse.ts";
 
 const encoder = new TextEncoder();
 

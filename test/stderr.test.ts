@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { MAX_STDERR_LINE_BYTES, STDERR_TAIL_BYTES } from "../lib/limits.ts";
+import { MAX_STDERR_LINE_BYTES, STDERR_TAIL_BYTES } from "../lib/wire/limits.ts";
 import { ServerStderr } from "../lib/stderr.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);

@@ -1,0 +1,25 @@
+// The protocol's names, in one place: the revisions we speak (2026-07-28 negotiated per request,
+// the 2025 ones by the initialize handshake), the `_meta` keys of the io.modelcontextprotocol/
+// namespace, and the extension ids.
+
+/** Revisions negotiated with `server/discover` and per-request `_meta`. */
+export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"];
+/** Revisions negotiated with the `initialize` handshake, newest first. */
+export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+/** Every revision a --protocol-version may name, newest first. */
+export const KNOWN_PROTOCOL_VERSIONS = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
+/** Revisions are dates: from this one on, requests carry their own revision (and HTTP mirrors it in headers). */
+export const FIRST_MODERN_REVISION = "2026-07-28";
+/** MCP 2026-07-28: "Unsupported protocol version", with data.supported. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+/** 2026-07-28 subscriptions/listen: the id that ties each notification to its subscription. */
+export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+/** The tasks extension (SEP-2663): its capability key, and the `_meta` key of a message about a task. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+export const META_RELATED_TASK = "io.modelcontextprotocol/related-task";
