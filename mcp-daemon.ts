@@ -7,10 +7,12 @@ import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
 import { LOG_ARGS, prepareArgv, unknownCommandProblem, unknownFlagsProblem, valueFlags } from "./lib/cli.ts";
 import { showHelp, withExamples } from "./lib/help.ts";
 import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "./lib/daemon-start.ts";
-import { daemonPaths, processAlive, type DaemonPaths } from "./lib/daemon-protocol.ts";
-import { createLogger, isLogLevelName, stripControl } from "./lib/log.ts";
+import { daemonPaths, type DaemonPaths } from "./lib/daemon-protocol.ts";
+import { processAlive } from "./lib/io/process.ts";
+import { createLogger, isLogLevelName } from "./lib/io/log.ts";
+import { stripControl } from "./lib/io/text.ts";
 import { EXIT } from "./lib/exit-codes.ts";
-import { onExitSignals } from "./lib/signals.ts";
+import { onExitSignals } from "./lib/io/signals.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const DEFAULT_IDLE_TIMEOUT_MS = 10 * 60_000;

@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownFlagsProblem, type Invocation } from "./lib/cli.ts";
 import { showHelp, withExamples } from "./lib/help.ts";
-import { isLogLevelName, type LogLevelName } from "./lib/log.ts";
+import { isLogLevelName, type LogLevelName } from "./lib/io/log.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "./lib/wire/protocol.ts";
 import { applyOverrides, discoveredTarget, loadConfigTarget, loadConfigTargets, parseOverrides, serverTarget, type StdioTarget, type Target } from "./lib/target.ts";
 import { atTerminal } from "./lib/auth/ui.ts";

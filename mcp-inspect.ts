@@ -9,7 +9,7 @@
 // import is loaded before the first line of this file runs. New imports belong with them.
 import type { ArgsDef, CommandDef } from "citty";
 import type { Invocation } from "./lib/cli.ts";
-import type { LogLevelName } from "./lib/log.ts";
+import type { LogLevelName } from "./lib/io/log.ts";
 import type { ChannelAuth } from "./lib/open-channel.ts";
 import type { Target } from "./lib/target.ts";
 import type { NamedTarget } from "./inspect/grep.ts";
@@ -26,10 +26,11 @@ if (import.meta.main) await startEarly(process.argv.slice(2));
 const { defineCommand, runMain } = await import("citty");
 const { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownCommandProblem, unknownFlagsProblem, valueFlags } = await import("./lib/cli.ts");
 const { showHelp, withExamples } = await import("./lib/help.ts");
-const { isLogLevelName, ownStderr, stripControl } = await import("./lib/log.ts");
+const { isLogLevelName, ownStderr } = await import("./lib/io/log.ts");
+const { stripControl } = await import("./lib/io/text.ts");
 const { McpError } = await import("./lib/client.ts");
 const { KNOWN_PROTOCOL_VERSIONS } = await import("./lib/wire/protocol.ts");
-const { onExitSignals } = await import("./lib/signals.ts");
+const { onExitSignals } = await import("./lib/io/signals.ts");
 const { atTerminal, printingAuthUi, terminalAuthUi } = await import("./lib/auth/ui.ts");
 const { runConfigCommand } = await import("./lib/client-config.ts");
 const { describeTarget, loadConfigTargets, resolveTargetDiscovering } = await import("./lib/target.ts");

@@ -6,10 +6,11 @@ import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, writeFileSy
 import { createServer, type Server, type Socket } from "node:net";
 import { idFromEdges } from "../lib/wire/json-scan.ts";
 import { parseMessage, errorResponse, ErrorCode, type JsonObject, type JsonRpcMessage } from "../lib/wire/jsonrpc.ts";
-import { readChunks, type Flow } from "../lib/flow.ts";
+import { readChunks, type Flow } from "../lib/io/reading.ts";
 import { LineWriter } from "../lib/wire/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
-import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, SESSION_EXTENSION, SESSION_NOTIFICATION, processAlive, processStartTime, sessionExtension, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
+import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, SESSION_EXTENSION, SESSION_NOTIFICATION, sessionExtension, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
+import { processAlive, processStartTime } from "../lib/io/process.ts";
 import { probeDaemon } from "../lib/daemon-start.ts";
 import type { CloseOptions } from "../lib/channel.ts";
 import type { HttpTarget, Target } from "../lib/target.ts";

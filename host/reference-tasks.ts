@@ -14,7 +14,7 @@
  * Tasks live in this process, not in a server instance (2026-07-28 builds one per request, 2025 HTTP
  * sessions come and go), under unguessable ids, since the id is all that guards them.
  */
-import { waitMs } from "../lib/flow.ts";
+import { waitMs } from "../lib/io/reading.ts";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import * as z from "zod";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_RELATED_TASK, TASKS_EXTENSION } from "../lib/wire/protocol.ts";

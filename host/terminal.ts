@@ -6,7 +6,8 @@
 import { createInterface, type Interface } from "node:readline";
 import { setImmediate } from "node:timers";
 import type { ConsolaInstance } from "consola/core";
-import { createLogger, ownStderr, stripControl } from "../lib/log.ts";
+import { createLogger, ownStderr } from "../lib/io/log.ts";
+import { stripControl } from "../lib/io/text.ts";
 
 export type Completer = (line: string) => Promise<string[]>;
 

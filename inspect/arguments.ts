@@ -2,7 +2,7 @@
 // `key=value` pairs coerced by the tool's inputSchema, then checked against that schema so a
 // bad field is named before the server ever sees the call.
 import { MAX_PARAMS_BYTES } from "../lib/wire/limits.ts";
-import { readFileCapped, readStreamCapped, type CappedRead } from "../lib/read-capped.ts";
+import { readFileCapped, readStreamCapped, type CappedRead } from "../lib/io/read-capped.ts";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: string; aborted?: boolean };
 type Schema = Record<string, unknown>;

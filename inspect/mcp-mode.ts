@@ -5,8 +5,8 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
-import { createLogger } from "../lib/log.ts";
-import { onExitSignals } from "../lib/signals.ts";
+import { createLogger } from "../lib/io/log.ts";
+import { onExitSignals } from "../lib/io/signals.ts";
 import { describeTarget, type Target } from "../lib/target.ts";
 import { classify } from "./output.ts";
 import { McpError } from "../lib/client.ts";

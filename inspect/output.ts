@@ -2,7 +2,7 @@
 // stdout is not a terminal), readable text for people, and exit codes that never change.
 import { McpError } from "../lib/client.ts";
 import { EXIT, EXIT_NAMES } from "../lib/exit-codes.ts";
-import { stripControl } from "../lib/log.ts";
+import { stripControl } from "../lib/io/text.ts";
 
 export { EXIT };
 

@@ -4,7 +4,7 @@
 // `--approve NAME` approves a project's entry of that name. Nothing is started here.
 import { AuthStore } from "../lib/auth/store.ts";
 import { approve, discoverServers, displayUrl, isApproved, neededInputs, needsApproval, serverStates, targetOf, whatItRuns, type DiscoveredServer, type Env } from "../lib/discovery.ts";
-import { stripControl } from "../lib/log.ts";
+import { stripControl } from "../lib/io/text.ts";
 import { CommandError, EXIT, errorEnvelope, successEnvelope, type Metadata } from "./output.ts";
 
 export type AuthState = "signed in" | "sign-in needed if the server asks" | "Authorization header";

@@ -4,7 +4,8 @@
 import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
 import { McpError, RawClient, type ServerIdentity } from "../lib/client.ts";
 import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
-import { createLogger, ownStderr, stripControl, type LogLevelName } from "../lib/log.ts";
+import { createLogger, ownStderr, type LogLevelName } from "../lib/io/log.ts";
+import { stripControl } from "../lib/io/text.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
 import type { SessionInfo } from "../lib/daemon-protocol.ts";
 import { StdioChannel } from "../lib/stdio.ts";

@@ -2,7 +2,7 @@
 //   name(a: string, b?: integer, mode: "fast"|"slow") - First sentence of the description.
 // Types come from the input schema (enums and consts as literals, arrays as T[], unions with |);
 // everything that came from the server is stripped of control sequences.
-import { stripControl } from "../lib/log.ts";
+import { stripControl } from "../lib/io/text.ts";
 
 /** A description is cut to its first sentence, and to this many characters. */
 export const MAX_SUMMARY_CHARS = 160;

@@ -4,7 +4,7 @@
 // calling, answering a server's questions and tasks. It holds no secrets (no env values, no
 // headers), and what the servers said is stripped of control sequences and fenced off as the
 // servers' words, not instructions.
-import { stripControl } from "../lib/log.ts";
+import { stripControl } from "../lib/io/text.ts";
 import type { GrepFailure } from "./grep.ts";
 import { signature, type ToolLike } from "./signatures.ts";
 

@@ -7,11 +7,11 @@
 //   extension, the server decides and answers resultType "task"; tasks/get carries the result.
 // A task this command created is cancelled on Ctrl-C (tasks/cancel); at --timeout it is left
 // running, and every error after its creation carries its id (details.taskId).
-import { waitMs } from "../lib/flow.ts";
+import { waitMs } from "../lib/io/reading.ts";
 import { McpError } from "../lib/client.ts";
 import { isJsonObject, type JsonObject } from "../lib/wire/jsonrpc.ts";
 import { TASKS_EXTENSION } from "../lib/wire/protocol.ts";
-import { stripControl } from "../lib/log.ts";
+import { stripControl } from "../lib/io/text.ts";
 import type { Target } from "../lib/target.ts";
 import { CommandError, EXIT, classify } from "./output.ts";
 import type { Call } from "./session.ts";

@@ -7,7 +7,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { findProject, PROJECT_FILES, userHome, userSources, type ClientId } from "./discovery/clients.ts";
 import { parseJsonc, setJsoncValue } from "./jsonc.ts";
 import { MAX_CONFIG_BYTES } from "./wire/limits.ts";
-import { readFileCappedSync } from "./read-capped.ts";
+import { readFileCappedSync } from "./io/read-capped.ts";
 
 /** claude-code and vscode write the project's file (.mcp.json, .vscode/mcp.json); the others the user's. */
 export const CLIENTS = ["claude-desktop", "claude-code", "claude-code-user", "cursor", "vscode", "windsurf", "gemini", "codex"] as const;

@@ -14,7 +14,7 @@ import {
   type SessionInfo,
 } from "./daemon-protocol.ts";
 import { ensureDaemon, resolvePaths, type DaemonOptions } from "./daemon-start.ts";
-import { readChunks, type Flow } from "./flow.ts";
+import { readChunks, type Flow } from "./io/reading.ts";
 import { isJsonObject, isNotification, parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "./wire/jsonrpc.ts";
 import { LineWriter } from "./wire/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "./wire/lines.ts";

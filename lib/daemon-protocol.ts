@@ -20,12 +20,12 @@
 //   client uses it only until any other line comes (a list_changed among them). Issue 13: a warm
 //   call is then one round trip to the daemon plus the call itself.
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ServerIdentity } from "./client.ts";
 import type { JsonObject } from "./wire/jsonrpc.ts";
-import { ensurePrivateDir } from "./private-dir.ts";
+import { ensurePrivateDir } from "./io/private-dir.ts";
 import type { Target } from "./target.ts";
 
 export { MAX_CONTROL_FRAME_BYTES } from "./wire/limits.ts";
@@ -106,29 +106,4 @@ export function sessionKey(target: Target): string {
 
 function sortedEntries(record: Record<string, string>): [string, string][] {
   return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** Whether pid runs (EPERM: it does, as someone else); a zombie awaiting its reaper does not. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.charAt(stat.lastIndexOf(")") + 2) !== "Z";
-  } catch {
-    return true; // No /proc (macOS): kill(0) is all we know.
-  }
-}
-
-/** When a process started (field 22 of /proc/<pid>/stat): a reused pid has another. Undefined without /proc. */
-export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
 }

@@ -7,7 +7,7 @@ import { connect } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DAEMON_PROTOCOL, daemonPaths, MAX_CONTROL_FRAME_BYTES, type DaemonPaths } from "./daemon-protocol.ts";
-import { describeFsError, lockHolder, releaseLock, tryLock } from "./file-lock.ts";
+import { describeFsError, lockHolder, releaseLock, tryLock } from "./io/file-lock.ts";
 import { serverEnvironment } from "./environment.ts";
 import type { JsonObject } from "./wire/jsonrpc.ts";
 import { LineSplitter } from "./wire/lines.ts";

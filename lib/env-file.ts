@@ -2,7 +2,7 @@
 // variables go to the server under the entry's own `env`. Read like a config file, capped; only
 // the plain dotenv forms, no `$VAR` expansion inside values, nothing is ever executed.
 import { MAX_CONFIG_BYTES } from "./wire/limits.ts";
-import { readFileCappedSync } from "./read-capped.ts";
+import { readFileCappedSync } from "./io/read-capped.ts";
 
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/;
 

@@ -7,7 +7,7 @@ import { HttpChannel } from "./streamable-http.ts";
 import { StdioChannel } from "./stdio.ts";
 import type { AuthUi, OAuthSession } from "./auth/oauth.ts";
 import type { PreRegisteredClient } from "./auth/provider.ts";
-import { ownStderr } from "./log.ts";
+import { ownStderr } from "./io/log.ts";
 import type { HttpTarget, Target } from "./target.ts";
 
 export interface OpenChannelOptions {

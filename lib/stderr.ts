@@ -4,7 +4,7 @@
 // business (prefix it on our stderr, log it, show it in the chat); nothing here piles up.
 import { ByteLineSplitter } from "./wire/lines.ts";
 import { MAX_STDERR_LINE_BYTES, STDERR_TAIL_BYTES } from "./wire/limits.ts";
-import { stripControl } from "./log.ts";
+import { stripControl } from "./io/text.ts";
 
 export class ServerStderr {
   readonly #splitter: ByteLineSplitter;

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import { DroppedLineError, type CloseOptions, type MessageChannel } from "./channel.ts";
 import { serverEnvironment, type Environment } from "./environment.ts";
-import { readChunks, type Flow } from "./flow.ts";
+import { readChunks, type Flow } from "./io/reading.ts";
 import { parseForRouting } from "./wire/json-scan.ts";
 import { isBlank, parseMessage, rawText, serializeMessage, type JsonRpcMessage, type RawMessage } from "./wire/jsonrpc.ts";
 import { LineWriter } from "./wire/line-writer.ts";

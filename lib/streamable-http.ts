@@ -4,8 +4,8 @@
 // without it), so callers never wait on a reply that cannot come. Bodies are read with a cap and
 // held back while the consumer is slow.
 import type { CloseOptions, MessageChannel } from "./channel.ts";
-import { waitMs } from "./flow.ts";
-import { authorizedFetch, fetchWithinOrigin, HttpStatusError, readBodyCapped, readBodyHead, type HttpAuth } from "./fetch.ts";
+import { waitMs } from "./io/reading.ts";
+import { authorizedFetch, fetchWithinOrigin, HttpStatusError, readBodyCapped, readBodyHead, type HttpAuth } from "./io/fetch.ts";
 import {
   ErrorCode,
   errorResponse,

@@ -4,12 +4,12 @@
 // (lib/discovery.ts).
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { splitCommandLine } from "./cli.ts";
+import { splitCommandLine } from "./io/command-line.ts";
 import type { DiscoveryAsk } from "./discovery/ask.ts";
 import { readEnvFile } from "./env-file.ts";
 import { formatName, parseConfigText } from "./config-text.ts";
 import { MAX_CONFIG_BYTES } from "./wire/limits.ts";
-import { readFileCappedSync } from "./read-capped.ts";
+import { readFileCappedSync } from "./io/read-capped.ts";
 import { isJsonObject } from "./wire/jsonrpc.ts";
 
 export interface StdioTarget {

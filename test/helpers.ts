@@ -3,7 +3,7 @@ import { spawn } from "bun";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processAlive } from "../lib/daemon-protocol.ts";
+import { processAlive } from "../lib/io/process.ts";
 
 export const ROOT = join(import.meta.dir, "..");
 export const BUN = process.execPath;

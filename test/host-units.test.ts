@@ -5,7 +5,7 @@ import { parseField } from "../host/asks.ts";
 import { parsePairs } from "../host/commands.ts";
 import { createScriptedProvider } from "../host/providers/scripted.ts";
 import { resultParts, ToolNamespace, uniqueServerKey, VENDOR_NAME_MAX } from "../host/tools.ts";
-import { splitCommandLine } from "../lib/cli.ts";
+import { splitCommandLine } from "../lib/io/command-line.ts";
 import { PassThrough } from "node:stream";
 import { Terminal } from "../host/terminal.ts";
 

@@ -194,7 +194,7 @@ describe("leaving closes every server", () => {
   for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
     test(`${signal}: the host exits ${code} and its server process is gone`, async () => {
       const { HostDriver } = await import("./host-driver.ts");
-      const { processAlive } = await import("../lib/daemon-protocol.ts");
+      const { processAlive } = await import("../lib/io/process.ts");
       const host = new HostDriver(["--server", REFERENCE_SERVER]);
       try {
         host.send("whoami");
@@ -212,7 +212,7 @@ describe("leaving closes every server", () => {
 
   test("Ctrl-C while a server is still in its handshake leaves at once with 130, and stops that server", async () => {
     const { HostDriver } = await import("./host-driver.ts");
-    const { processAlive } = await import("../lib/daemon-protocol.ts");
+    const { processAlive } = await import("../lib/io/process.ts");
     const host = new HostDriver(["--server", `sh -c 'echo pid=$$ >&2; exec sleep 600'`]);
     try {
       const deadline = Date.now() + 10_000;

@@ -2,14 +2,15 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DroppingLineWriter, stripControl } from "../lib/log.ts";
+import { DroppingLineWriter } from "../lib/io/log.ts";
+import { stripControl } from "../lib/io/text.ts";
 import { BUN, ROOT } from "./helpers.ts";
 
 test("every level goes to stderr in order, stdout stays empty, the level filters, and the file gets every line", async () => {
   const dir = mkdtempSync(join(tmpdir(), "mcpkit-log-"));
   const file = join(dir, "out.log");
   const script = `
-    import { createLogger } from ${JSON.stringify(join(ROOT, "lib/log.ts"))};
+    import { createLogger } from ${JSON.stringify(join(ROOT, "lib/io/log.ts"))};
     const log = createLogger({ level: "info", file: ${JSON.stringify(file)}, tag: "t" });
     log.error("first"); log.warn("second"); log.info("third"); log.debug("hidden");
   `;

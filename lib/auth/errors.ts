@@ -1,6 +1,6 @@
 // How a sign-in fails, in words: AuthRequiredError is exit 3 in every tool, and what the
 // authorization server said is cut to one line without control sequences.
-import { oneLine } from "../log.ts";
+import { oneLine } from "../io/text.ts";
 
 /** The server wants a sign-in this process may not do (or the user declined, or it failed): exit 3. */
 export class AuthRequiredError extends Error {}

@@ -7,10 +7,10 @@
 // waited re-reads the store and uses what the other got.
 import { randomBytes } from "node:crypto";
 import { openInBrowser } from "../browser.ts";
-import { fetchWithinOrigin } from "../fetch.ts";
+import { fetchWithinOrigin } from "../io/fetch.ts";
 import { listenForCallback } from "./callback.ts";
 import { AuthRequiredError, signInError } from "./errors.ts";
-import { oneLine } from "../log.ts";
+import { oneLine } from "../io/text.ts";
 import { pastedCallback, unsafeAuthorizationUrl, waitFor } from "./redirect.ts";
 import { revokeTokens } from "./revoke.ts";
 import { CLIENT_METADATA_URL, StoredProvider, type PreRegisteredClient } from "./provider.ts";

@@ -8,8 +8,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { withLock } from "../file-lock.ts";
-import { ensurePrivateDir } from "../private-dir.ts";
+import { withLock } from "../io/file-lock.ts";
+import { ensurePrivateDir } from "../io/private-dir.ts";
 
 /** Tokens as the authorization server issued them, plus when the access token expires. */
 export interface StoredTokens {

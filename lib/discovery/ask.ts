@@ -2,7 +2,7 @@
 // first runs, and types VS Code's `${input:...}` values (a password-like one without an echo).
 // Lines go to stderr; stdout is the command's answer.
 import { terminalAuthUi } from "../auth/ui.ts";
-import { stripControl } from "../log.ts";
+import { stripControl } from "../io/text.ts";
 
 export interface DiscoveryAsk {
   print(line: string): void;

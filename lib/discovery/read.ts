@@ -3,7 +3,7 @@
 // that is not there is no problem; one that cannot be read or parsed is a problem, named.
 import { formatName, parseConfigText } from "../config-text.ts";
 import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
-import { readFileCappedSync } from "../read-capped.ts";
+import { readFileCappedSync } from "../io/read-capped.ts";
 import type { ConfigSource } from "./clients.ts";
 import { isJsonObject } from "../wire/jsonrpc.ts";
 

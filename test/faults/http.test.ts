@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { mayCarryHeaders } from "../../lib/fetch.ts";
+import { mayCarryHeaders } from "../../lib/io/fetch.ts";
 import { BUN, INITIALIZE, LinePeer, NO_VENDOR_KEYS, ROOT, inspect, runTool, startHttpServer, type HttpFixture } from "../helpers.ts";
 
 const LONG = 60_000;

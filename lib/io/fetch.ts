@@ -2,7 +2,7 @@
 // API key) may go, and response bodies read with a cap, so a server that sends without end costs
 // a bounded amount of memory.
 import { Buffer } from "node:buffer";
-import { MAX_REDIRECTS } from "./wire/limits.ts";
+import { MAX_REDIRECTS } from "../wire/limits.ts";
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const SHOWN_BODY_CHARS = 200;

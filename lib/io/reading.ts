@@ -2,7 +2,7 @@
 // event loop and can be held back by a slow consumer. Bun reads an always-readable source (a file,
 // /dev/zero) in one loop that never returns to the event loop: no timer fires, no signal is
 // handled. Pausing after YIELD_AFTER_BYTES and resuming on the next turn breaks that loop.
-import { YIELD_AFTER_BYTES } from "./wire/limits.ts";
+import { YIELD_AFTER_BYTES } from "../wire/limits.ts";
 
 /** Past this many bytes without a known turn of the loop, the next turn is watched for. */
 const TURN_CHECK_BYTES = 64 * 1024;

@@ -4,8 +4,8 @@
 // a compiled binary, most of mcp-inspect's own budget.
 import { appendFileSync } from "node:fs";
 import { createConsola, type ConsolaInstance, type LogObject } from "consola/core";
-import { LOG_BUFFER_BYTES } from "./wire/limits.ts";
-import type { LineSink } from "./wire/line-writer.ts";
+import { LOG_BUFFER_BYTES } from "../wire/limits.ts";
+import type { LineSink } from "../wire/line-writer.ts";
 
 export const LOG_LEVELS = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 } as const;
 export type LogLevelName = keyof typeof LOG_LEVELS;
@@ -56,25 +56,6 @@ function safeJson(value: unknown): string {
   } catch {
     return String(value);
   }
-}
-
-/**
- * Strips ANSI escape sequences and other control characters from server-supplied text before it
- * reaches a terminal (a server must not be able to rewrite the user's screen): C0 and C1 controls,
- * and the bidirectional overrides and isolates that make text read differently than it is
- * (CVE-2021-42574, "Trojan Source").
- */
-export function stripControl(text: string): string {
-  return text
-    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, "")
-    .replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g, "")
-    .replace(/\u001b[@-_]/g, "")
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
-}
-
-/** Text that came from a server, safe on a terminal: one line, no control sequences. */
-export function oneLine(text: string): string {
-  return stripControl(text.replace(/\s+/g, " ")).trim();
 }
 
 /**

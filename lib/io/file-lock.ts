@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { processAlive, processStartTime } from "./daemon-protocol.ts";
+import { processAlive, processStartTime } from "./process.ts";
 
 export interface LockOptions {
   /** A lock older than this is stale whoever holds it. */
