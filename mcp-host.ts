@@ -12,7 +12,7 @@ import { showHelp, withExamples } from "./lib/help.ts";
 import { isLogLevelName, type LogLevelName } from "./lib/io/log.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "./lib/wire/protocol.ts";
 import { applyOverrides, discoveredTarget, loadConfigTarget, loadConfigTargets, parseOverrides, serverTarget, type StdioTarget, type Target } from "./lib/target.ts";
-import { atTerminal } from "./lib/auth/ui.ts";
+import { atTerminal } from "./lib/terminal/auth-ui.ts";
 import { terminalAsk } from "./lib/discovery/ask.ts";
 import { createProvider, pickProvider, PROVIDER_NAMES, type LLMProvider, type ProviderName } from "./host/provider.ts";
 import { EXIT, eraChoice, rootFor } from "./host/options.ts";

@@ -54,4 +54,4 @@ function samplingMessage(message: { role: string; content: unknown }): ChatMessa
 }
 
 // Elicitation forms are lib's: mcp-inspect shows the same ones.
-export { answerElicitation, parseField } from "../lib/elicitation-form.ts";
+export { answerElicitation, parseField } from "../lib/terminal/elicitation-form.ts";

@@ -6,7 +6,7 @@ import { signalExitCode } from "../lib/io/signals.ts";
 import type { ChannelAuth } from "../lib/open-channel.ts";
 import type { Target } from "../lib/target.ts";
 import { answerElicitation, answerSampling } from "./asks.ts";
-import { openInBrowser } from "../lib/browser.ts";
+import { openInBrowser } from "../lib/terminal/browser.ts";
 import { Chat, type TurnResult } from "./chat.ts";
 import { complete, runCommand, type HostContext } from "./commands.ts";
 import type { LLMProvider } from "./provider.ts";

@@ -3,9 +3,9 @@
 // Without one, the command ends with INPUT_REQUIRED (exit 8) and an envelope that carries the
 // questions, their schemas and the answers file to fill in; `--input-responses @answers.json` then
 // answers them on the next call (2026: the retried request, with the server's request state).
-import { terminalFormIo } from "../lib/terminal-io.ts";
-import { answerElicitation } from "../lib/elicitation-form.ts";
-import { openInBrowser } from "../lib/browser.ts";
+import { terminalFormIo } from "../lib/terminal/terminal-io.ts";
+import { answerElicitation } from "../lib/terminal/elicitation-form.ts";
+import { openInBrowser } from "../lib/terminal/browser.ts";
 import type { JsonObject } from "../lib/wire/jsonrpc.ts";
 import { CommandError, EXIT } from "./output.ts";
 import { PARKED_KEY_PREFIX } from "../lib/daemon-questions.ts";

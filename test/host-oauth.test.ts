@@ -11,7 +11,7 @@ import { Client, type ClientOptions, type Transport } from "@modelcontextprotoco
 import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { isBrowserSafeUrl } from "../lib/browser.ts";
+import { isBrowserSafeUrl } from "../lib/terminal/browser.ts";
 import { CALLBACK_PATH } from "../lib/auth/callback.ts";
 import { ChannelTransport } from "../lib/channel-transport.ts";
 import { openChannel } from "../lib/open-channel.ts";

@@ -6,7 +6,7 @@
 // number of times. One refresh or sign-in at a time per resource, across processes: the one that
 // waited re-reads the store and uses what the other got.
 import { randomBytes } from "node:crypto";
-import { openInBrowser } from "../browser.ts";
+import { openInBrowser } from "../terminal/browser.ts";
 import { fetchWithinOrigin } from "../io/fetch.ts";
 import { listenForCallback } from "./callback.ts";
 import { AuthRequiredError, signInError } from "./errors.ts";

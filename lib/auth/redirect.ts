@@ -1,6 +1,6 @@
 // Both ends of the browser's round trip: what we may send the user to (https or loopback only, our
 // state, PKCE S256), what may come back pasted (--no-browser), and how long we wait for it.
-import { isBrowserSafeUrl } from "../browser.ts";
+import { isBrowserSafeUrl } from "../terminal/browser.ts";
 import { AuthRequiredError } from "./errors.ts";
 
 /**

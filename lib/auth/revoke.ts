@@ -1,7 +1,7 @@
 // RFC 7009 token revocation, for logout: both tokens, to the authorization server's
 // revocation_endpoint only when it is https (or loopback http), authenticated the way its
 // metadata says (client_secret_basic by default for a client with a secret, as RFC 7009 does).
-import { isBrowserSafeUrl } from "../browser.ts";
+import { isBrowserSafeUrl } from "../terminal/browser.ts";
 import type { AuthEntry } from "./store.ts";
 
 interface ServerMetadata {

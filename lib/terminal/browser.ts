@@ -2,7 +2,7 @@
 // loopback http, never with credentials in it, never through a shell (callers ask the user first).
 // `$BROWSER` wins when set (the convention xdg-open and Python's webbrowser follow: commands
 // separated by ':', `%s` standing for the URL, else the URL appended); else the platform's opener.
-import { splitCommandLine } from "./io/command-line.ts";
+import { splitCommandLine } from "../io/command-line.ts";
 
 export function isBrowserSafeUrl(url: URL): boolean {
   if (url.username || url.password) return false;

@@ -2,8 +2,8 @@
 // lines go to stderr, answers come from stdin (a terminal, or a pipe when a script answers).
 // Everything shown is stripped of control sequences first: it may have come from a server.
 import type { FormIo } from "./elicitation-form.ts";
-import { ownStderr } from "./io/log.ts";
-import { stripControl } from "./io/text.ts";
+import { ownStderr } from "../io/log.ts";
+import { stripControl } from "../io/text.ts";
 
 /** Whether a person is there to answer: stdin and stderr both terminals. */
 export function atTerminal(): boolean {
