@@ -11,9 +11,9 @@ import { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, T
 import { showHelp, withExamples } from "./lib/help.ts";
 import { isLogLevelName, type LogLevelName } from "./lib/io/log.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "./lib/wire/protocol.ts";
-import { applyOverrides, discoveredTarget, loadConfigTarget, loadConfigTargets, parseOverrides, serverTarget, type StdioTarget, type Target } from "./lib/target.ts";
+import { applyOverrides, discoveredTarget, loadConfigTarget, loadConfigTargets, parseOverrides, serverTarget, type StdioTarget, type Target } from "./lib/targets/target.ts";
 import { atTerminal } from "./lib/terminal/auth-ui.ts";
-import { terminalAsk } from "./lib/discovery/ask.ts";
+import { terminalAsk } from "./lib/targets/discovery/ask.ts";
 import { createProvider, pickProvider, PROVIDER_NAMES, type LLMProvider, type ProviderName } from "./host/provider.ts";
 import { EXIT, eraChoice, rootFor } from "./host/options.ts";
 import pkg from "./package.json" with { type: "json" };

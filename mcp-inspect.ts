@@ -11,7 +11,7 @@ import type { ArgsDef, CommandDef } from "citty";
 import type { Invocation } from "./lib/cli.ts";
 import type { LogLevelName } from "./lib/io/log.ts";
 import type { ChannelAuth } from "./lib/open-channel.ts";
-import type { Target } from "./lib/target.ts";
+import type { Target } from "./lib/targets/target.ts";
 import type { NamedTarget } from "./inspect/grep.ts";
 import type { ToolLike } from "./inspect/signatures.ts";
 import type { GivenAnswers } from "./inspect/questions.ts";
@@ -32,9 +32,9 @@ const { McpError } = await import("./lib/client.ts");
 const { KNOWN_PROTOCOL_VERSIONS } = await import("./lib/wire/protocol.ts");
 const { onExitSignals } = await import("./lib/io/signals.ts");
 const { atTerminal, printingAuthUi, terminalAuthUi } = await import("./lib/terminal/auth-ui.ts");
-const { runConfigCommand } = await import("./lib/client-config.ts");
-const { describeTarget, loadConfigTargets, resolveTargetDiscovering } = await import("./lib/target.ts");
-const { terminalAsk } = await import("./lib/discovery/ask.ts");
+const { runConfigCommand } = await import("./lib/targets/client-config/write.ts");
+const { describeTarget, loadConfigTargets, resolveTargetDiscovering } = await import("./lib/targets/target.ts");
+const { terminalAsk } = await import("./lib/targets/discovery/ask.ts");
 const { pairsToArguments, readParams, validate } = await import("./inspect/arguments.ts");
 const { signature } = await import("./inspect/signatures.ts");
 const { MAX_TIMEOUT_MS, Watchdog, openSession } = await import("./inspect/session.ts");
@@ -780,7 +780,7 @@ async function paramsOf(args: Args, signal: AbortSignal): Promise<Record<string,
 
 /** Every configured server this user approved, as grep and skill search them. */
 async function discoveredTargets(): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
-  const { discoverServers, isApproved, serverStates, targetOf } = await import("./lib/discovery.ts");
+  const { discoverServers, isApproved, serverStates, targetOf } = await import("./lib/targets/discovery/index.ts");
   const { servers } = discoverServers();
   const states = serverStates(servers);
   const value: NamedTarget[] = [];

@@ -6,7 +6,7 @@ import { defineCommand, runMain } from "citty";
 import { AUTH_ARGS, authFlags, LOG_ARGS, REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlagsProblem, type Invocation } from "./lib/cli.ts";
 import { EXIT } from "./lib/exit-codes.ts";
 import { showHelp, withExamples } from "./lib/help.ts";
-import { runConfigCommand } from "./lib/client-config.ts";
+import { runConfigCommand } from "./lib/targets/client-config/write.ts";
 import type { ArgsDef } from "citty";
 import { readChunks } from "./lib/io/reading.ts";
 import { DRAIN_TIMEOUT_MS } from "./lib/wire/limits.ts";
@@ -16,7 +16,7 @@ import { createLogger, isLogLevelName, ownStderr, type LogLevelName } from "./li
 import { openChannel, type ChannelAuth } from "./lib/open-channel.ts";
 import { printingAuthUi } from "./lib/terminal/auth-ui.ts";
 import { onExitSignals } from "./lib/io/signals.ts";
-import { describeTarget, resolveTargetDiscovering, type Target } from "./lib/target.ts";
+import { describeTarget, resolveTargetDiscovering, type Target } from "./lib/targets/target.ts";
 import { McpProxy } from "./proxy/core.ts";
 import { Builder, startWatching } from "./proxy/watch.ts";
 import pkg from "./package.json" with { type: "json" };

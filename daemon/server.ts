@@ -13,7 +13,7 @@ import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, SESSION_EXTENSION, SESSION_NO
 import { processAlive, processStartTime } from "../lib/io/process.ts";
 import { probeDaemon } from "../lib/daemon-start.ts";
 import type { CloseOptions } from "../lib/channel.ts";
-import type { HttpTarget, Target } from "../lib/target.ts";
+import type { HttpTarget, Target } from "../lib/targets/target.ts";
 import { DaemonSession, type SessionClient } from "./session.ts";
 
 export interface DaemonOptions {

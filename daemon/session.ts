@@ -26,7 +26,7 @@ import { openChannel } from "../lib/open-channel.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import { isParkRequest, PARKED_KEY_PREFIX, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon-questions.ts";
 import { ParkedQuestions, type ParkedQuestion } from "./parked.ts";
-import { describeTarget, type Target } from "../lib/target.ts";
+import { describeTarget, type Target } from "../lib/targets/target.ts";
 
 /** Recent notifications kept per session for `mcp-daemon status`. */
 export const NOTIFICATION_RING_SIZE = 50;

@@ -9,7 +9,7 @@ import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
 import { type LogLevelName } from "../lib/io/log.ts";
 import { oneLine } from "../lib/io/text.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
-import type { Target } from "../lib/target.ts";
+import type { Target } from "../lib/targets/target.ts";
 import pkg from "../package.json" with { type: "json" };
 import type { EraChoice } from "./options.ts";
 import type { McpTool } from "./tools.ts";

@@ -4,7 +4,7 @@
 import type { OAuthSession } from "../lib/auth/oauth.ts";
 import { AuthStore, type AuthEntry } from "../lib/auth/store.ts";
 import { oauthFor, type ChannelAuth } from "../lib/open-channel.ts";
-import type { HttpTarget } from "../lib/target.ts";
+import type { HttpTarget } from "../lib/targets/target.ts";
 
 export interface StoredSignIn {
   resource: string;

@@ -12,7 +12,7 @@ import type { MessageChannel } from "../lib/channel.ts";
 import { onExitSignals, type ExitSignal } from "../lib/io/signals.ts";
 import { StdioChannel } from "../lib/stdio.ts";
 import type { JsonRpcMessage, RawMessage } from "../lib/wire/jsonrpc.ts";
-import type { StdioTarget, Target } from "../lib/target.ts";
+import type { StdioTarget, Target } from "../lib/targets/target.ts";
 
 /** The one-shot commands, and whether each takes positionals (a name or URI, then key=value pairs). */
 const EARLY_COMMANDS: Record<string, boolean> = {
@@ -192,7 +192,7 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
   if (!("--config" in flags)) return undefined;
   // A config entry, read as the command reads it (lib/target.ts and its JSONC parser load only now);
   // nobody is asked anything here, so an entry that needs a question (an approval) is not started early.
-  const { resolveTargetDiscovering } = await import("../lib/target.ts");
+  const { resolveTargetDiscovering } = await import("../lib/targets/target.ts");
   const resolved = await resolveTargetDiscovering({ config: flags["--config"], server: flags["--server"], cwd, env: Object.entries(env).map(([k, v]) => `${k}=${v}`) }, []);
   return resolved.ok && resolved.value.kind === "stdio" ? { command: name!, target: resolved.value, stateful: stateful || Boolean(resolved.value.stateful) } : undefined;
 }

@@ -1,7 +1,7 @@
 // `mcp-inspect grep` (and `skill`): one survey of the tools of many servers. Servers are asked in parallel, a
 // few at a time, each under its own timeout; one that fails is reported with its error and the
 // search goes on. Stateful servers answer from the daemon's session (its cached list).
-import type { Target } from "../lib/target.ts";
+import type { Target } from "../lib/targets/target.ts";
 import { printingAuthUi } from "../lib/terminal/auth-ui.ts";
 import { EXIT_NAMES } from "../lib/exit-codes.ts";
 import { classify } from "./output.ts";

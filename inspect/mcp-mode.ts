@@ -7,7 +7,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
 import { createLogger } from "../lib/io/log.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
-import { describeTarget, type Target } from "../lib/target.ts";
+import { describeTarget, type Target } from "../lib/targets/target.ts";
 import { classify } from "./output.ts";
 import { McpError } from "../lib/client.ts";
 import { openSession, type Call, type Session, type SessionOptions } from "./session.ts";

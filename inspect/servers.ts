@@ -3,7 +3,7 @@
 // headers, whether a project entry is approved and whether an HTTP one has stored sign-in tokens.
 // `--approve NAME` approves a project's entry of that name. Nothing is started here.
 import { AuthStore } from "../lib/auth/store.ts";
-import { approve, discoverServers, displayUrl, isApproved, neededInputs, needsApproval, serverStates, targetOf, whatItRuns, type DiscoveredServer, type Env } from "../lib/discovery.ts";
+import { approve, discoverServers, displayUrl, isApproved, neededInputs, needsApproval, serverStates, targetOf, whatItRuns, type DiscoveredServer, type Env } from "../lib/targets/discovery/index.ts";
 import { stripControl } from "../lib/io/text.ts";
 import { CommandError, EXIT, errorEnvelope, successEnvelope, type Metadata } from "./output.ts";
 

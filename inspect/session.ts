@@ -9,7 +9,7 @@ import { stripControl } from "../lib/io/text.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
 import type { SessionInfo } from "../lib/daemon-protocol.ts";
 import { StdioChannel } from "../lib/stdio.ts";
-import type { Target } from "../lib/target.ts";
+import type { Target } from "../lib/targets/target.ts";
 import { adoptEarlyServer } from "./early-server.ts";
 import { CommandError, EXIT } from "./output.ts";
 import { TASK_CLIENT_CAPABILITIES } from "./tasks.ts";

@@ -12,7 +12,7 @@ import { McpError } from "../lib/client.ts";
 import { isJsonObject, type JsonObject } from "../lib/wire/jsonrpc.ts";
 import { TASKS_EXTENSION } from "../lib/wire/protocol.ts";
 import { stripControl } from "../lib/io/text.ts";
-import type { Target } from "../lib/target.ts";
+import type { Target } from "../lib/targets/target.ts";
 import { CommandError, EXIT, classify } from "./output.ts";
 import type { Call } from "./session.ts";
 

@@ -18,7 +18,7 @@ import { readChunks, type Flow } from "./io/reading.ts";
 import { isJsonObject, isNotification, parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "./wire/jsonrpc.ts";
 import { LineWriter } from "./wire/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "./wire/lines.ts";
-import type { Target } from "./target.ts";
+import type { Target } from "./targets/target.ts";
 
 export type { DaemonOptions };
 

@@ -26,7 +26,7 @@ import { join } from "node:path";
 import type { ServerIdentity } from "./client.ts";
 import type { JsonObject } from "./wire/jsonrpc.ts";
 import { ensurePrivateDir } from "./io/private-dir.ts";
-import type { Target } from "./target.ts";
+import type { Target } from "./targets/target.ts";
 
 export { MAX_CONTROL_FRAME_BYTES } from "./wire/limits.ts";
 

@@ -8,7 +8,7 @@ import { StdioChannel } from "./stdio.ts";
 import type { AuthUi, OAuthSession } from "./auth/oauth.ts";
 import type { PreRegisteredClient } from "./auth/provider.ts";
 import { ownStderr } from "./io/log.ts";
-import type { HttpTarget, Target } from "./target.ts";
+import type { HttpTarget, Target } from "./targets/target.ts";
 
 export interface OpenChannelOptions {
   /** Through mcp-daemon, which keeps the server running between calls (also when the target says so). */

@@ -26,7 +26,7 @@ import { McpHeaders, requestRevision } from "./mcp-headers.ts";
 import { FIRST_MODERN_REVISION } from "./wire/protocol.ts";
 import { pumpSse, SseParser } from "./wire/sse.ts";
 import { MAX_STREAM_RECOVERIES, notReissuedReason, REISSUABLE_METHODS, REISSUE_BACKOFF_MS, REISSUE_ID_PREFIX, resumeDelayMs } from "./stream-recovery.ts";
-import type { HttpTransportChoice } from "./target.ts";
+import type { HttpTransportChoice } from "./targets/target.ts";
 
 export { HttpStatusError };
 /** How long a DELETE of the session may take on close before we stop waiting. */

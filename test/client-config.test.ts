@@ -2,9 +2,9 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { clientEntry, mergeIntoConfig, toolCommand } from "../lib/client-config.ts";
-import { parseJsonc } from "../lib/jsonc.ts";
-import { tomlWithServer } from "../lib/toml-config.ts";
+import { clientEntry, mergeIntoConfig, toolCommand } from "../lib/targets/client-config/write.ts";
+import { parseJsonc } from "../lib/targets/jsonc.ts";
+import { tomlWithServer } from "../lib/targets/client-config/toml.ts";
 import { parse as parseToml } from "smol-toml";
 import { BUN, ROOT, runTool } from "./helpers.ts";
 

@@ -9,7 +9,7 @@ import { RawClient } from "../lib/client.ts";
 import { DaemonChannel } from "../lib/daemon-client.ts";
 import { SESSION_NOTIFICATION } from "../lib/daemon-protocol.ts";
 import { daemonEnvironment } from "../lib/daemon-start.ts";
-import type { StdioTarget } from "../lib/target.ts";
+import type { StdioTarget } from "../lib/targets/target.ts";
 import { Session } from "../inspect/session.ts";
 import { BUN, FAULTY, REFERENCE, REFERENCE_CMD, ROOT, alive, daemonDir, eventually, inspect, runTool, stopDaemons, waitUntil } from "./helpers.ts";
 

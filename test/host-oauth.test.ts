@@ -19,7 +19,7 @@ import { connectionFailure } from "../host/servers.ts";
 import { readUntil } from "./helpers.ts";
 import type { AuthUi } from "../lib/auth/oauth.ts";
 import type { ChannelAuth } from "../lib/open-channel.ts";
-import type { HttpTarget } from "../lib/target.ts";
+import type { HttpTarget } from "../lib/targets/target.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { startOAuthServer, type OAuthFixture, type OAuthFixtureOptions } from "./fixtures/oauth-server.ts";

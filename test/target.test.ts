@@ -2,8 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseJsonc } from "../lib/jsonc.ts";
-import { expandVariables, resolveTarget } from "../lib/target.ts";
+import { parseJsonc } from "../lib/targets/jsonc.ts";
+import { expandVariables, resolveTarget } from "../lib/targets/target.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-target-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,8 +4,8 @@
 // headers, is cut out first), and the result is parsed again to prove that it holds exactly the
 // new entry and that nothing else changed. Loaded only by `config --client codex`.
 import { parse, stringify } from "smol-toml";
-import { parseConfigText } from "./config-text.ts";
-import { isJsonObject } from "./wire/jsonrpc.ts";
+import { parseConfigText } from "../config-text.ts";
+import { isJsonObject } from "../../wire/jsonrpc.ts";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 

@@ -2,10 +2,10 @@
 // (strict first, it is faster on a large ~/.claude.json; then JSONC), or TOML for Codex. A file
 // that is not there is no problem; one that cannot be read or parsed is a problem, named.
 import { formatName, parseConfigText } from "../config-text.ts";
-import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
-import { readFileCappedSync } from "../io/read-capped.ts";
+import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+import { readFileCappedSync } from "../../io/read-capped.ts";
 import type { ConfigSource } from "./clients.ts";
-import { isJsonObject } from "../wire/jsonrpc.ts";
+import { isJsonObject } from "../../wire/jsonrpc.ts";
 
 /** A VS Code input variable definition (`inputs` beside `servers`). */
 export interface InputDefinition {

@@ -1,8 +1,8 @@
 // A config entry's `envFile` (VS Code and Cursor): a dotenv file of `KEY=value` lines whose
 // variables go to the server under the entry's own `env`. Read like a config file, capped; only
 // the plain dotenv forms, no `$VAR` expansion inside values, nothing is ever executed.
-import { MAX_CONFIG_BYTES } from "./wire/limits.ts";
-import { readFileCappedSync } from "./io/read-capped.ts";
+import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
+import { readFileCappedSync } from "../io/read-capped.ts";
 
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/;
 

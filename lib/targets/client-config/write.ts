@@ -4,10 +4,10 @@
 // The files are the ones discovery reads (lib/discovery/clients.ts).
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { findProject, PROJECT_FILES, userHome, userSources, type ClientId } from "./discovery/clients.ts";
-import { parseJsonc, setJsoncValue } from "./jsonc.ts";
-import { MAX_CONFIG_BYTES } from "./wire/limits.ts";
-import { readFileCappedSync } from "./io/read-capped.ts";
+import { findProject, PROJECT_FILES, userHome, userSources, type ClientId } from "../discovery/clients.ts";
+import { parseJsonc, setJsoncValue } from "../jsonc.ts";
+import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+import { readFileCappedSync } from "../../io/read-capped.ts";
 
 /** claude-code and vscode write the project's file (.mcp.json, .vscode/mcp.json); the others the user's. */
 export const CLIENTS = ["claude-desktop", "claude-code", "claude-code-user", "cursor", "vscode", "windsurf", "gemini", "codex"] as const;
@@ -85,7 +85,7 @@ export function mergeIntoConfig(file: string, key: string, name: string, entry: 
 export async function mergeIntoToml(file: string, name: string, entry: Record<string, unknown>, now = new Date()): Promise<Outcome<{ backup?: string }>> {
   const existing = readExisting(file);
   if (!existing.ok) return existing;
-  const { tomlWithServer } = await import("./toml-config.ts");
+  const { tomlWithServer } = await import("./toml.ts");
   const updated = tomlWithServer(existing.value, name, entry, file);
   return updated.ok ? writeWithBackup(file, existing.value, updated.value, now) : updated;
 }
@@ -170,7 +170,7 @@ export async function runConfigCommand(tool: string, argv: string[], serverComma
   const relative = [...passthrough, ...serverCommand.slice(1)].filter((arg) => !isAbsolute(arg) && !arg.startsWith("-") && existsSync(arg));
   for (const arg of relative) process.stderr.write(`note: ${arg} is a relative path; the client may run it from another directory (use ${resolve(arg)})\n`);
   if (!write) {
-    const printed = location.format === "toml" ? (await import("./toml-config.ts")).serverTable(name, entry) : `${JSON.stringify({ [location.key]: { [name]: entry } }, null, 2)}\n`;
+    const printed = location.format === "toml" ? (await import("./toml.ts")).serverTable(name, entry) : `${JSON.stringify({ [location.key]: { [name]: entry } }, null, 2)}\n`;
     process.stdout.write(printed);
     process.stderr.write(`add this to ${target} (or run again with --write)\n`);
     return 0;

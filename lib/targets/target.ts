@@ -4,13 +4,13 @@
 // (lib/discovery.ts).
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { splitCommandLine } from "./io/command-line.ts";
+import { splitCommandLine } from "../io/command-line.ts";
 import type { DiscoveryAsk } from "./discovery/ask.ts";
 import { readEnvFile } from "./env-file.ts";
 import { formatName, parseConfigText } from "./config-text.ts";
-import { MAX_CONFIG_BYTES } from "./wire/limits.ts";
-import { readFileCappedSync } from "./io/read-capped.ts";
-import { isJsonObject } from "./wire/jsonrpc.ts";
+import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
+import { readFileCappedSync } from "../io/read-capped.ts";
+import { isJsonObject } from "../wire/jsonrpc.ts";
 
 export interface StdioTarget {
   kind: "stdio";
@@ -113,7 +113,7 @@ export async function resolveTargetDiscovering(flags: TargetFlags, command: stri
 /** `--server X` as a configured server's name, or undefined when no client config has one so named (or X is a URL). */
 export async function discoveredTarget(value: string, environment: Env = process.env, lookup: DiscoveryLookup = {}): Promise<Result<Target> | undefined> {
   if (/^https?:\/\//i.test(value)) return undefined;
-  const { findServerTarget } = await import("./discovery.ts");
+  const { findServerTarget } = await import("./discovery/index.ts");
   return findServerTarget(value, { env: environment, ...lookup });
 }
 

@@ -6,9 +6,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
-import { ensurePrivateDir } from "../io/private-dir.ts";
-import { readFileCappedSync } from "../io/read-capped.ts";
+import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+import { ensurePrivateDir } from "../../io/private-dir.ts";
+import { readFileCappedSync } from "../../io/read-capped.ts";
 import { userHome, type Env, type Scope } from "./clients.ts";
 
 export interface Approvable {
