@@ -28,7 +28,7 @@ const { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TA
 const { showHelp, withExamples } = await import("./lib/help.ts");
 const { isLogLevelName, ownStderr } = await import("./lib/io/log.ts");
 const { stripControl } = await import("./lib/io/text.ts");
-const { McpError } = await import("./lib/client.ts");
+const { McpError } = await import("./lib/client/raw-client.ts");
 const { KNOWN_PROTOCOL_VERSIONS } = await import("./lib/wire/protocol.ts");
 const { onExitSignals } = await import("./lib/io/signals.ts");
 const { atTerminal, printingAuthUi, terminalAuthUi } = await import("./lib/terminal/auth-ui.ts");

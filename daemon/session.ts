@@ -4,11 +4,11 @@
 // requests go to the client whose call caused them, and a crashed server is restarted on next use
 // without ever re-running a call that was in flight.
 import type { ConsolaInstance } from "consola/core";
-import { legacyIdentity } from "../lib/client.ts";
+import { legacyIdentity } from "../lib/client/raw-client.ts";
 import { LEGACY_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../lib/wire/protocol.ts";
 import { SESSION_EXTENSION_VERSION, type SessionInfo } from "../lib/daemon-protocol.ts";
 import type { CloseOptions, MessageChannel } from "../lib/channel.ts";
-import { RequestCorrelator, type CorrelatorPeer } from "../lib/correlator.ts";
+import { RequestCorrelator, type CorrelatorPeer } from "../lib/client/correlator.ts";
 import {
   TRANSPORT_ERROR_DATA,
   ErrorCode,

@@ -9,7 +9,7 @@ import { createLogger } from "../lib/io/log.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { describeTarget, type Target } from "../lib/targets/target.ts";
 import { classify } from "./output.ts";
-import { McpError } from "../lib/client.ts";
+import { McpError } from "../lib/client/raw-client.ts";
 import { openSession, type Call, type Session, type SessionOptions } from "./session.ts";
 import * as tasks from "./tasks.ts";
 

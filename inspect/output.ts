@@ -1,6 +1,6 @@
 // mcp-inspect's output contract: one JSON envelope on stdout for machines (the default when
 // stdout is not a terminal), readable text for people, and exit codes that never change.
-import { McpError } from "../lib/client.ts";
+import { McpError } from "../lib/client/raw-client.ts";
 import { EXIT, EXIT_NAMES } from "../lib/exit-codes.ts";
 import { stripControl } from "../lib/io/text.ts";
 

@@ -2,7 +2,7 @@
 // watchdogs for --timeout (progress resets them). A one-shot command runs its whole life under
 // one watchdog; `mcp` mode gives each tool call its own.
 import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
-import { McpError, RawClient, type ServerIdentity } from "../lib/client.ts";
+import { McpError, RawClient, type ServerIdentity } from "../lib/client/raw-client.ts";
 import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 import { createLogger, ownStderr, type LogLevelName } from "../lib/io/log.ts";
 import { stripControl } from "../lib/io/text.ts";

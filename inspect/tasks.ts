@@ -8,7 +8,7 @@
 // A task this command created is cancelled on Ctrl-C (tasks/cancel); at --timeout it is left
 // running, and every error after its creation carries its id (details.taskId).
 import { waitMs } from "../lib/io/reading.ts";
-import { McpError } from "../lib/client.ts";
+import { McpError } from "../lib/client/raw-client.ts";
 import { isJsonObject, type JsonObject } from "../lib/wire/jsonrpc.ts";
 import { TASKS_EXTENSION } from "../lib/wire/protocol.ts";
 import { stripControl } from "../lib/io/text.ts";

@@ -23,7 +23,7 @@ import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { ServerIdentity } from "./client.ts";
+import type { ServerIdentity } from "./client/raw-client.ts";
 import type { JsonObject } from "./wire/jsonrpc.ts";
 import { ensurePrivateDir } from "./io/private-dir.ts";
 import type { Target } from "./targets/target.ts";

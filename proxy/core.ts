@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { ConsolaInstance } from "consola/core";
 import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
-import { RequestCorrelator, type CorrelatorPeer } from "../lib/correlator.ts";
+import { RequestCorrelator, type CorrelatorPeer } from "../lib/client/correlator.ts";
 import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/wire/json-scan.ts";
 import {
   ErrorCode,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { McpError, RawClient } from "../lib/client.ts";
+import { McpError, RawClient } from "../lib/client/raw-client.ts";
 import type { MessageChannel } from "../lib/channel.ts";
 import { waitUntil } from "./helpers.ts";
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from "../lib/wire/jsonrpc.ts";

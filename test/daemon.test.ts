@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "
 import { connect } from "node:net";
 import { join } from "node:path";
 import { ChannelTransport } from "../lib/channel-transport.ts";
-import { RawClient } from "../lib/client.ts";
+import { RawClient } from "../lib/client/raw-client.ts";
 import { DaemonChannel } from "../lib/daemon-client.ts";
 import { SESSION_NOTIFICATION } from "../lib/daemon-protocol.ts";
 import { daemonEnvironment } from "../lib/daemon-start.ts";

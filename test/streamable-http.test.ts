@@ -1,6 +1,6 @@
 // lib/http against loopback servers of our own making: what goes over the wire.
 import { afterAll, expect, test } from "bun:test";
-import { RawClient } from "../lib/client.ts";
+import { RawClient } from "../lib/client/raw-client.ts";
 import { HttpChannel } from "../lib/streamable-http.ts";
 import { waitUntil } from "./helpers.ts";
 

@@ -13,8 +13,8 @@ import {
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
-} from "./wire/jsonrpc.ts";
-import type { CloseOptions, MessageChannel } from "./channel.ts";
+} from "../wire/jsonrpc.ts";
+import type { CloseOptions, MessageChannel } from "../channel.ts";
 import { McpError, RequestCorrelator, type CorrelatorPeer, type Timers } from "./correlator.ts";
 import {
   LEGACY_PROTOCOL_VERSIONS,
@@ -25,7 +25,7 @@ import {
   META_SERVER_INFO,
   MODERN_PROTOCOL_VERSIONS,
   UNSUPPORTED_PROTOCOL_VERSION,
-} from "./wire/protocol.ts";
+} from "../wire/protocol.ts";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** A legacy server may stay silent on an unknown method; past this the probe counts as "legacy". */

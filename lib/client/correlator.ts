@@ -1,7 +1,7 @@
 // Our own requests on a connection, the one way every tool keeps them: an id each, a timer that
 // progress restarts, the peer told when we give up (timeout or abort), and every one rejected
 // when the connection closes. The raw client, the proxy and the daemon all use it.
-import { isJsonObject, TRANSPORT_ERROR_DATA, type JsonObject, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "./wire/jsonrpc.ts";
+import { isJsonObject, TRANSPORT_ERROR_DATA, type JsonObject, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.ts";
 
 /** A failure the caller can classify: the server's JSON-RPC error, a timeout, or a closed link. */
 export class McpError extends Error {
