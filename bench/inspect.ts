@@ -11,7 +11,7 @@
 // Usage: bun bench/inspect.ts [--runs N]
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { serverEnvironment } from "../lib/environment.ts";
+import { serverEnvironment } from "../lib/transport/environment.ts";
 import { ROOT, compile, median, percentile, printTable, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 30;

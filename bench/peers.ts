@@ -12,7 +12,7 @@
 // Usage: bun bench/peers.ts [--runs N]
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { serverEnvironment } from "../lib/environment.ts";
+import { serverEnvironment } from "../lib/transport/environment.ts";
 import { ROOT, compile, median, percentile, printTable, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 15;

@@ -12,7 +12,7 @@ import { LineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
 import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, SESSION_EXTENSION, SESSION_NOTIFICATION, sessionExtension, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
 import { processAlive, processStartTime } from "../lib/io/process.ts";
 import { probeDaemon } from "../lib/daemon-start.ts";
-import type { CloseOptions } from "../lib/channel.ts";
+import type { CloseOptions } from "../lib/transport/channel.ts";
 import type { HttpTarget, Target } from "../lib/targets/target.ts";
 import { DaemonSession, type SessionClient } from "./session.ts";
 

@@ -1,6 +1,6 @@
 // One run of the host: the servers it connects, the conversation, and who owns Ctrl-C at each
 // moment (a running turn, a server's open question, the prompt). Every way out closes every server.
-import type { CloseOptions } from "../lib/channel.ts";
+import type { CloseOptions } from "../lib/transport/channel.ts";
 import type { LogLevelName } from "../lib/io/log.ts";
 import { signalExitCode } from "../lib/io/signals.ts";
 import type { ChannelAuth } from "../lib/open-channel.ts";

@@ -8,9 +8,9 @@
 // The session adopts the channel when the target it resolves is this very one; otherwise (a usage
 // error, another target) run() discards it. A spawned server never heard a byte from us, so it is
 // stopped at once; a daemon session is only detached from, as any call does.
-import type { MessageChannel } from "../lib/channel.ts";
+import type { MessageChannel } from "../lib/transport/channel.ts";
 import { onExitSignals, type ExitSignal } from "../lib/io/signals.ts";
-import { StdioChannel } from "../lib/stdio.ts";
+import { StdioChannel } from "../lib/transport/stdio.ts";
 import type { JsonRpcMessage, RawMessage } from "../lib/wire/jsonrpc.ts";
 import type { StdioTarget, Target } from "../lib/targets/target.ts";
 

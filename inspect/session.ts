@@ -1,14 +1,14 @@
 // One connection to one server: the channel for the target's kind, the raw client on top, and
 // watchdogs for --timeout (progress resets them). A one-shot command runs its whole life under
 // one watchdog; `mcp` mode gives each tool call its own.
-import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
+import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/transport/channel.ts";
 import { McpError, RawClient, type ServerIdentity } from "../lib/client/raw-client.ts";
 import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 import { createLogger, ownStderr, type LogLevelName } from "../lib/io/log.ts";
 import { stripControl } from "../lib/io/text.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
 import type { SessionInfo } from "../lib/daemon-protocol.ts";
-import { StdioChannel } from "../lib/stdio.ts";
+import { StdioChannel } from "../lib/transport/stdio.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { adoptEarlyServer } from "./early-server.ts";
 import { CommandError, EXIT } from "./output.ts";

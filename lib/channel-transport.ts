@@ -1,6 +1,6 @@
 // Any lib message channel (stdio child, HTTP session, daemon session) as an SDK Transport, structurally: start,
 // send, close and the three hooks. lib/ does not import the SDK, so the shapes are typed loosely.
-import type { MessageChannel } from "./channel.ts";
+import type { MessageChannel } from "./transport/channel.ts";
 import type { JsonRpcMessage } from "./wire/jsonrpc.ts";
 
 export class ChannelTransport {

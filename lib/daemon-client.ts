@@ -2,7 +2,7 @@
 // path as a direct connection (mcp-inspect reads it raw, mcp-host through ChannelTransport).
 // Finding or starting the daemon is lib/daemon-start.ts.
 import { connect, type Socket } from "node:net";
-import type { MessageChannel } from "./channel.ts";
+import type { MessageChannel } from "./transport/channel.ts";
 import {
   DAEMON_PROTOCOL,
   MAX_CONTROL_FRAME_BYTES,

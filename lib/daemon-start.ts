@@ -8,7 +8,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DAEMON_PROTOCOL, daemonPaths, MAX_CONTROL_FRAME_BYTES, type DaemonPaths } from "./daemon-protocol.ts";
 import { describeFsError, lockHolder, releaseLock, tryLock } from "./io/file-lock.ts";
-import { serverEnvironment } from "./environment.ts";
+import { serverEnvironment } from "./transport/environment.ts";
 import type { JsonObject } from "./wire/jsonrpc.ts";
 import { LineSplitter } from "./wire/lines.ts";
 

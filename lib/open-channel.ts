@@ -1,10 +1,10 @@
 // The one way every tool turns a target into a channel: a stdio child, an HTTP session, or the
 // daemon's session for that target. The daemon's client and the OAuth client are loaded only when
 // they are needed, so a stdio command pays for neither.
-import type { MessageChannel } from "./channel.ts";
+import type { MessageChannel } from "./transport/channel.ts";
 import type { DaemonOptions } from "./daemon-client.ts";
-import { HttpChannel } from "./streamable-http.ts";
-import { StdioChannel } from "./stdio.ts";
+import { HttpChannel } from "./transport/http/streamable.ts";
+import { StdioChannel } from "./transport/stdio.ts";
 import type { AuthUi, OAuthSession } from "./auth/oauth.ts";
 import type { PreRegisteredClient } from "./auth/provider.ts";
 import { ownStderr } from "./io/log.ts";

@@ -7,7 +7,7 @@
 // with an error. A slow side holds the other back; at the end of input every answer is awaited.
 import { randomUUID } from "node:crypto";
 import type { ConsolaInstance } from "consola/core";
-import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/channel.ts";
+import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/transport/channel.ts";
 import { RequestCorrelator, type CorrelatorPeer } from "../lib/client/correlator.ts";
 import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/wire/json-scan.ts";
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { McpError, RawClient } from "../lib/client/raw-client.ts";
-import type { MessageChannel } from "../lib/channel.ts";
+import type { MessageChannel } from "../lib/transport/channel.ts";
 import { waitUntil } from "./helpers.ts";
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 

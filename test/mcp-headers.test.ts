@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { encodeHeaderValue, paramHeaderSpecs, paramHeaders } from "../lib/mcp-headers.ts";
+import { encodeHeaderValue, paramHeaderSpecs, paramHeaders } from "../lib/transport/http/headers.ts";
 
 test("annotated parameters reachable through properties become Mcp-Param headers", () => {
   const schema = {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { DroppedLineError } from "../lib/channel.ts";
-import { serverEnvironment } from "../lib/environment.ts";
-import { StdioChannel } from "../lib/stdio.ts";
+import { DroppedLineError } from "../lib/transport/channel.ts";
+import { serverEnvironment } from "../lib/transport/environment.ts";
+import { StdioChannel } from "../lib/transport/stdio.ts";
 import { BUN, FAULTY, INITIALIZE, waitUntil } from "./helpers.ts";
 
 describe("the environment a server gets", () => {

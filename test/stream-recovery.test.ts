@@ -4,7 +4,7 @@
 // a server that keeps breaking gets a bounded number of tries. Driven through the real mcp-inspect
 // and mcp-host entry scripts (the host runs on the same lib channel).
 import { afterEach, describe, expect, test } from "bun:test";
-import { MAX_STREAM_RECOVERIES, REISSUE_ID_PREFIX } from "../lib/stream-recovery.ts";
+import { MAX_STREAM_RECOVERIES, REISSUE_ID_PREFIX } from "../lib/transport/http/recovery.ts";
 import { join } from "node:path";
 import { BUN, inspect, LinePeer, NO_VENDOR_KEYS, ROOT, runTool } from "./helpers.ts";
 

@@ -1,7 +1,7 @@
 // lib/http against loopback servers of our own making: what goes over the wire.
 import { afterAll, expect, test } from "bun:test";
 import { RawClient } from "../lib/client/raw-client.ts";
-import { HttpChannel } from "../lib/streamable-http.ts";
+import { HttpChannel } from "../lib/transport/http/streamable.ts";
 import { waitUntil } from "./helpers.ts";
 
 const seen: { method: string; headers: Record<string, string> }[] = [];

@@ -14,7 +14,7 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
 } from "../wire/jsonrpc.ts";
-import type { CloseOptions, MessageChannel } from "../channel.ts";
+import type { CloseOptions, MessageChannel } from "../transport/channel.ts";
 import { McpError, RequestCorrelator, type CorrelatorPeer, type Timers } from "./correlator.ts";
 import {
   LEGACY_PROTOCOL_VERSIONS,

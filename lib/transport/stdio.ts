@@ -6,11 +6,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
 import { DroppedLineError, type CloseOptions, type MessageChannel } from "./channel.ts";
 import { serverEnvironment, type Environment } from "./environment.ts";
-import { readChunks, type Flow } from "./io/reading.ts";
-import { parseForRouting } from "./wire/json-scan.ts";
-import { isBlank, parseMessage, rawText, serializeMessage, type JsonRpcMessage, type RawMessage } from "./wire/jsonrpc.ts";
-import { LineWriter } from "./wire/line-writer.ts";
-import { ByteLineSplitter, MAX_LINE_BYTES, type LineError } from "./wire/lines.ts";
+import { readChunks, type Flow } from "../io/reading.ts";
+import { parseForRouting } from "../wire/json-scan.ts";
+import { isBlank, parseMessage, rawText, serializeMessage, type JsonRpcMessage, type RawMessage } from "../wire/jsonrpc.ts";
+import { LineWriter } from "../wire/line-writer.ts";
+import { ByteLineSplitter, MAX_LINE_BYTES, type LineError } from "../wire/lines.ts";
 import { ServerStderr } from "./stderr.ts";
 
 /** How long a server gets to exit after its stdin closes, and then after SIGTERM. */

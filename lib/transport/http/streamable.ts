@@ -3,9 +3,9 @@
 // exactly one answer through onmessage (the server's, or one made here when the stream ends
 // without it), so callers never wait on a reply that cannot come. Bodies are read with a cap and
 // held back while the consumer is slow.
-import type { CloseOptions, MessageChannel } from "./channel.ts";
-import { waitMs } from "./io/reading.ts";
-import { authorizedFetch, fetchWithinOrigin, HttpStatusError, readBodyCapped, readBodyHead, type HttpAuth } from "./io/fetch.ts";
+import type { CloseOptions, MessageChannel } from "../channel.ts";
+import { waitMs } from "../../io/reading.ts";
+import { authorizedFetch, fetchWithinOrigin, HttpStatusError, readBodyCapped, readBodyHead, type HttpAuth } from "../../io/fetch.ts";
 import {
   ErrorCode,
   errorResponse,
@@ -19,14 +19,14 @@ import {
   type JsonRpcMessage,
   type JsonRpcRequest,
   type RawMessage,
-} from "./wire/jsonrpc.ts";
+} from "../../wire/jsonrpc.ts";
 import { LegacySseSession } from "./legacy-sse.ts";
-import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "./wire/limits.ts";
-import { McpHeaders, requestRevision } from "./mcp-headers.ts";
-import { FIRST_MODERN_REVISION } from "./wire/protocol.ts";
-import { pumpSse, SseParser } from "./wire/sse.ts";
-import { MAX_STREAM_RECOVERIES, notReissuedReason, REISSUABLE_METHODS, REISSUE_BACKOFF_MS, REISSUE_ID_PREFIX, resumeDelayMs } from "./stream-recovery.ts";
-import type { HttpTransportChoice } from "./targets/target.ts";
+import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "../../wire/limits.ts";
+import { McpHeaders, requestRevision } from "./headers.ts";
+import { FIRST_MODERN_REVISION } from "../../wire/protocol.ts";
+import { pumpSse, SseParser } from "../../wire/sse.ts";
+import { MAX_STREAM_RECOVERIES, notReissuedReason, REISSUABLE_METHODS, REISSUE_BACKOFF_MS, REISSUE_ID_PREFIX, resumeDelayMs } from "./recovery.ts";
+import type { HttpTransportChoice } from "../../targets/target.ts";
 
 export { HttpStatusError };
 /** How long a DELETE of the session may take on close before we stop waiting. */

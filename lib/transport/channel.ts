@@ -2,7 +2,7 @@
 // session, a daemon session), with bounded buffers both ways. Errors about single bad messages
 // go to onerror and the channel lives on; onclose fires once. `openChannel` is the one way every
 // tool turns a target into a channel.
-import type { JsonRpcId, JsonRpcMessage, RawMessage } from "./wire/jsonrpc.ts";
+import type { JsonRpcId, JsonRpcMessage, RawMessage } from "../wire/jsonrpc.ts";
 
 export interface CloseOptions {
   /** A signal is ending us: the whole shutdown (stdin, SIGTERM, SIGKILL) fits in well under a second. */

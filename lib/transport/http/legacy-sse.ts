@@ -1,10 +1,10 @@
 // The deprecated HTTP+SSE transport of 2024-11-05, which a Streamable HTTP channel falls back to:
 // a GET opens the event stream, whose first event names the endpoint every message is POSTed to;
 // every answer comes on the stream.
-import { HttpStatusError, readBodyHead } from "./io/fetch.ts";
-import { parseMessage, type JsonRpcMessage } from "./wire/jsonrpc.ts";
-import { MAX_ERROR_BODY_BYTES } from "./wire/limits.ts";
-import { pumpSse, SseParser } from "./wire/sse.ts";
+import { HttpStatusError, readBodyHead } from "../../io/fetch.ts";
+import { parseMessage, type JsonRpcMessage } from "../../wire/jsonrpc.ts";
+import { MAX_ERROR_BODY_BYTES } from "../../wire/limits.ts";
+import { pumpSse, SseParser } from "../../wire/sse.ts";
 
 /** How long to wait for the `endpoint` event of a legacy HTTP+SSE server. */
 export const SSE_ENDPOINT_TIMEOUT_MS = 10_000;

@@ -3,8 +3,8 @@
 // Mcp-Name, Mcp-Param-{Name}) so that gateways can route without reading bodies. Clients MUST
 // send the parameters marked `x-mcp-header` in a tool's inputSchema, and MUST drop tools whose
 // annotations break the rules.
-import { isRequest, type JsonRpcId, type JsonRpcMessage } from "./wire/jsonrpc.ts";
-import { FIRST_MODERN_REVISION, META_PROTOCOL_VERSION } from "./wire/protocol.ts";
+import { isRequest, type JsonRpcId, type JsonRpcMessage } from "../../wire/jsonrpc.ts";
+import { FIRST_MODERN_REVISION, META_PROTOCOL_VERSION } from "../../wire/protocol.ts";
 
 /** Methods whose `name`, `uri` or (tasks extension, SEP-2663) `taskId` travels as Mcp-Name. */
 const MCP_NAME_FIELDS: Record<string, string> = {
