@@ -1,7 +1,7 @@
 // A 2025 server's question (elicitation/create) that its client could not answer, kept with the
 // calls waiting on it until a later command of the same session brings the answer, or until
 // PARKED_TTL_MS passes (then the server hears "cancel" and the calls are dropped).
-import { PARKED_KEY_PREFIX, PARKED_TTL_MS } from "../lib/daemon-questions.ts";
+import { PARKED_KEY_PREFIX, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
 import type { JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 
 export interface ParkedQuestion {

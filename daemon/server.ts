@@ -9,11 +9,12 @@ import { parseMessage, errorResponse, ErrorCode, type JsonObject, type JsonRpcMe
 import { readChunks, type Flow } from "../lib/io/reading.ts";
 import { LineWriter } from "../lib/wire/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
-import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, SESSION_EXTENSION, SESSION_NOTIFICATION, sessionExtension, sessionKey, type DaemonPaths } from "../lib/daemon-protocol.ts";
+import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, parseControlFrame, SESSION_EXTENSION, SESSION_NOTIFICATION, sessionExtension, sessionKey } from "../lib/daemon/protocol.ts";
+import type { DaemonPaths } from "../lib/daemon/paths.ts";
 import { processAlive, processStartTime } from "../lib/io/process.ts";
-import { probeDaemon } from "../lib/daemon-start.ts";
+import { probeDaemon } from "../lib/daemon/start.ts";
 import type { CloseOptions } from "../lib/transport/channel.ts";
-import type { HttpTarget, Target } from "../lib/targets/target.ts";
+import type { Target } from "../lib/targets/target.ts";
 import { DaemonSession, type SessionClient } from "./session.ts";
 
 export interface DaemonOptions {
@@ -206,20 +207,13 @@ export class Daemon {
 
   /** One control frame; resolves with the session when the connection attaches, and whether it asked for the session extension. */
   async #control(line: string, write: (frame: unknown) => void, end: () => void): Promise<{ session: DaemonSession; sessionInfo: boolean } | undefined> {
-    let frame: JsonObject;
-    try {
-      frame = JSON.parse(line);
-      if (typeof frame !== "object" || frame === null || Array.isArray(frame)) throw new Error("not an object");
-    } catch {
-      write({ type: "error", message: "expected a JSON control frame (hello, status, attach or stop)" });
+    const parsed = parseControlFrame(line);
+    if (!parsed.ok) {
+      write({ type: "error", message: parsed.error });
       end();
       return undefined;
     }
-    if (frame.protocol !== DAEMON_PROTOCOL) {
-      write({ type: "error", message: `this daemon speaks protocol ${DAEMON_PROTOCOL}, not ${String(frame.protocol)} (restart it: mcp-daemon restart)` });
-      end();
-      return undefined;
-    }
+    const frame = parsed.value;
     switch (frame.type) {
       case "hello":
         write({ type: "hello", protocol: DAEMON_PROTOCOL, pid: process.pid, version: this.#options.version });
@@ -234,13 +228,7 @@ export class Daemon {
         void this.stop("asked to stop");
         return undefined;
       case "attach": {
-        const target = checkTarget(frame.server);
-        if (typeof target === "string") {
-          write({ type: "error", message: `attach needs a valid server definition: ${target}` });
-          end();
-          return undefined;
-        }
-        const session = this.#session(target);
+        const session = this.#session(frame.server);
         try {
           await session.ensureUpstream();
         } catch (error) {
@@ -252,10 +240,6 @@ export class Daemon {
         write({ type: "attached", session: session.key, pid: session.pid ?? null, ...(granted ? { extensions: { [SESSION_EXTENSION]: granted } } : {}) });
         return { session, sessionInfo: granted > 0 };
       }
-      default:
-        write({ type: "error", message: `unknown frame type ${JSON.stringify(frame.type)}` });
-        end();
-        return undefined;
     }
   }
 
@@ -378,44 +362,6 @@ export class Daemon {
     })();
     return this.#stopping;
   }
-}
-
-/** The attach frame's server, checked field by field (it comes from whoever can reach the socket). */
-function checkTarget(value: unknown): Target | string {
-  if (typeof value !== "object" || value === null) return "server must be an object";
-  const target = value as Record<string, unknown>;
-  const strings = (record: unknown) =>
-    typeof record === "object" && record !== null && !Array.isArray(record) && Object.values(record).every((item) => typeof item === "string");
-  if (target.kind === "stdio") {
-    if (typeof target.command !== "string" || target.command === "") return "command must be a non-empty string";
-    if (!Array.isArray(target.args) || !target.args.every((arg) => typeof arg === "string")) return "args must be a list of strings";
-    if (!strings(target.env)) return "env must be an object of strings";
-    if (target.cwd !== undefined && typeof target.cwd !== "string") return "cwd must be a string";
-    return { kind: "stdio", command: target.command, args: target.args, env: target.env as Record<string, string>, ...(target.cwd ? { cwd: target.cwd as string } : {}) };
-  }
-  if (target.kind === "http") {
-    if (typeof target.url !== "string" || !/^https?:\/\//.test(target.url)) return "url must be an http(s) URL";
-    if (!strings(target.headers)) return "headers must be an object of strings";
-    const transport = target.transport === "sse" || target.transport === "streamable-http" ? target.transport : "auto";
-    const oauth = checkOAuth(target.oauth);
-    if (typeof oauth === "string") return oauth;
-    const file = typeof target.configFile === "string" ? { configFile: target.configFile } : {};
-    const name = typeof target.name === "string" ? { name: target.name } : {};
-    return { kind: "http", url: target.url, headers: target.headers as Record<string, string>, transport, ...file, ...name, ...(oauth ? { oauth } : {}) };
-  }
-  return 'kind must be "stdio" or "http"';
-}
-
-/** The OAuth settings of an HTTP server, as the attach frame carries them (the client's, from its config). */
-function checkOAuth(value: unknown): HttpTarget["oauth"] | string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "object" || value === null) return "oauth must be an object";
-  const oauth = value as Record<string, unknown>;
-  if (oauth.clientId !== undefined && typeof oauth.clientId !== "string") return "oauth.clientId must be a string";
-  if (oauth.clientSecret !== undefined && typeof oauth.clientSecret !== "string") return "oauth.clientSecret must be a string";
-  if (oauth.scopes !== undefined && !(Array.isArray(oauth.scopes) && oauth.scopes.every((scope) => typeof scope === "string"))) return "oauth.scopes must be a list of strings";
-  if (oauth.callbackPort !== undefined && !Number.isInteger(oauth.callbackPort)) return "oauth.callbackPort must be a port number";
-  return oauth as HttpTarget["oauth"];
 }
 
 function isDanglingLink(path: string): boolean {

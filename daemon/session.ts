@@ -6,7 +6,7 @@
 import type { ConsolaInstance } from "consola/core";
 import { legacyIdentity } from "../lib/client/raw-client.ts";
 import { LEGACY_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../lib/wire/protocol.ts";
-import { SESSION_EXTENSION_VERSION, type SessionInfo } from "../lib/daemon-protocol.ts";
+import { SESSION_EXTENSION_VERSION, type SessionInfo } from "../lib/daemon/protocol.ts";
 import type { CloseOptions, MessageChannel } from "../lib/transport/channel.ts";
 import { RequestCorrelator, type CorrelatorPeer } from "../lib/client/correlator.ts";
 import {
@@ -24,7 +24,7 @@ import {
 } from "../lib/wire/jsonrpc.ts";
 import { openChannel } from "../lib/open-channel.ts";
 import { StdioChannel } from "../lib/transport/stdio.ts";
-import { isParkRequest, PARKED_KEY_PREFIX, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon-questions.ts";
+import { isParkRequest, PARKED_KEY_PREFIX, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
 import { ParkedQuestions, type ParkedQuestion } from "./parked.ts";
 import { describeTarget, type Target } from "../lib/targets/target.ts";
 

@@ -6,7 +6,7 @@ import { basename } from "node:path";
 import { ChannelTransport } from "../lib/channel-transport.ts";
 import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
 import type { CloseOptions, MessageChannel } from "../lib/transport/channel.ts";
-import { type LogLevelName } from "../lib/io/log.ts";
+import type { LogLevelName } from "../lib/io/log.ts";
 import { oneLine } from "../lib/io/text.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
 import type { Target } from "../lib/targets/target.ts";

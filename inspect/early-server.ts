@@ -116,7 +116,7 @@ export async function startEarly(argv: string[]): Promise<void> {
     interruption = { signal, code, command };
     void discardEarly();
   });
-  early = new EarlyServer(target, stateful, stateful ? (await import("../lib/daemon-client.ts")).DaemonChannel : undefined);
+  early = new EarlyServer(target, stateful, stateful ? (await import("../lib/daemon/client.ts")).DaemonChannel : undefined);
 }
 
 /** A signal that came before the command could answer it: run() reports it, with its exit code. */

@@ -8,7 +8,7 @@ import { answerElicitation } from "../lib/terminal/elicitation-form.ts";
 import { openInBrowser } from "../lib/terminal/browser.ts";
 import type { JsonObject } from "../lib/wire/jsonrpc.ts";
 import { CommandError, EXIT } from "./output.ts";
-import { PARKED_KEY_PREFIX } from "../lib/daemon-questions.ts";
+import { PARKED_KEY_PREFIX } from "../lib/daemon/questions.ts";
 
 /** Rounds of questions one call may take before we stop asking (a server that never settles). */
 export const MAX_INPUT_ROUNDS = 5;

@@ -7,14 +7,14 @@ import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/wire/jso
 import { createLogger, ownStderr, type LogLevelName } from "../lib/io/log.ts";
 import { stripControl } from "../lib/io/text.ts";
 import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
-import type { SessionInfo } from "../lib/daemon-protocol.ts";
+import type { SessionInfo } from "../lib/daemon/protocol.ts";
 import { StdioChannel } from "../lib/transport/stdio.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { adoptEarlyServer } from "./early-server.ts";
 import { CommandError, EXIT } from "./output.ts";
 import { TASK_CLIENT_CAPABILITIES } from "./tasks.ts";
 import { answerLegacyQuestion, ANSWERABLE_CAPABILITIES, answersForParked, inputRequired, withAnswers, type QuestionPolicy } from "./questions.ts";
-import { PARK_ERROR_CODE, PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon-questions.ts";
+import { PARK_ERROR_CODE, PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
 
 /** A server that pages forever must not keep us looping. */
 export const MAX_LIST_PAGES = 1_000;

@@ -2,7 +2,7 @@
 // daemon's session for that target. The daemon's client and the OAuth client are loaded only when
 // they are needed, so a stdio command pays for neither.
 import type { MessageChannel } from "./transport/channel.ts";
-import type { DaemonOptions } from "./daemon-client.ts";
+import type { DaemonOptions } from "./daemon/client.ts";
 import { HttpChannel } from "./transport/http/streamable.ts";
 import { StdioChannel } from "./transport/stdio.ts";
 import type { AuthUi, OAuthSession } from "./auth/oauth.ts";
@@ -73,7 +73,7 @@ export async function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined
 /** An unstarted channel to the target; `start()` connects. */
 export async function openChannel(target: Target, options: OpenChannelOptions = {}): Promise<MessageChannel> {
   if (options.stateful || target.stateful) {
-    const { DaemonChannel } = await import("./daemon-client.ts");
+    const { DaemonChannel } = await import("./daemon/client.ts");
     // --client-id travels with the target: the daemon's session signs in as that client.
     const client = target.kind === "http" ? options.auth?.client : undefined;
     const withClient = client && target.kind === "http" ? { ...target, oauth: { ...target.oauth, clientId: client.clientId, ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}) } } : target;

@@ -6,11 +6,12 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { connect } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DAEMON_PROTOCOL, daemonPaths, MAX_CONTROL_FRAME_BYTES, type DaemonPaths } from "./daemon-protocol.ts";
-import { describeFsError, lockHolder, releaseLock, tryLock } from "./io/file-lock.ts";
-import { serverEnvironment } from "./transport/environment.ts";
-import type { JsonObject } from "./wire/jsonrpc.ts";
-import { LineSplitter } from "./wire/lines.ts";
+import { encodeFrame, MAX_CONTROL_FRAME_BYTES } from "./protocol.ts";
+import { daemonPaths, type DaemonPaths } from "./paths.ts";
+import { describeFsError, lockHolder, releaseLock, tryLock } from "../io/file-lock.ts";
+import { serverEnvironment } from "../transport/environment.ts";
+import type { JsonObject } from "../wire/jsonrpc.ts";
+import { LineSplitter } from "../wire/lines.ts";
 
 /** How long a starting daemon may take to answer its first hello. */
 export const DAEMON_START_TIMEOUT_MS = 10_000;
@@ -31,7 +32,7 @@ export interface DaemonOptions {
 }
 
 /** Sends one control frame and resolves with the first reply frame (or undefined). */
-export function daemonRequest(socketPath: string, frame: JsonObject, timeoutMs = PROBE_TIMEOUT_MS): Promise<JsonObject | undefined> {
+export function daemonRequest(socketPath: string, frame: { type: string; [field: string]: unknown }, timeoutMs = PROBE_TIMEOUT_MS): Promise<JsonObject | undefined> {
   return new Promise((resolve) => {
     let done = false;
     const socket = connect(socketPath);
@@ -53,7 +54,7 @@ export function daemonRequest(socketPath: string, frame: JsonObject, timeoutMs =
       },
       { maxLineBytes: MAX_CONTROL_FRAME_BYTES, onerror: () => finish(undefined) },
     );
-    socket.on("connect", () => socket.write(`${JSON.stringify({ ...frame, protocol: DAEMON_PROTOCOL })}\n`));
+    socket.on("connect", () => socket.write(encodeFrame(frame)));
     socket.on("data", (chunk: Uint8Array) => splitter.push(chunk));
     socket.on("error", () => finish(undefined));
     socket.on("close", () => finish(undefined));
@@ -78,7 +79,7 @@ export function daemonCommand(env: Record<string, string | undefined> = process.
     }
   }
   // import.meta.dir is Bun's own; a URL works under Deno too.
-  const script = fileURLToPath(new URL("../mcp-daemon.ts", import.meta.url));
+  const script = fileURLToPath(new URL("../../mcp-daemon.ts", import.meta.url));
   if (existsSync(script)) return basename(process.execPath).startsWith("deno") ? [process.execPath, "run", "-A", script] : [process.execPath, script];
   const sibling = join(dirname(process.execPath), "mcp-daemon");
   if (existsSync(sibling)) return [sibling];

@@ -2,23 +2,15 @@
 // path as a direct connection (mcp-inspect reads it raw, mcp-host through ChannelTransport).
 // Finding or starting the daemon is lib/daemon-start.ts.
 import { connect, type Socket } from "node:net";
-import type { MessageChannel } from "./transport/channel.ts";
-import {
-  DAEMON_PROTOCOL,
-  MAX_CONTROL_FRAME_BYTES,
-  SESSION_EXTENSION,
-  SESSION_EXTENSION_VERSION,
-  SESSION_NOTIFICATION,
-  sessionExtension,
-  type DaemonPaths,
-  type SessionInfo,
-} from "./daemon-protocol.ts";
-import { ensureDaemon, resolvePaths, type DaemonOptions } from "./daemon-start.ts";
-import { readChunks, type Flow } from "./io/reading.ts";
-import { isJsonObject, isNotification, parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "./wire/jsonrpc.ts";
-import { LineWriter } from "./wire/line-writer.ts";
-import { LineSplitter, MAX_LINE_BYTES } from "./wire/lines.ts";
-import type { Target } from "./targets/target.ts";
+import type { MessageChannel } from "../transport/channel.ts";
+import { encodeFrame, MAX_CONTROL_FRAME_BYTES, SESSION_EXTENSION, SESSION_EXTENSION_VERSION, SESSION_NOTIFICATION, sessionExtension, type SessionInfo } from "./protocol.ts";
+import type { DaemonPaths } from "./paths.ts";
+import { ensureDaemon, resolvePaths, type DaemonOptions } from "./start.ts";
+import { readChunks, type Flow } from "../io/reading.ts";
+import { isJsonObject, isNotification, parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "../wire/jsonrpc.ts";
+import { LineWriter } from "../wire/line-writer.ts";
+import { LineSplitter, MAX_LINE_BYTES } from "../wire/lines.ts";
+import type { Target } from "../targets/target.ts";
 
 export type { DaemonOptions };
 
@@ -151,7 +143,7 @@ export class DaemonChannel implements MessageChannel {
     const extensions = { [SESSION_EXTENSION]: SESSION_EXTENSION_VERSION };
     // Written now, not on "connect": the socket holds it until connected, and the daemon can answer
     // while this process is still busy loading (mcp-inspect attaches before the rest of it loads).
-    socket.write(`${JSON.stringify({ type: "attach", protocol: DAEMON_PROTOCOL, server, extensions })}\n`);
+    socket.write(encodeFrame({ type: "attach", server, extensions }));
     this.#writer = new LineWriter(socket);
     this.#writer.onroom = () => this.ondrain?.();
     await attached.promise;

@@ -1,0 +1,54 @@
+// Where mcp-daemon lives: a private per-user directory with its socket, pid file, start lock,
+// log and the records of the servers it started.
+import { statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { ensurePrivateDir } from "../io/private-dir.ts";
+
+type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** sun_path holds 108 bytes on Linux, 104 on macOS, including the terminating NUL. */
+export const MAX_SOCKET_PATH_BYTES = process.platform === "darwin" ? 103 : 107;
+
+export interface DaemonPaths {
+  dir: string;
+  socket: string;
+  pidFile: string;
+  lockFile: string;
+  logFile: string;
+  /** Process groups of the servers the daemon started, for cleaning up after a daemon killed with SIGKILL. */
+  childrenFile: string;
+}
+
+/**
+ * The per-user runtime directory: MCPKIT_DAEMON_DIR if set, else $XDG_RUNTIME_DIR/mcpkit when that
+ * directory is ours, else ~/.mcpkit/run. Created 0700; one that exists with looser permissions or
+ * another owner is refused, never "fixed".
+ */
+export function daemonPaths(env: Record<string, string | undefined> = process.env): Result<DaemonPaths> {
+  if (process.platform === "win32") return { ok: false, error: "mcp-daemon needs Unix domain sockets and does not run on Windows yet (use one-shot commands there)" };
+  const runtime = env.XDG_RUNTIME_DIR;
+  const dir = env.MCPKIT_DAEMON_DIR ?? (runtime && ownedByUs(runtime) ? join(runtime, "mcpkit") : join(env.HOME ?? homedir(), ".mcpkit", "run"));
+  const checked = ensurePrivateDir(dir);
+  if (!checked.ok) return checked;
+  const paths: DaemonPaths = {
+    dir,
+    socket: join(dir, "daemon.sock"),
+    pidFile: join(dir, "daemon.pid"),
+    lockFile: join(dir, "daemon.lock"),
+    logFile: join(dir, "daemon.log"),
+    childrenFile: join(dir, "children.json"),
+  };
+  if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH_BYTES) {
+    return { ok: false, error: `the daemon socket path ${paths.socket} is ${Buffer.byteLength(paths.socket)} bytes, over this system's limit of ${MAX_SOCKET_PATH_BYTES} (set MCPKIT_DAEMON_DIR to a shorter directory)` };
+  }
+  return { ok: true, value: paths };
+}
+
+function ownedByUs(path: string): boolean {
+  try {
+    return statSync(path).uid === process.getuid?.();
+  } catch {
+    return false;
+  }
+}
