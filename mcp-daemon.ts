@@ -4,14 +4,15 @@
 // process per server definition, and ends sessions (and itself) when they sit idle.
 import { defineCommand, runMain, type ArgsDef } from "citty";
 import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
-import { LOG_ARGS, prepareArgv, unknownCommandProblem, unknownFlagsProblem, valueFlags } from "./lib/cli.ts";
-import { showHelp, withExamples } from "./lib/help.ts";
+import { prepareArgv, unknownCommandProblem, unknownFlagsProblem, valueFlags } from "./lib/cli/argv.ts";
+import { LOG_ARGS } from "./lib/cli/args.ts";
+import { showHelp, withExamples } from "./lib/cli/help.ts";
 import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "./lib/daemon/start.ts";
 import { daemonPaths, type DaemonPaths } from "./lib/daemon/paths.ts";
 import { processAlive } from "./lib/io/process.ts";
 import { createLogger, isLogLevelName } from "./lib/io/log.ts";
 import { stripControl } from "./lib/io/text.ts";
-import { EXIT } from "./lib/exit-codes.ts";
+import { EXIT } from "./lib/cli/exit-codes.ts";
 import { onExitSignals } from "./lib/io/signals.ts";
 import pkg from "./package.json" with { type: "json" };
 

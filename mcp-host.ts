@@ -7,8 +7,9 @@
 import { defineCommand, runMain, type ArgsDef } from "citty";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownFlagsProblem, type Invocation } from "./lib/cli.ts";
-import { showHelp, withExamples } from "./lib/help.ts";
+import { prepareArgv, unknownFlagsProblem, type Invocation } from "./lib/cli/argv.ts";
+import { AUTH_ARGS, authFlags, LOG_ARGS, REPEATABLE_TARGET_FLAGS, TARGET_ARGS } from "./lib/cli/args.ts";
+import { showHelp, withExamples } from "./lib/cli/help.ts";
 import { isLogLevelName, type LogLevelName } from "./lib/io/log.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "./lib/wire/protocol.ts";
 import { applyOverrides, discoveredTarget, loadConfigTarget, loadConfigTargets, parseOverrides, serverTarget, type StdioTarget, type Target } from "./lib/targets/target.ts";

@@ -8,7 +8,7 @@
 // That is why modules are imported with `await import()` below, types alone statically: a static
 // import is loaded before the first line of this file runs. New imports belong with them.
 import type { ArgsDef, CommandDef } from "citty";
-import type { Invocation } from "./lib/cli.ts";
+import type { Invocation } from "./lib/cli/argv.ts";
 import type { LogLevelName } from "./lib/io/log.ts";
 import type { ChannelAuth } from "./lib/open-channel.ts";
 import type { Target } from "./lib/targets/target.ts";
@@ -24,15 +24,16 @@ import pkg from "./package.json" with { type: "json" };
 // The server first: a plain stdio server of a one-shot command is spawned before the rest loads.
 if (import.meta.main) await startEarly(process.argv.slice(2));
 const { defineCommand, runMain } = await import("citty");
-const { AUTH_ARGS, authFlags, LOG_ARGS, prepareArgv, REPEATABLE_TARGET_FLAGS, TARGET_ARGS, unknownCommandProblem, unknownFlagsProblem, valueFlags } = await import("./lib/cli.ts");
-const { showHelp, withExamples } = await import("./lib/help.ts");
+const { prepareArgv, unknownCommandProblem, unknownFlagsProblem, valueFlags } = await import("./lib/cli/argv.ts");
+const { AUTH_ARGS, authFlags, LOG_ARGS, REPEATABLE_TARGET_FLAGS, TARGET_ARGS } = await import("./lib/cli/args.ts");
+const { showHelp, withExamples } = await import("./lib/cli/help.ts");
 const { isLogLevelName, ownStderr } = await import("./lib/io/log.ts");
 const { stripControl } = await import("./lib/io/text.ts");
 const { McpError } = await import("./lib/client/raw-client.ts");
 const { KNOWN_PROTOCOL_VERSIONS } = await import("./lib/wire/protocol.ts");
 const { onExitSignals } = await import("./lib/io/signals.ts");
 const { atTerminal, printingAuthUi, terminalAuthUi } = await import("./lib/terminal/auth-ui.ts");
-const { runConfigCommand } = await import("./lib/targets/client-config/write.ts");
+const { runConfigCommand } = await import("./lib/cli/config-command.ts");
 const { describeTarget, loadConfigTargets, resolveTargetDiscovering } = await import("./lib/targets/target.ts");
 const { terminalAsk } = await import("./lib/targets/discovery/ask.ts");
 const { pairsToArguments, readParams, validate } = await import("./inspect/arguments.ts");

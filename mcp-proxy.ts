@@ -3,10 +3,11 @@
 // restarts the server (on the restart_server tool, a watched file, or a crash) without the client
 // ever noticing more than a list_changed notification. stdout carries protocol bytes only.
 import { defineCommand, runMain } from "citty";
-import { AUTH_ARGS, authFlags, LOG_ARGS, REPEATABLE_TARGET_FLAGS, splitAtDoubleDash, splitServerCommand, takeRepeatable, TARGET_ARGS, unknownFlagsProblem, type Invocation } from "./lib/cli.ts";
-import { EXIT } from "./lib/exit-codes.ts";
-import { showHelp, withExamples } from "./lib/help.ts";
-import { runConfigCommand } from "./lib/targets/client-config/write.ts";
+import { splitAtDoubleDash, splitServerCommand, takeRepeatable, unknownFlagsProblem, type Invocation } from "./lib/cli/argv.ts";
+import { AUTH_ARGS, authFlags, LOG_ARGS, REPEATABLE_TARGET_FLAGS, TARGET_ARGS } from "./lib/cli/args.ts";
+import { EXIT } from "./lib/cli/exit-codes.ts";
+import { showHelp, withExamples } from "./lib/cli/help.ts";
+import { runConfigCommand } from "./lib/cli/config-command.ts";
 import type { ArgsDef } from "citty";
 import { readChunks } from "./lib/io/reading.ts";
 import { DRAIN_TIMEOUT_MS } from "./lib/wire/limits.ts";

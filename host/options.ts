@@ -5,7 +5,7 @@ import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { KNOWN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
 
-export { EXIT } from "../lib/exit-codes.ts";
+export { EXIT } from "../lib/cli/exit-codes.ts";
 
 /** --legacy, --protocol-version V, or the default probe for 2026-07-28. */
 export type EraChoice = { mode: "auto" } | { mode: "legacy" } | { mode: "pin"; version: string };

@@ -3,7 +3,7 @@
 // search goes on. Stateful servers answer from the daemon's session (its cached list).
 import type { Target } from "../lib/targets/target.ts";
 import { printingAuthUi } from "../lib/terminal/auth-ui.ts";
-import { EXIT_NAMES } from "../lib/exit-codes.ts";
+import { EXIT_NAMES } from "../lib/cli/exit-codes.ts";
 import { classify } from "./output.ts";
 import { openSession } from "./session.ts";
 import { parameterNames, signature, type ToolLike } from "./signatures.ts";

@@ -1,7 +1,7 @@
 // mcp-inspect's output contract: one JSON envelope on stdout for machines (the default when
 // stdout is not a terminal), readable text for people, and exit codes that never change.
 import { McpError } from "../lib/client/raw-client.ts";
-import { EXIT, EXIT_NAMES } from "../lib/exit-codes.ts";
+import { EXIT, EXIT_NAMES } from "../lib/cli/exit-codes.ts";
 import { stripControl } from "../lib/io/text.ts";
 
 export { EXIT };

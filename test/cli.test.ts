@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ArgsDef } from "citty";
-import { commandFirst, prepareArgv, splitAtDoubleDash, splitServerCommand, takeRepeatable, unknownCommandProblem, unknownFlags, valueFlags } from "../lib/cli.ts";
-import { renderHelp, withExamples } from "../lib/help.ts";
+import { commandFirst, prepareArgv, splitAtDoubleDash, splitServerCommand, takeRepeatable, unknownCommandProblem, unknownFlags, valueFlags } from "../lib/cli/argv.ts";
+import { renderHelp, withExamples } from "../lib/cli/help.ts";
 
 describe("argv handling", () => {
   test("the first -- splits our flags from the server's, whose own --help and -- stay intact", () => {
