@@ -66,7 +66,7 @@ withExamples(main, [
 /** Runs mcp-host with these arguments (what follows the program name). */
 export async function run(argv: string[]): Promise<void> {
   if (process.env[SERVE_REFERENCE_ENV] === "1") {
-    const { runReferenceServer } = await import("./host/reference-server.ts");
+    const { runReferenceServer } = await import("./host/reference/server.ts");
     await runReferenceServer();
     return;
   }

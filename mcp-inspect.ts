@@ -10,7 +10,7 @@
 import type { ArgsDef, CommandDef } from "citty";
 import type { Invocation } from "./lib/cli/argv.ts";
 import type { LogLevelName } from "./lib/io/log.ts";
-import type { ChannelAuth } from "./lib/open-channel.ts";
+import type { ChannelAuth } from "./lib/open.ts";
 import type { Target } from "./lib/targets/target.ts";
 import type { NamedTarget } from "./inspect/grep.ts";
 import type { ToolLike } from "./inspect/signatures.ts";

@@ -14,7 +14,7 @@ import { DRAIN_TIMEOUT_MS } from "./lib/wire/limits.ts";
 import { LineWriter } from "./lib/wire/line-writer.ts";
 import { ByteLineSplitter, MAX_LINE_BYTES } from "./lib/wire/lines.ts";
 import { createLogger, isLogLevelName, ownStderr, type LogLevelName } from "./lib/io/log.ts";
-import { openChannel, type ChannelAuth } from "./lib/open-channel.ts";
+import { openChannel, type ChannelAuth } from "./lib/open.ts";
 import { printingAuthUi } from "./lib/terminal/auth-ui.ts";
 import { onExitSignals } from "./lib/io/signals.ts";
 import { describeTarget, resolveTargetDiscovering, type Target } from "./lib/targets/target.ts";

@@ -22,7 +22,7 @@ import {
   type JsonRpcMessage,
   type JsonRpcRequest,
 } from "../lib/wire/jsonrpc.ts";
-import { openChannel } from "../lib/open-channel.ts";
+import { openChannel } from "../lib/open.ts";
 import { StdioChannel } from "../lib/transport/stdio.ts";
 import { isParkRequest, PARKED_KEY_PREFIX, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
 import { ParkedQuestions, type ParkedQuestion } from "./parked.ts";

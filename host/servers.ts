@@ -3,12 +3,12 @@
 // and progress shown as they arrive, subscriptions on either protocol era.
 import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
 import { basename } from "node:path";
-import { ChannelTransport } from "../lib/channel-transport.ts";
+import { ChannelTransport } from "./channel-transport.ts";
 import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
 import type { CloseOptions, MessageChannel } from "../lib/transport/channel.ts";
 import type { LogLevelName } from "../lib/io/log.ts";
 import { oneLine } from "../lib/io/text.ts";
-import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
+import { openChannel, type ChannelAuth } from "../lib/open.ts";
 import type { Target } from "../lib/targets/target.ts";
 import pkg from "../package.json" with { type: "json" };
 import type { EraChoice } from "./options.ts";

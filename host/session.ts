@@ -3,7 +3,7 @@
 import type { CloseOptions } from "../lib/transport/channel.ts";
 import type { LogLevelName } from "../lib/io/log.ts";
 import { signalExitCode } from "../lib/io/signals.ts";
-import type { ChannelAuth } from "../lib/open-channel.ts";
+import type { ChannelAuth } from "../lib/open.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { answerElicitation, answerSampling } from "./asks.ts";
 import { openInBrowser } from "../lib/terminal/browser.ts";

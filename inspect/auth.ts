@@ -3,7 +3,7 @@
 // scopes, expiry, never a token.
 import type { OAuthSession } from "../lib/auth/oauth.ts";
 import { AuthStore, type AuthEntry } from "../lib/auth/store.ts";
-import { oauthFor, type ChannelAuth } from "../lib/open-channel.ts";
+import { oauthFor, type ChannelAuth } from "../lib/open.ts";
 import type { HttpTarget } from "../lib/targets/target.ts";
 
 export interface StoredSignIn {

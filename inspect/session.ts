@@ -6,7 +6,7 @@ import { McpError, RawClient, type ServerIdentity } from "../lib/client/raw-clie
 import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 import { createLogger, ownStderr, type LogLevelName } from "../lib/io/log.ts";
 import { stripControl } from "../lib/io/text.ts";
-import { openChannel, type ChannelAuth } from "../lib/open-channel.ts";
+import { openChannel, type ChannelAuth } from "../lib/open.ts";
 import type { SessionInfo } from "../lib/daemon/protocol.ts";
 import { StdioChannel } from "../lib/transport/stdio.ts";
 import type { Target } from "../lib/targets/target.ts";

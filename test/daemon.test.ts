@@ -4,7 +4,7 @@ import { Client, type Transport } from "@modelcontextprotocol/client";
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { ChannelTransport } from "../lib/channel-transport.ts";
+import { ChannelTransport } from "../host/channel-transport.ts";
 import { RawClient } from "../lib/client/raw-client.ts";
 import { DaemonChannel } from "../lib/daemon/client.ts";
 import { SESSION_NOTIFICATION } from "../lib/daemon/protocol.ts";

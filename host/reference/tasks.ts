@@ -14,10 +14,10 @@
  * Tasks live in this process, not in a server instance (2026-07-28 builds one per request, 2025 HTTP
  * sessions come and go), under unguessable ids, since the id is all that guards them.
  */
-import { waitMs } from "../lib/io/reading.ts";
+import { waitMs } from "../../lib/io/reading.ts";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import * as z from "zod";
-import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_RELATED_TASK, TASKS_EXTENSION } from "../lib/wire/protocol.ts";
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_RELATED_TASK, TASKS_EXTENSION } from "../../lib/wire/protocol.ts";
 
 export const TASK_TOOL = "slow_task";
 /** Kept this long after creation unless the client asks for less (2025 `task.ttl`), then forgotten. */

@@ -1,7 +1,7 @@
 // Any lib message channel (stdio child, HTTP session, daemon session) as an SDK Transport, structurally: start,
 // send, close and the three hooks. lib/ does not import the SDK, so the shapes are typed loosely.
-import type { MessageChannel } from "./transport/channel.ts";
-import type { JsonRpcMessage } from "./wire/jsonrpc.ts";
+import type { MessageChannel } from "../lib/transport/channel.ts";
+import type { JsonRpcMessage } from "../lib/wire/jsonrpc.ts";
 
 export class ChannelTransport {
   // deno-lint-ignore no-explicit-any
