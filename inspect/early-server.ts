@@ -1,9 +1,9 @@
-// Issue 13, "speed at the floor": a one-shot command against a plain stdio server spawns that
+// Start-up at the floor: a one-shot command against a plain stdio server spawns that
 // server before the rest of mcp-inspect is loaded, so that its start-up and ours overlap; with
 // --stateful (or a stateful config entry) it attaches to the server's mcp-daemon session instead,
 // so that the socket's connect and the daemon's answer overlap our start-up. Only an argv this file
-// understands whole is taken this way: a command of EARLY_COMMANDS, the flags of EARLY_FLAGS, and
-// the server after `--` or as a --config entry. Anything else (--help, a URL, a flag it does not
+// understands whole is taken this way: a one-shot command and flags that inspect/flags.ts marks
+// `early`, and the server after `--` or as a --config entry. Anything else (--help, a URL, a flag it does not
 // know) starts nothing here and goes the usual way.
 // The session adopts the channel when the target it resolves is this very one; otherwise (a usage
 // error, another target) run() discards it. A spawned server never heard a byte from us, so it is
@@ -13,39 +13,35 @@ import { onExitSignals, type ExitSignal } from "../lib/io/signals.ts";
 import { StdioChannel } from "../lib/transport/stdio.ts";
 import type { JsonRpcMessage, RawMessage } from "../lib/wire/jsonrpc.ts";
 import type { StdioTarget, Target } from "../lib/targets/target.ts";
+import { MAX_TIMEOUT_MS, ONE_SHOT, oneShotArgs, OUTPUT_FORMATS, type CommandSpec, type EarlyValue, type OneShotName } from "./flags.ts";
 
-/** The one-shot commands, and whether each takes positionals (a name or URI, then key=value pairs). */
-const EARLY_COMMANDS: Record<string, boolean> = {
-  "list-tools": false,
-  "list-resources": false,
-  "list-resource-templates": false,
-  "list-prompts": false,
-  "server-info": false,
-  ping: false,
-  "call-tool": true,
-  "read-resource": true,
-  "get-prompt": true,
-};
-/** Flags that cannot make the call a usage error (values checked as mcp-inspect checks them), and what they take. */
-const EARLY_FLAGS: Record<string, "none" | "ms" | "pair" | "path" | "name" | "format"> = {
-  "--json": "none",
-  "--text": "none",
-  "--format": "format",
-  "--verbose": "none",
-  "-v": "none",
-  "--timeout": "ms",
-  "--env": "pair",
-  "-e": "pair",
-  "--cwd": "path",
-  "--config": "path",
-  "--server": "name",
-  "--stateful": "none",
-};
-/** Only call-tool has --validate. */
-const CALL_TOOL_FLAGS = new Set(["--no-validate"]);
-/** setTimeout's limit, as --timeout is checked (inspect/session.ts's MAX_TIMEOUT_MS, which loads too much to import here). */
-const MAX_EARLY_TIMEOUT_MS = 2_147_483_647;
-const EARLY_FORMATS = ["json", "text", "signatures"];
+/** The early path's view of one command: the spellings of the flags it may carry, each with how its value is checked. */
+interface EarlyCommand {
+  flags: Map<string, EarlyValue>;
+  /** A name or URI first, then key=value pairs. */
+  takesPositionals: boolean;
+}
+
+/** What the declarations say of a one-shot command, or undefined for a command the early path never takes. */
+function earlyCommand(name: string): EarlyCommand | undefined {
+  if (!Object.hasOwn(ONE_SHOT, name)) return undefined;
+  const spec: CommandSpec = ONE_SHOT[name as OneShotName];
+  if (spec.early === false) return undefined;
+  const flags = new Map<string, EarlyValue>();
+  let takesPositionals = false;
+  for (const [flag, def] of Object.entries(oneShotArgs(name as OneShotName))) {
+    if (def.type === "positional") takesPositionals = true;
+    if (def.early === undefined) continue;
+    const aliases = "alias" in def && def.alias ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : [];
+    for (const spelling of [`--${flag}`, ...aliases.map((alias) => (alias.length === 1 ? `-${alias}` : `--${alias}`))]) flags.set(spelling, def.early);
+    // A switch that is on by default is turned off by --no-<flag>.
+    if (def.type === "boolean" && def.default === true) flags.set(`--no-${flag}`, "none");
+  }
+  return { flags, takesPositionals };
+}
+
+/** Every flag any command's early path takes, with how its value is checked (one spelling checks the same everywhere). */
+const ANY_EARLY_FLAG = new Map(Object.keys(ONE_SHOT).flatMap((name) => [...(earlyCommand(name)?.flags ?? [])]));
 
 type Held = { kind: "message"; message: JsonRpcMessage; raw?: RawMessage } | { kind: "error"; error: Error } | { kind: "close"; reason?: string };
 
@@ -152,6 +148,9 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
   const flags: Record<string, string> = {};
   const env: Record<string, string> = {};
   const positionals: string[] = [];
+  // The command word may come after options, so argv is read with every command's early flags, and
+  // then each flag given is checked to be one of that command's.
+  const given = new Set<string>();
   for (let i = 0; i < own.length; i++) {
     const word = own[i]!;
     if (!word.startsWith("-") || word === "-") {
@@ -160,12 +159,9 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
     }
     const equals = word.startsWith("--") ? word.indexOf("=") : -1;
     const flag = equals === -1 ? word : word.slice(0, equals);
-    if (CALL_TOOL_FLAGS.has(flag) && equals === -1) {
-      flags[flag] = "";
-      continue;
-    }
-    const takes = EARLY_FLAGS[flag];
+    const takes = ANY_EARLY_FLAG.get(flag);
     if (takes === undefined) return undefined;
+    given.add(flag);
     if (takes === "none") {
       if (equals !== -1) return undefined;
       flags[flag] = "";
@@ -178,9 +174,9 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
     else flags[flag] = value;
   }
   const [name, ...rest] = positionals;
-  const takesPositionals = name === undefined ? undefined : EARLY_COMMANDS[name];
-  if (takesPositionals === undefined || (!takesPositionals && rest.length > 0) || (takesPositionals && !rest[0])) return undefined;
-  if ("--no-validate" in flags && name !== "call-tool") return undefined;
+  const early = name === undefined ? undefined : earlyCommand(name);
+  if (!early || [...given].some((flag) => !early.flags.has(flag))) return undefined;
+  if ((!early.takesPositionals && rest.length > 0) || (early.takesPositionals && !rest[0])) return undefined;
   if ("--json" in flags && "--text" in flags) return undefined;
   if ("--format" in flags && ("--json" in flags || "--text" in flags)) return undefined;
   const cwd = flags["--cwd"];
@@ -197,10 +193,10 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
   return resolved.ok && resolved.value.kind === "stdio" ? { command: name!, target: resolved.value, stateful: stateful || Boolean(resolved.value.stateful) } : undefined;
 }
 
-function valueFits(takes: "ms" | "pair" | "path" | "name" | "format", value: string): boolean {
-  if (takes === "ms") return /^\d+$/.test(value) && Number(value) > 0 && Number(value) <= MAX_EARLY_TIMEOUT_MS;
+function valueFits(takes: Exclude<EarlyValue, "none">, value: string): boolean {
+  if (takes === "ms") return /^\d+$/.test(value) && Number(value) > 0 && Number(value) <= MAX_TIMEOUT_MS;
   if (takes === "pair") return value.indexOf("=") > 0;
-  if (takes === "format") return EARLY_FORMATS.includes(value);
+  if (takes === "format") return OUTPUT_FORMATS.includes(value);
   return value !== "" && !value.startsWith("-");
 }
 

@@ -11,6 +11,7 @@ import { waitMs } from "../lib/io/reading.ts";
 import { McpError } from "../lib/client/raw-client.ts";
 import { isJsonObject, type JsonObject } from "../lib/wire/jsonrpc.ts";
 import { TASKS_EXTENSION } from "../lib/wire/protocol.ts";
+import { TASK_ACTIONS } from "./flags.ts";
 import { stripControl } from "../lib/io/text.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { CommandError, EXIT, classify } from "./output.ts";
@@ -29,8 +30,8 @@ export const CANCEL_WAIT_MS = 2_000;
 
 /** auto: a task only when the tool requires one (2025) or the server makes one (2026-07-28). */
 export type TaskMode = "auto" | "wait" | "detach";
-export const TASK_ACTIONS = ["get", "result", "cancel"] as const;
 export type TaskAction = (typeof TASK_ACTIONS)[number];
+export { TASK_ACTIONS };
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 /** Exit codes past this are signals (128 + N). */

@@ -1,0 +1,41 @@
+// `mcp-inspect mcp`: the target's inspection as a stdio MCP server (inspect/mcp-mode.ts).
+import { defineCommand, type CommandDef } from "citty";
+import { withExamples } from "../../lib/cli/help.ts";
+import { MCP_ARGS } from "../flags.ts";
+import { checkTarget, logLevelOf, timeoutOf, usageProblem, type Args, type Invocation } from "../invocation.ts";
+import { EXIT } from "../output.ts";
+
+export function mcpCommand(invocation: Invocation, version: string): CommandDef<any> {
+  const command = defineCommand({
+    meta: {
+      name: "mcp",
+      description:
+        "Run as a stdio MCP server whose tools inspect the target: list_tools, call_tool, list_resources, read_resource, list_prompts, get_prompt, get_server_info, ping, get_task, get_task_result, cancel_task. One connection to the target is kept across calls.",
+    },
+    args: MCP_ARGS,
+    async run({ args }) {
+      const parsed = args as Args;
+      const target = await checkTarget(parsed, invocation);
+      const problem = usageProblem(parsed, MCP_ARGS, invocation) ?? (target.ok ? undefined : target.error);
+      if (problem || !target.ok) {
+        process.stderr.write(`error: ${problem}\n`);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      const { serveInspector } = await import("../mcp-mode.ts");
+      process.exitCode = await serveInspector(target.value, {
+        version,
+        timeoutMs: timeoutOf(parsed, target.value),
+        protocolVersion: parsed["protocol-version"],
+        logLevel: logLevelOf(parsed),
+        logFile: parsed["log-file"],
+        stateful: Boolean(parsed.stateful),
+      });
+    },
+  });
+  return withExamples(command, [
+    "mcp-inspect mcp -- node server.js",
+    "mcp-inspect mcp --url http://127.0.0.1:3000/mcp",
+    `{ "mcpServers": { "inspect-mine": { "command": "mcp-inspect", "args": ["mcp", "--", "node", "/path/to/server.js"] } } }`,
+  ]);
+}

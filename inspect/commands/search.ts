@@ -1,0 +1,140 @@
+// `mcp-inspect grep` and `mcp-inspect skill`: both ask many servers at once for their tools
+// (inspect/grep.ts), the same servers chosen the same way: one given server, every entry of
+// --config, else every configured server `--server NAME` would reach.
+import { defineCommand, type CommandDef } from "citty";
+import { withExamples } from "../../lib/cli/help.ts";
+import { stripControl } from "../../lib/io/text.ts";
+import { describeTarget, loadConfigTargets, type Target } from "../../lib/targets/target.ts";
+import { GREP_ARGS, SKILL_ARGS } from "../flags.ts";
+import type { NamedTarget } from "../grep.ts";
+import { checkTarget, reporter, usageProblem, wantsJson, type Args, type Invocation } from "../invocation.ts";
+import { CommandError, EXIT, errorEnvelope, successEnvelope } from "../output.ts";
+
+export function grepCommand(invocation: Invocation, version: string): CommandDef<any> {
+  const command = defineCommand({
+    meta: {
+      name: "grep",
+      description:
+        "Search the tools of every configured server (or one --config, or one server) by name, title, description and parameter names. Servers are asked in parallel, each under --timeout (default 15000); one that fails is listed with its error. Exit 0 with matches, 9 with none.",
+    },
+    args: GREP_ARGS,
+    run: ({ args }) => runGrep(args as Args, invocation, version),
+  });
+  return withExamples(command, [
+    "mcp-inspect grep issue                                   # every configured server",
+    "mcp-inspect grep 'create|update' --format signatures      # one line per matching tool",
+    "mcp-inspect grep search --config ~/.cursor/mcp.json",
+    "mcp-inspect grep echo -- node server.js",
+  ]);
+}
+
+export function skillCommand(invocation: Invocation, version: string): CommandDef<any> {
+  const command = defineCommand({
+    meta: {
+      name: "skill",
+      description:
+        "Write a SKILL.md (Agent Skills format) that teaches an agent to use mcp-inspect with this user's servers: the servers, their tools as one-line signatures, and the commands for calling, answering questions and tasks. No secrets; the servers' text is marked as theirs.",
+    },
+    args: SKILL_ARGS,
+    run: ({ args }) => runSkill(args as Args, invocation, version),
+  });
+  return withExamples(command, ["mcp-inspect skill --out ~/.claude/skills/mcp-servers", "mcp-inspect skill --out - --config .mcp.json"]);
+}
+
+async function runGrep(args: Args, invocation: Invocation, version: string): Promise<void> {
+  const json = wantsJson(args);
+  const { metadata, fail } = reporter("grep", json);
+  const problem = usageProblem(args, GREP_ARGS, invocation);
+  if (problem) return fail(new CommandError(EXIT.usage, problem));
+  const pattern = args._[0];
+  if (!pattern) return fail(new CommandError(EXIT.usage, "missing a pattern (e.g. mcp-inspect grep issue)"));
+  const targets = await searchedServers(args, invocation);
+  if (!targets.ok) return fail(targets.error);
+  const { grep } = await import("../grep.ts");
+  const found = await grep(targets.value, pattern, surveyOptions(args, version));
+  const nothing = `no tool matches ${JSON.stringify(pattern)} on the ${found.searched - found.failures.length} of ${found.searched} servers that answered`;
+  process.exitCode = found.matches.length > 0 ? EXIT.ok : EXIT.nothingThere;
+  if (json) {
+    // Exit 9 is a failure of the search, in the contract's shape: success false, and the data still there.
+    const envelope = found.matches.length > 0 ? successEnvelope(found, metadata()) : errorEnvelope(new CommandError(EXIT.nothingThere, nothing), metadata(), found);
+    process.stdout.write(`${envelope}\n`);
+    return;
+  }
+  for (const match of found.matches) process.stdout.write(`${stripControl(match.server)}: ${match.signature}\n`);
+  for (const failure of found.failures) process.stderr.write(`${stripControl(failure.server)}: ${failure.code}: ${stripControl(failure.error)}\n`);
+  if (found.matches.length === 0) process.stderr.write(`${nothing}\n`);
+}
+
+async function runSkill(args: Args, invocation: Invocation, version: string): Promise<void> {
+  const json = wantsJson(args);
+  // With --out - stdout is the skill itself, so an error goes to stderr even for an agent.
+  const { metadata, fail } = reporter("skill", json && args.out !== "-");
+  const problem =
+    usageProblem(args, SKILL_ARGS, invocation) ?? (typeof args.out === "string" && args.out !== "" ? undefined : "--out DIR is required (the directory for SKILL.md, or - to print it)");
+  if (problem) return fail(new CommandError(EXIT.usage, problem));
+  const targets = await searchedServers(args, invocation);
+  if (!targets.ok) return fail(targets.error);
+  const [{ survey }, { skillMarkdown, SKILL_FILE }] = await Promise.all([import("../grep.ts"), import("../skill.ts")]);
+  const surveyed = await survey(targets.value, surveyOptions(args, version));
+  const markdown = skillMarkdown(surveyed.map((entry, i) => ({ ...entry, select: targets.value[i]!.select })));
+  if (args.out === "-") {
+    process.stdout.write(markdown);
+    return;
+  }
+  const { mkdirSync, writeFileSync } = await import("node:fs");
+  const { join, resolve } = await import("node:path");
+  const file = join(resolve(String(args.out)), SKILL_FILE);
+  try {
+    mkdirSync(resolve(String(args.out)), { recursive: true });
+    writeFileSync(file, markdown);
+  } catch (error) {
+    return fail(new CommandError(EXIT.usage, `cannot write ${file}: ${(error as Error).message}`));
+  }
+  const data = { file, servers: surveyed.map((entry) => ({ server: entry.server, tools: entry.tools?.length ?? 0, ...(entry.failure ? { error: entry.failure.error } : {}) })) };
+  if (json) process.stdout.write(`${successEnvelope(data, metadata())}\n`);
+  else process.stdout.write(`wrote ${file} (${surveyed.length} servers)\n`);
+}
+
+/** What grep and skill ask: the servers of searchedTargets, none being an error (exit 9). */
+async function searchedServers(args: Args, invocation: Invocation): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: CommandError }> {
+  const targets = await searchedTargets(args, invocation);
+  if (!targets.ok) return { ok: false, error: new CommandError(EXIT.usage, targets.error) };
+  if (targets.value.length === 0) return { ok: false, error: new CommandError(EXIT.nothingThere, "no servers are configured for this user or project (see mcp-inspect servers)") };
+  return targets;
+}
+
+/** How grep and skill ask each server: --timeout each (else grep's own default), through the daemon with --stateful. */
+function surveyOptions(args: Args, version: string) {
+  return { version, timeoutMs: args.timeout !== undefined ? Number(args.timeout) : undefined, stateful: Boolean(args.stateful) };
+}
+
+/** What grep searches: one given server, every entry of --config, else every configured (and approved) server. */
+async function searchedTargets(args: Args, invocation: Invocation): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
+  const flags = (target: Target) => (target.kind === "http" ? `--url ${target.url}` : `-- ${[target.command, ...target.args].join(" ")}`);
+  const named = (target: Target, select = flags(target)): NamedTarget => ({ server: target.name ?? describeTarget(target), target, select });
+  if (args.config && !args.server) {
+    const loaded = loadConfigTargets(args.config);
+    return loaded.ok ? { ok: true, value: loaded.value.map((target) => named(target, `--config ${args.config} --server ${target.name}`)) } : loaded;
+  }
+  if (args.config || args.server || args.url || invocation.command.length > 0) {
+    const target = await checkTarget(args, invocation);
+    return target.ok ? { ok: true, value: [named(target.value)] } : target;
+  }
+  return discoveredTargets();
+}
+
+/** Every configured server this user approved, as grep and skill search them. */
+async function discoveredTargets(): Promise<{ ok: true; value: NamedTarget[] }> {
+  const { discoverServers, isApproved, serverStates, targetOf } = await import("../../lib/targets/discovery/index.ts");
+  const { servers } = discoverServers();
+  const states = serverStates(servers);
+  const value: NamedTarget[] = [];
+  for (const server of servers) {
+    // What `--server NAME` would reach, and only that: no shadowed, ambiguous, unapproved or turned-off entry.
+    const state = states.get(server);
+    if (server.turnedOff || !isApproved(server) || state?.shadowedBy || state?.ambiguousWith?.length) continue;
+    const target = targetOf(server);
+    if (target.ok) value.push({ server: server.name, target: target.value, select: `--server ${server.name}` });
+  }
+  return { ok: true, value };
+}

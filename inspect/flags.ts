@@ -1,0 +1,220 @@
+// Every command of mcp-inspect and its flags, declared once as data: citty reads them, --help shows
+// them, usage checks go by them, and inspect/early-server.ts derives its fast path from them (a flag
+// marked `early` is one a one-shot call may carry while its server is spawned before the rest of
+// mcp-inspect loads). Nothing here loads more than lib/cli/args.ts and lib/wire/protocol.ts.
+import type { ArgDef, ArgsDef } from "citty";
+import { AUTH_ARGS, LOG_ARGS, TARGET_ARGS } from "../lib/cli/args.ts";
+import { KNOWN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** setTimeout's own limit; a longer --timeout would fire at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+export const OUTPUT_FORMATS = ["json", "text", "signatures"];
+
+/**
+ * How the early path checks a flag's value before it spawns a server (none: a switch). A flag
+ * without `early` sends the call the usual way: its value may make the call a usage error.
+ */
+export type EarlyValue = "none" | "ms" | "pair" | "path" | "name" | "format";
+export type FlagDef = ArgDef & { early?: EarlyValue };
+export type FlagsDef = Record<string, FlagDef>;
+
+export const COMMON_ARGS = {
+  ...TARGET_ARGS,
+  env: { ...TARGET_ARGS.env, early: "pair" },
+  cwd: { ...TARGET_ARGS.cwd, early: "path" },
+  config: { ...TARGET_ARGS.config, early: "path" },
+  server: { ...TARGET_ARGS.server, early: "name" },
+  timeout: {
+    type: "string",
+    description: `give up after this many ms in all (default ${DEFAULT_TIMEOUT_MS}, or the config's timeout_ms; progress resets the timer)`,
+    valueHint: "ms",
+    early: "ms",
+  },
+  stateful: { type: "boolean", description: "keep the server running between calls, in mcp-daemon (started on demand)", early: "none" },
+  "protocol-version": { type: "string", description: `pin a revision (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`, valueHint: "v" },
+  json: { type: "boolean", description: "print the JSON envelope (default when stdout is not a terminal)", early: "none" },
+  text: { type: "boolean", description: "print readable text (default on a terminal)", early: "none" },
+  format: {
+    type: "string",
+    description: "json, text, or signatures (list-tools: one line per tool, name(a: string, b?: integer) - summary)",
+    valueHint: "fmt",
+    early: "format",
+  },
+  ...AUTH_ARGS,
+  ...LOG_ARGS,
+  verbose: { type: "boolean", description: "the same as --log-level debug: the server's stderr, skipped lines and notifications", alias: ["v"], early: "none" },
+} as const satisfies FlagsDef;
+
+/** The answers to a server's questions, for the commands a server may ask them on. */
+export const ANSWER_ARGS = {
+  "input-responses": {
+    type: "string",
+    description: "answers to the questions a previous call ended with (exit 8): JSON, @answers.json, or - (stdin)",
+    valueHint: "json",
+  },
+} as const satisfies FlagsDef;
+
+const PARAMS = { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" } as const satisfies FlagDef;
+
+export interface CommandSpec {
+  description: string;
+  examples: string[];
+  /** The command's own flags and positionals (one-shot commands get COMMON_ARGS too). */
+  args: FlagsDef;
+  /** False: the early path never takes this command (its flags alone cannot tell whether it is a usage error). */
+  early?: false;
+}
+
+/** What `task` does with a task's id. */
+export const TASK_ACTIONS = ["get", "result", "cancel"] as const;
+
+/** The one-shot commands: each connects to one server, does one thing, prints one result. */
+export const ONE_SHOT = {
+  "list-tools": {
+    description: "List the server's tools with their input schemas.",
+    examples: ["mcp-inspect list-tools -- node server.js", "mcp-inspect list-tools --url http://127.0.0.1:3000/mcp", "mcp-inspect list-tools --config .mcp.json --server github"],
+    args: {},
+  },
+  "call-tool": {
+    description: "Call one tool. Arguments come from --params (JSON, @file or - for stdin) and/or key=value pairs typed by the tool's schema.",
+    examples: [
+      `mcp-inspect call-tool echo message=hello -- node server.js`,
+      `mcp-inspect call-tool add --params '{"a": 2, "b": 3}' -- node server.js`,
+      `mcp-inspect call-tool search --params @query.json --url https://example.com/mcp`,
+      `echo '{"n": 1}' | mcp-inspect call-tool step --params - -- node server.js`,
+    ],
+    args: {
+      name: { type: "positional", description: "tool name", required: false },
+      params: PARAMS,
+      validate: { type: "boolean", description: "check the arguments against the tool's inputSchema first", default: true, early: "none" },
+      task: { type: "boolean", description: "run it as a task and wait for it, its progress on stderr; Ctrl-C cancels the task, --timeout leaves it running (tools that require a task get one anyway)" },
+      detach: { type: "boolean", description: "run it as a task and print the task (its taskId) at once, for `task get|result|cancel` (an HTTP server, or --stateful)" },
+      ...ANSWER_ARGS,
+    },
+  },
+  "list-resources": { description: "List the server's resources.", examples: ["mcp-inspect list-resources -- node server.js"], args: {} },
+  "list-resource-templates": {
+    description: "List the server's resource templates (URIs with {placeholders}).",
+    examples: ["mcp-inspect list-resource-templates -- node server.js"],
+    args: {},
+  },
+  "read-resource": {
+    description: "Read one resource by URI.",
+    examples: ["mcp-inspect read-resource file:///etc/hosts -- npx my-files-server", "mcp-inspect read-resource ref://items/3 --url http://127.0.0.1:3000/mcp"],
+    args: { uri: { type: "positional", description: "resource URI", required: false }, ...ANSWER_ARGS },
+  },
+  "list-prompts": { description: "List the server's prompts and their arguments.", examples: ["mcp-inspect list-prompts -- node server.js"], args: {} },
+  "get-prompt": {
+    description: "Get one prompt, filled in with key=value arguments (or --params JSON).",
+    examples: ["mcp-inspect get-prompt greet name=alice -- node server.js", `mcp-inspect get-prompt review --params '{"code":"x = 1"}' -- node server.js`],
+    args: { name: { type: "positional", description: "prompt name", required: false }, params: PARAMS, ...ANSWER_ARGS },
+  },
+  complete: {
+    description: "Ask the server to complete an argument of a prompt or a resource template (completion/complete).",
+    examples: [
+      "mcp-inspect complete --prompt greet --argument name=al -- node server.js",
+      "mcp-inspect complete --resource 'ref://items/{id}' --argument id=item -- node server.js",
+      "mcp-inspect complete --prompt greet --argument style=f --context name=alice -- node server.js",
+    ],
+    early: false,
+    args: {
+      prompt: { type: "string", description: "prompt name", valueHint: "name" },
+      resource: { type: "string", description: "resource template URI", valueHint: "uri-template" },
+      argument: { type: "string", description: "the argument being typed and its partial value (required)", valueHint: "name=value" },
+      context: { type: "string", description: "already-resolved arguments, comma-separated", valueHint: "k=v,k2=v2" },
+    },
+  },
+  "server-info": {
+    description: "Show what the server said about itself: name, version, protocol revision, capabilities, instructions.",
+    examples: ["mcp-inspect server-info -- node server.js", "mcp-inspect server-info --protocol-version 2025-06-18 -- node server.js"],
+    args: {},
+  },
+  ping: {
+    description: "Check that the server answers, and how fast.",
+    examples: ["mcp-inspect ping -- node server.js", "mcp-inspect ping --url http://127.0.0.1:3000/mcp --timeout 2000"],
+    args: {},
+  },
+  task: {
+    description:
+      "Follow a task the server runs (call-tool --task/--detach): get prints its state, result waits for its result, cancel cancels it. A task outlives mcp-inspect only on an HTTP server or with --stateful.",
+    examples: [
+      "mcp-inspect task get 786512e2-9e0d-44bd-8f29-789f320fe840 --url http://127.0.0.1:3000/mcp",
+      "mcp-inspect task result <id> --stateful -- node server.js",
+      "mcp-inspect task cancel <id> --url http://127.0.0.1:3000/mcp",
+    ],
+    early: false,
+    args: {
+      action: { type: "positional", description: TASK_ACTIONS.join(", "), required: false },
+      id: { type: "positional", description: "the task's id", required: false },
+    },
+  },
+} as const satisfies Record<string, CommandSpec>;
+export type OneShotName = keyof typeof ONE_SHOT;
+
+/** A one-shot command's whole set of flags: its own, then the common ones. */
+export function oneShotArgs(name: OneShotName): FlagsDef {
+  return { ...ONE_SHOT[name].args, ...COMMON_ARGS };
+}
+
+export const MCP_ARGS = {
+  ...TARGET_ARGS,
+  timeout: COMMON_ARGS.timeout,
+  "protocol-version": COMMON_ARGS["protocol-version"],
+  stateful: COMMON_ARGS.stateful,
+  ...LOG_ARGS,
+  verbose: COMMON_ARGS.verbose,
+} as const satisfies FlagsDef;
+
+export const AUTH_COMMAND_ARGS = {
+  ...TARGET_ARGS,
+  ...AUTH_ARGS,
+  logout: { type: "boolean", description: "revoke the stored tokens (where the server offers revocation) and forget them" },
+  list: { type: "boolean", description: "show what is stored: servers, scopes, expiry (never a token)" },
+  json: COMMON_ARGS.json,
+  text: COMMON_ARGS.text,
+  ...LOG_ARGS,
+} as const satisfies FlagsDef;
+
+export const GREP_ARGS = {
+  pattern: { type: "positional", description: "what to look for: a regular expression, or plain text (case-insensitive)", required: false },
+  ...COMMON_ARGS,
+} as const satisfies FlagsDef;
+
+export const SKILL_ARGS = {
+  out: { type: "string", description: "the directory to write SKILL.md into (made if missing); - prints it", valueHint: "dir" },
+  ...COMMON_ARGS,
+} as const satisfies FlagsDef;
+
+export const SERVERS_ARGS = {
+  approve: {
+    type: "string",
+    description: "approve the project entry of this name, so it may run (project files: .mcp.json, .cursor/, .vscode/, .gemini/, .codex/)",
+    valueHint: "name",
+  },
+  json: COMMON_ARGS.json,
+  text: COMMON_ARGS.text,
+} as const satisfies FlagsDef;
+
+/** Listed in --help; `config` is run before citty sees argv (its flags pass on into the entry it prints). */
+export const CONFIG_ARGS = {
+  client: {
+    type: "string",
+    description: "claude-desktop, claude-code (the project's .mcp.json), claude-code-user, cursor, vscode (.vscode/mcp.json), windsurf, gemini or codex",
+    valueHint: "name",
+  },
+  name: { type: "string", description: "the entry's name (default: from the server command)", valueHint: "name" },
+  file: { type: "string", description: "write this file instead of the client's own", valueHint: "path" },
+  write: { type: "boolean", description: "merge the entry into the file (a backup first; comments and other entries kept)" },
+} as const satisfies FlagsDef;
+
+/** Every command's flags, by name: what argv preparation and unknown-command checks read without loading any command. */
+export const COMMAND_ARGS: Record<string, ArgsDef> = {
+  ...Object.fromEntries(Object.keys(ONE_SHOT).map((name) => [name, oneShotArgs(name as OneShotName)])),
+  mcp: MCP_ARGS,
+  auth: AUTH_COMMAND_ARGS,
+  grep: GREP_ARGS,
+  skill: SKILL_ARGS,
+  servers: SERVERS_ARGS,
+  config: CONFIG_ARGS,
+};

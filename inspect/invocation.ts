@@ -1,0 +1,123 @@
+// One run of mcp-inspect, as every command reads it: the argv split before citty saw it (the server
+// command after `--`, every value of the repeatable flags), and the checks and choices each
+// command makes the same way: output format, target, usage problems, timeout, log level, sign-in.
+import type { ArgsDef } from "citty";
+import { authFlags } from "../lib/cli/args.ts";
+import { unknownFlagsProblem, type Invocation } from "../lib/cli/argv.ts";
+import { isLogLevelName, ownStderr, type LogLevelName } from "../lib/io/log.ts";
+import { stripControl } from "../lib/io/text.ts";
+import type { ChannelAuth } from "../lib/open.ts";
+import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
+import { terminalAsk } from "../lib/targets/discovery/ask.ts";
+import { printingAuthUi, terminalAuthUi } from "../lib/terminal/auth-ui.ts";
+import { atTerminal } from "../lib/terminal/terminal-io.ts";
+import { KNOWN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, OUTPUT_FORMATS, type COMMON_ARGS } from "./flags.ts";
+import { CommandError, EXIT, errorEnvelope, type Metadata } from "./output.ts";
+
+export type { Invocation };
+
+/** What citty parsed for a command, typed as far as the common flags go. */
+export type Args = Record<string, unknown> & { _: string[] } & {
+  [K in keyof typeof COMMON_ARGS]?: (typeof COMMON_ARGS)[K]["type"] extends "boolean" ? boolean : string;
+};
+
+export function wantsJson(args: Args): boolean {
+  if (args.format === "json") return true;
+  if (args.format === "text" || args.format === "signatures") return false;
+  return Boolean(args.json) || (!args.text && !process.stdout.isTTY);
+}
+
+/** The target the flags name; a --server name is looked up among the configured servers (asking at a terminal). */
+export function checkTarget(args: Args, invocation: Invocation): Promise<{ ok: true; value: Target } | { ok: false; error: string }> {
+  return resolveTargetDiscovering(
+    {
+      url: args.url,
+      config: args.config,
+      server: args.server,
+      cwd: args.cwd,
+      transport: args.transport,
+      header: invocation.repeated.header,
+      env: invocation.repeated.env,
+    },
+    invocation.command,
+    process.env,
+    { ...(atTerminal() ? { ask: terminalAsk() } : {}) },
+  );
+}
+
+export function usageProblem(args: Args, defs: ArgsDef, invocation: Invocation): string | undefined {
+  if (invocation.missing) return `${invocation.missing} needs a value`;
+  const unknown = unknownFlagsProblem(args, defs);
+  if (unknown) return unknown;
+  if (args.timeout !== undefined) {
+    const timeout = String(args.timeout);
+    if (!/^\d+$/.test(timeout) || Number(timeout) <= 0) return `--timeout must be a positive number of milliseconds, not ${JSON.stringify(args.timeout)}`;
+    if (Number(timeout) > MAX_TIMEOUT_MS) return `--timeout can be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`;
+  }
+  const pinned = args["protocol-version"];
+  if (pinned !== undefined && !KNOWN_PROTOCOL_VERSIONS.includes(pinned)) return `unknown --protocol-version ${pinned} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})`;
+  if (args.json && args.text) return "give --json or --text, not both";
+  if (args.format !== undefined && !OUTPUT_FORMATS.includes(String(args.format))) return `unknown --format ${JSON.stringify(args.format)} (use ${OUTPUT_FORMATS.join(", ")})`;
+  if (args.format !== undefined && (args.json || args.text)) return "give --format or --json/--text, not both";
+  const level = args["log-level"];
+  if (level !== undefined && !isLogLevelName(level)) return `unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`;
+  return undefined;
+}
+
+/** --timeout, else the config entry's timeout_ms, else the default. */
+export function timeoutOf(args: Args, target: Target): number {
+  return args.timeout !== undefined ? Number(args.timeout) : (target.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+}
+
+/** --log-level, or debug for --verbose; warnings only by default (the answer is what matters). */
+export function logLevelOf(args: Args): LogLevelName {
+  if (args["log-level"] !== undefined && isLogLevelName(args["log-level"])) return args["log-level"];
+  return args.verbose ? "debug" : "warn";
+}
+
+/**
+ * How this run signs in to a server that wants OAuth: --oauth signs in without asking; a person
+ * at a terminal is asked; otherwise nobody signs in, and the error names `mcp-inspect auth`.
+ */
+export function channelAuth(args: Args, otherwise: "ask" | "no"): { ok: true; value: ChannelAuth } | { ok: false; error: string } {
+  const flags = authFlags(args);
+  if (!flags.ok) return flags;
+  return {
+    ok: true,
+    // A sign-in may happen: questions and the pasted redirect URL (--no-browser) come from the terminal, or stdin.
+    value: { signIn: args.oauth ? "yes" : otherwise, ui: otherwise === "ask" || args.oauth ? terminalAuthUi() : printingAuthUi(), browser: args.browser !== false, ...flags.value },
+  };
+}
+
+export function requirePositional(args: Args, what: string, example: string): string {
+  const value = args._[0];
+  if (value === undefined || value === "") throw new CommandError(EXIT.usage, `missing ${what} (e.g. mcp-inspect ${example})`);
+  return value;
+}
+
+/** Where a task's progress goes: a line on stderr per new state, unless the log level is silent or error. */
+export function taskStatusWriter(args: Args): ((line: string) => void) | undefined {
+  const level = logLevelOf(args);
+  if (level === "silent" || level === "error") return undefined;
+  return (line) => void ownStderr().write(`${line}\n`);
+}
+
+/** The envelope metadata and the one-line failure of a command that is not one request to one server. */
+export function reporter(command: string, json: boolean) {
+  const started = performance.now();
+  const metadata = (target = ""): Metadata => ({ command, target, timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
+  const fail = (error: CommandError, target?: string): void => {
+    if (json) process.stdout.write(`${errorEnvelope(error, metadata(target))}\n`);
+    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
+    process.exitCode = error.exitCode;
+  };
+  return { metadata, fail };
+}
+
+/** Ends the run before any command ran: the envelope off a terminal, a line on one. */
+export function endBeforeCommand(error: CommandError, command: string): void {
+  if (!process.stdout.isTTY) process.stdout.write(`${errorEnvelope(error, { command, target: "", timestamp: new Date().toISOString(), durationMs: 0 })}\n`);
+  else process.stderr.write(`error: ${error.message}\n`);
+  process.exitCode = error.exitCode;
+}
