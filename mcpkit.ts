@@ -4,6 +4,7 @@
 // (`mcp-proxy ...`), or the one named first (`mcpkit mcp-proxy ...`, or as reloaderoo names them,
 // `mcpkit proxy ...` and `mcpkit inspect ...`). Only that tool is loaded.
 import { basename } from "node:path";
+import { SERVE_REFERENCE_ENV } from "./host/options.ts";
 import pkg from "./package.json" with { type: "json" };
 
 type Tool = { run(argv: string[]): Promise<void> };
@@ -15,8 +16,6 @@ const TOOLS: Record<string, () => Promise<Tool>> = {
 };
 /** reloaderoo's words, so its users move over by changing one: `reloaderoo proxy` -> `mcpkit proxy`. */
 const ALIASES: Record<string, string> = { inspect: "mcp-inspect", proxy: "mcp-proxy", daemon: "mcp-daemon", host: "mcp-host" };
-/** mcp-host runs its built-in reference server as this same binary, marked by this variable. */
-const SERVE_REFERENCE_ENV = "MCPKIT_SERVE_REFERENCE";
 
 const USAGE = `mcpkit ${pkg.version}: MCP command-line tools in one binary.
 
