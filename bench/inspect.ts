@@ -45,10 +45,10 @@ try {
   // Exactly what mcp-inspect sends, so the fixture does the same work without any client.
   const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} };
   const requests = join(dir, "requests.jsonl");
-  writeFileSync(requests, [
+  writeFileSync(requests, `${[
     JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } }),
     JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } }),
-  ].join("\n") + "\n");
+  ].join("\n")}\n`);
   const idle = join(dir, "empty");
   writeFileSync(idle, "");
   const node = Bun.which("node");

@@ -127,11 +127,11 @@ try {
   // The server alone, fed the requests a 2025 client sends (what the peers speak), from a file.
   const requests = join(dir, "requests.jsonl");
   const initialize = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "0" } };
-  writeFileSync(requests, [
+  writeFileSync(requests, `${[
     JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initialize }),
     JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
     JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
-  ].join("\n") + "\n");
+  ].join("\n")}\n`);
 
   const samples: Record<string, number[]> = {};
   const add = (key: string, ms: number) => (samples[key] ??= []).push(ms);

@@ -145,7 +145,7 @@ export async function status(args: Record<string, unknown>): Promise<void> {
     const paths = pathsOrFail();
     if (!paths) return;
     const reply = await daemonRequest(paths.socket, { type: "status" });
-    if (!reply || reply.type !== "status") {
+    if (reply?.type !== "status") {
       if (args.json) process.stdout.write(`${JSON.stringify({ running: false, socket: paths.socket })}\n`);
       else process.stdout.write(`mcp-daemon is not running (socket ${paths.socket})\n`);
       process.exitCode = EXIT.nothingThere;

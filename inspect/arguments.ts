@@ -140,7 +140,7 @@ export function validate(value: unknown, schema: Schema | undefined, path = "arg
     if (typeof schema.maxLength === "number" && value.length > schema.maxLength) problems.push(`${path}: must have at most ${schema.maxLength} characters`);
   }
   if (Array.isArray(value) && isObject(schema.items)) {
-    value.forEach((item, index) => problems.push(...validate(item, schema.items as Schema, `${path}[${index}]`)));
+    for (const [index, item] of value.entries()) problems.push(...validate(item, schema.items as Schema, `${path}[${index}]`));
   }
   if (isObject(value)) {
     const properties = isObject(schema.properties) ? schema.properties : {};

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { McpError, RequestCorrelator } from "../lib/client/correlator.ts";
+import { type McpError, RequestCorrelator } from "../lib/client/correlator.ts";
 import type { JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 
 function peer() {

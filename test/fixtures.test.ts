@@ -94,7 +94,7 @@ async function httpClient(url: string, era: Era, extra: Partial<ClientOptions> =
 function firstText(result: { content?: unknown }): string {
   const content = result.content as Array<{ type: string; text?: string }> | undefined;
   const block = content?.[0];
-  if (!block || block.type !== "text" || typeof block.text !== "string") throw new Error(`no text content: ${JSON.stringify(result)}`);
+  if (block?.type !== "text" || typeof block.text !== "string") throw new Error(`no text content: ${JSON.stringify(result)}`);
   return block.text;
 }
 

@@ -28,7 +28,7 @@ export class HostDriver {
 
   /** Waits until the transcript (after what earlier waits consumed) matches; returns the match. */
   async waitFor(pattern: RegExp | string, ms = DEFAULT_WAIT_MS): Promise<RegExpMatchArray> {
-    const regex = typeof pattern === "string" ? new RegExp(escape(pattern)) : pattern;
+    const regex = typeof pattern === "string" ? new RegExp(escapeRegExp(pattern)) : pattern;
     const deadline = Date.now() + ms;
     for (;;) {
       const rest = this.stdout.slice(this.#cursor);
@@ -61,6 +61,6 @@ export class HostDriver {
   }
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -12,8 +12,12 @@ import { anthropicStream, type FakeVendor, geminiStream, hanging, openaiStream, 
 const anthropic = startFakeVendor("anthropic");
 const openai = startFakeVendor("openai");
 const gemini = startFakeVendor("gemini");
-afterAll(() => [anthropic, openai, gemini].forEach((fake) => fake.stop()));
-beforeEach(() => [anthropic, openai, gemini].forEach((fake) => fake.reset()));
+afterAll(() => {
+  for (const fake of [anthropic, openai, gemini]) fake.stop();
+});
+beforeEach(() => {
+  for (const fake of [anthropic, openai, gemini]) fake.reset();
+});
 
 const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
 const WEATHER_TOOL: ToolSpec = {

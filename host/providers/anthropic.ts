@@ -107,7 +107,7 @@ export function toAnthropicMessage(message: ChatMessage): MessageParam {
           return toAnthropicImage(part);
         case "tool_use":
           return { type: "tool_use", id: part.id, name: part.name, input: part.input };
-        case "tool_result":
+        default:
           return {
             type: "tool_result",
             tool_use_id: part.toolUseId,

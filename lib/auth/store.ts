@@ -79,7 +79,7 @@ export class AuthStore {
   }
 
   /** Applies `change` to what is on disk now and writes the result whole (0600, renamed into place). */
-  update(resource: string, change: (entry: AuthEntry) => AuthEntry | void): AuthEntry {
+  update(resource: string, change: (entry: AuthEntry) => AuthEntry | undefined): AuthEntry {
     const entry = this.read(resource);
     const next = change(entry) ?? entry;
     next.savedAt = new Date().toISOString();

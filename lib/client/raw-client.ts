@@ -9,7 +9,6 @@ import {
   isResponse,
   type JsonObject,
   type JsonRpcErrorObject,
-  type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,

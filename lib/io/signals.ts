@@ -15,5 +15,7 @@ export function onExitSignals(handler: (signal: ExitSignal, code: number) => voi
     process.on(signal, listener);
     return () => process.off(signal, listener);
   });
-  return () => listeners.forEach((off) => off());
+  return () => {
+    for (const off of listeners) off();
+  };
 }
