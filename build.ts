@@ -44,9 +44,19 @@ export const COMPILE_FLAGS = [
 const ARCHIVE_MTIME = Date.UTC(2026, 0, 1);
 
 export async function compile(entry: string, outfile: string, target?: string): Promise<void> {
-  const args = [process.execPath, "build", "--compile", ...COMPILE_FLAGS, ...(target ? [`--target=${target}`] : []), join(import.meta.dir, entry), "--outfile", outfile];
+  const args = [
+    process.execPath,
+    "build",
+    "--compile",
+    ...COMPILE_FLAGS,
+    ...(target ? [`--target=${target}`] : []),
+    join(import.meta.dir, entry),
+    "--outfile",
+    outfile,
+  ];
   const child = Bun.spawn(args, { stdout: "ignore", stderr: "pipe" });
-  if ((await child.exited) !== 0) throw new Error(`compiling ${entry}${target ? ` for ${target}` : ""} failed:\n${await new Response(child.stderr).text()}`);
+  if ((await child.exited) !== 0)
+    throw new Error(`compiling ${entry}${target ? ` for ${target}` : ""} failed:\n${await new Response(child.stderr).text()}`);
 }
 
 const megabytes = (path: string) => `${(statSync(path).size / 1024 / 1024).toFixed(1)} MB`;
@@ -68,7 +78,12 @@ export async function buildTarget(target: string, outdir: string): Promise<strin
 }
 
 export function writeChecksums(outdir: string, names: string[]): void {
-  const lines = names.sort().map((name) => `${createHash("sha256").update(readFileSync(join(outdir, name))).digest("hex")}  ${name}`);
+  const lines = names.sort().map(
+    (name) =>
+      `${createHash("sha256")
+        .update(readFileSync(join(outdir, name)))
+        .digest("hex")}  ${name}`,
+  );
   writeFileSync(join(outdir, "SHA256SUMS"), `${lines.join("\n")}\n`);
 }
 

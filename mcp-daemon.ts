@@ -2,11 +2,11 @@
 // mcp-daemon: keeps MCP sessions alive between command-line calls. It starts on demand (the first
 // `mcp-inspect --stateful` call starts it), listens on a private Unix socket, keeps one server
 // process per server definition, and ends sessions (and itself) when they sit idle.
-import { defineCommand, runMain, type ArgsDef } from "citty";
+import { type ArgsDef, defineCommand, runMain } from "citty";
+import { LOGS_ARGS, RUN_ARGS, STATUS_ARGS } from "./daemon/flags.ts";
 import { prepareArgv, unknownCommandProblem, valueFlags } from "./lib/cli/argv.ts";
 import { EXIT } from "./lib/cli/exit-codes.ts";
 import { showHelp, withExamples } from "./lib/cli/help.ts";
-import { LOGS_ARGS, RUN_ARGS, STATUS_ARGS } from "./daemon/flags.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const commands = () => import("./daemon/commands.ts");
@@ -22,7 +22,10 @@ const SUBCOMMANDS = {
     run: async () => (await commands()).stop(),
   }),
   status: defineCommand({
-    meta: { name: "status", description: "Show the daemon and its sessions: server, pid, uptime, calls, last use, state, recent notifications." },
+    meta: {
+      name: "status",
+      description: "Show the daemon and its sessions: server, pid, uptime, calls, last use, state, recent notifications.",
+    },
     args: STATUS_ARGS,
     run: async ({ args }) => (await commands()).status(args),
   }),

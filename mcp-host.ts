@@ -4,27 +4,52 @@
 // prompts, completions, sampling, elicitation, roots, logging, progress, cancellation and OAuth.
 // With no key in the environment it runs the keyless `scripted` provider; with no server given it
 // starts the reference server built into this binary, so `mcp-host` alone is a working tour.
-import { defineCommand, runMain, type ArgsDef, type CommandDef } from "citty";
-import { AUTH_ARGS, LOG_ARGS, REPEATABLE_TARGET_FLAGS, TARGET_ARGS } from "./lib/cli/args.ts";
-import { prepareArgv, type Invocation } from "./lib/cli/argv.ts";
-import { showHelp, withExamples } from "./lib/cli/help.ts";
-import { KNOWN_PROTOCOL_VERSIONS } from "./lib/wire/protocol.ts";
+import { type ArgsDef, type CommandDef, defineCommand, runMain } from "citty";
 import { SERVE_REFERENCE_ENV } from "./host/options.ts";
 import { PROVIDER_NAMES } from "./host/provider.ts";
+import { AUTH_ARGS, LOG_ARGS, REPEATABLE_TARGET_FLAGS, TARGET_ARGS } from "./lib/cli/args.ts";
+import { type Invocation, prepareArgv } from "./lib/cli/argv.ts";
+import { showHelp, withExamples } from "./lib/cli/help.ts";
+import { KNOWN_PROTOCOL_VERSIONS } from "./lib/wire/protocol.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const ARGS = {
   ...TARGET_ARGS,
-  server: { ...TARGET_ARGS.server, description: "an entry of --config, else an http(s) URL (OAuth on demand), else a stdio command line; repeatable (with --config and no --server: every entry)" },
+  server: {
+    ...TARGET_ARGS.server,
+    description:
+      "an entry of --config, else an http(s) URL (OAuth on demand), else a stdio command line; repeatable (with --config and no --server: every entry)",
+  },
   url: { ...TARGET_ARGS.url, description: "a Streamable HTTP server URL; repeatable" },
   config: { ...TARGET_ARGS.config, description: "an mcpServers config file (Claude Desktop, .mcp.json, Cursor, VS Code)" },
   stateful: { type: "boolean", description: "reach every server through mcp-daemon, which keeps it running after the chat" },
-  provider: { type: "string", description: `${PROVIDER_NAMES.join(" | ")} (default: the first with a key in the environment, else scripted)`, valueHint: "name" },
-  model: { type: "string", description: "pin a model id (default: the provider's newest mid-tier model, or <VENDOR>_MODEL)", valueHint: "id" },
-  root: { type: "string", description: "a directory servers may see through roots/list; repeatable (default: the current directory)", valueHint: "dir" },
+  provider: {
+    type: "string",
+    description: `${PROVIDER_NAMES.join(" | ")} (default: the first with a key in the environment, else scripted)`,
+    valueHint: "name",
+  },
+  model: {
+    type: "string",
+    description: "pin a model id (default: the provider's newest mid-tier model, or <VENDOR>_MODEL)",
+    valueHint: "id",
+  },
+  root: {
+    type: "string",
+    description: "a directory servers may see through roots/list; repeatable (default: the current directory)",
+    valueHint: "dir",
+  },
   legacy: { type: "boolean", description: "use the 2025 initialize handshake instead of probing for 2026-07-28" },
-  "protocol-version": { type: "string", description: `negotiate exactly this revision or fail (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`, valueHint: "v" },
-  print: { type: "string", description: "one-shot: answer this message, print the answer and exit (6 when a tool failed and the model gave up)", alias: ["p"], valueHint: "message" },
+  "protocol-version": {
+    type: "string",
+    description: `negotiate exactly this revision or fail (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`,
+    valueHint: "v",
+  },
+  print: {
+    type: "string",
+    description: "one-shot: answer this message, print the answer and exit (6 when a tool failed and the model gave up)",
+    alias: ["p"],
+    valueHint: "message",
+  },
   ...AUTH_ARGS,
   ...LOG_ARGS,
 } as const satisfies ArgsDef;

@@ -8,8 +8,8 @@
 // modules are imported with `await import()` below and each command loads only when it runs; a
 // static import is loaded before the first line of this file runs. New imports belong with them.
 import type { CommandDef } from "citty";
-import type { Invocation } from "./lib/cli/argv.ts";
 import { discardEarly, earlyInterruption, startEarly } from "./inspect/early-server.ts";
+import type { Invocation } from "./lib/cli/argv.ts";
 import pkg from "./package.json" with { type: "json" };
 
 // The server first: a plain stdio server of a one-shot command is spawned before the rest loads.
@@ -24,7 +24,11 @@ type OneShotName = import("./inspect/flags.ts").OneShotName;
 
 /** Each command, loaded only when it runs (or when --help lists them all), reading this run's argv. */
 type LazyCommand = (invocation: Invocation) => () => Promise<CommandDef<any>>;
-const oneShot = (name: OneShotName): LazyCommand => (invocation) => async () => (await import("./inspect/commands/one-shot.ts")).oneShotCommand(name, invocation, pkg.version);
+const oneShot =
+  (name: OneShotName): LazyCommand =>
+  (invocation) =>
+  async () =>
+    (await import("./inspect/commands/one-shot.ts")).oneShotCommand(name, invocation, pkg.version);
 
 const COMMANDS: Record<string, LazyCommand> = {
   ...Object.fromEntries(Object.keys(ONE_SHOT).map((name) => [name, oneShot(name as OneShotName)])),
@@ -37,7 +41,11 @@ const COMMANDS: Record<string, LazyCommand> = {
   config: () => () =>
     Promise.resolve(
       defineCommand({
-        meta: { name: "config", description: "Print (or --write) the entry a client needs to run `mcp-inspect mcp` against a server: config --client <name> [--write] -- <server command>" },
+        meta: {
+          name: "config",
+          description:
+            "Print (or --write) the entry a client needs to run `mcp-inspect mcp` against a server: config --client <name> [--write] -- <server command>",
+        },
         args: CONFIG_ARGS,
       }),
     ),
@@ -97,7 +105,11 @@ async function runCommand(argv: string[]): Promise<void> {
   const own = invocation.rawArgs;
   if (own[0] === "config") {
     const { runConfigCommand } = await import("./lib/cli/config-command.ts");
-    process.exitCode = await runConfigCommand("mcp-inspect", own.slice(1), invocation.command, { leadingArgs: ["mcp"], example: "-- node server.js", entryScript: new URL(import.meta.url).pathname });
+    process.exitCode = await runConfigCommand("mcp-inspect", own.slice(1), invocation.command, {
+      leadingArgs: ["mcp"],
+      example: "-- node server.js",
+      entryScript: new URL(import.meta.url).pathname,
+    });
     return;
   }
   const badCommand = unknownCommandProblem(own, commands, "mcp-inspect", valueFlags(defs));
@@ -106,7 +118,10 @@ async function runCommand(argv: string[]): Promise<void> {
 }
 
 async function endBeforeCommand(message: string, exitCode: number, command: string): Promise<void> {
-  const [{ endBeforeCommand: end }, { CommandError }] = await Promise.all([import("./inspect/invocation.ts"), import("./inspect/output.ts")]);
+  const [{ endBeforeCommand: end }, { CommandError }] = await Promise.all([
+    import("./inspect/invocation.ts"),
+    import("./inspect/output.ts"),
+  ]);
   end(new CommandError(exitCode, message), command);
 }
 

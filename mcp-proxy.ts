@@ -2,13 +2,13 @@
 // mcp-proxy: sits between an MCP client and your server, forwards every message untouched, and
 // restarts the server (on the restart_server tool, a watched file, or a crash) without the client
 // ever noticing more than a list_changed notification. stdout carries protocol bytes only.
-import { defineCommand, runMain, type CommandDef } from "citty";
+import { type CommandDef, defineCommand, runMain } from "citty";
 import { REPEATABLE_TARGET_FLAGS } from "./lib/cli/args.ts";
-import { splitAtDoubleDash, splitServerCommand, takeRepeatable, type Invocation } from "./lib/cli/argv.ts";
+import { type Invocation, splitAtDoubleDash, splitServerCommand, takeRepeatable } from "./lib/cli/argv.ts";
 import { EXIT } from "./lib/cli/exit-codes.ts";
 import { showHelp, withExamples } from "./lib/cli/help.ts";
-import { ARGS, readSettings, REPEATABLE_PROXY_FLAGS } from "./proxy/settings.ts";
 import pkg from "./package.json" with { type: "json" };
+import { ARGS, REPEATABLE_PROXY_FLAGS, readSettings } from "./proxy/settings.ts";
 
 /** After the proxy is done, how long a lingering handle may keep the process alive. */
 const EXIT_GRACE_MS = 200;
@@ -52,13 +52,21 @@ export async function run(argv: string[]): Promise<void> {
   if (argv[0] === "config") {
     const { own, command } = splitAtDoubleDash(argv.slice(1));
     const { runConfigCommand } = await import("./lib/cli/config-command.ts");
-    process.exitCode = await runConfigCommand("mcp-proxy", own, command, { example: "--watch src -- node server.js", entryScript: new URL(import.meta.url).pathname });
+    process.exitCode = await runConfigCommand("mcp-proxy", own, command, {
+      example: "--watch src -- node server.js",
+      entryScript: new URL(import.meta.url).pathname,
+    });
     return;
   }
   // `bun mcp-proxy.ts -- cmd`: bun takes that first `--` for its own, so a leading word starts the command.
   const { own, command } = splitServerCommand(argv);
   const taken = takeRepeatable(own, { ...REPEATABLE_TARGET_FLAGS, ...REPEATABLE_PROXY_FLAGS });
-  const invocation: Invocation = { rawArgs: taken.rest, command, repeated: taken.values, ...(taken.missing ? { missing: taken.missing } : {}) };
+  const invocation: Invocation = {
+    rawArgs: taken.rest,
+    command,
+    repeated: taken.values,
+    ...(taken.missing ? { missing: taken.missing } : {}),
+  };
   await runMain(mainCommand(invocation), { rawArgs: invocation.rawArgs, showUsage: showHelp });
 }
 

@@ -34,7 +34,10 @@ export interface Run {
  * Runs a command to its exit and times it. With `watchRss`, polls /proc for the process's own
  * high-water RSS (VmHWM), which, unlike wait4's maxrss, leaves its children out.
  */
-export async function timeRun(command: string[], options: { stdinFile?: string; watchRss?: boolean; env?: Record<string, string> } = {}): Promise<Run> {
+export async function timeRun(
+  command: string[],
+  options: { stdinFile?: string; watchRss?: boolean; env?: Record<string, string> } = {},
+): Promise<Run> {
   const started = performance.now();
   const child = Bun.spawn(command, {
     ...(options.env ? { env: options.env } : {}),
@@ -83,7 +86,8 @@ export function percentile(values: number[], p: number): number {
 export function printTable(title: string, header: string[], rows: (string | number)[][]): void {
   const cells = [header, ...rows.map((row) => row.map(String))];
   const widths = header.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
+  const line = (row: string[]) =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join("  ");
   console.log(`\n${title}\n${line(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
   for (const row of cells.slice(1)) console.log(line(row));
 }

@@ -10,7 +10,7 @@
 // Usage: bun bench/daemon.ts [--runs N]
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, compile, median, percentile, printTable, scratchDir, timeRun } from "./common.ts";
+import { compile, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 15;
 const SESSIONS_FOR_RSS = 20;
@@ -40,20 +40,45 @@ try {
   const fixture = await compile("host/reference/server.ts", join(dir, "reference-server"));
 
   const call = (delayMs: number, stateful: boolean) => [
-    inspect, "call-tool", "echo", "message=bench", ...(stateful ? ["--stateful"] : []), "--env", `FIXTURE_STARTUP_DELAY_MS=${delayMs}`, "--", fixture,
+    inspect,
+    "call-tool",
+    "echo",
+    "message=bench",
+    ...(stateful ? ["--stateful"] : []),
+    "--env",
+    `FIXTURE_STARTUP_DELAY_MS=${delayMs}`,
+    "--",
+    fixture,
   ];
   const check = (stdout: string) => {
     if (!JSON.parse(stdout).success) throw new Error(`call failed: ${stdout.slice(0, 300)}`);
   };
   const node = Bun.which("node");
   if (!node) throw new Error("no node on PATH: the raw server runs on node");
-  const rawList = (session: number) => [inspect, "list-tools", "--stateful", "--env", `SESSION=${session}`, "--", node, join(ROOT, "bench/raw-server.mjs")];
+  const rawList = (session: number) => [
+    inspect,
+    "list-tools",
+    "--stateful",
+    "--env",
+    `SESSION=${session}`,
+    "--",
+    node,
+    join(ROOT, "bench/raw-server.mjs"),
+  ];
   // The same five sessions as config entries, for grep.
   const five = join(dir, "five.json");
   const entry = (session: number) => ({ command: node, args: [join(ROOT, "bench/raw-server.mjs")], env: { SESSION: String(session) } });
-  writeFileSync(five, JSON.stringify({ mcpServers: Object.fromEntries(Array.from({ length: PARALLEL_SESSIONS }, (_, session) => [`raw${session}`, entry(session)])) }));
+  writeFileSync(
+    five,
+    JSON.stringify({
+      mcpServers: Object.fromEntries(Array.from({ length: PARALLEL_SESSIONS }, (_, session) => [`raw${session}`, entry(session)])),
+    }),
+  );
   const grep = [inspect, "grep", "echo", "--config", five, "--stateful"];
-  const grepWorks = await timeRun(grep).then((run) => run.code === 0 && JSON.parse(run.stdout).data?.matches?.length === PARALLEL_SESSIONS, () => false);
+  const grepWorks = await timeRun(grep).then(
+    (run) => run.code === 0 && JSON.parse(run.stdout).data?.matches?.length === PARALLEL_SESSIONS,
+    () => false,
+  );
   // Warm up the page cache and let the daemon open every session.
   for (const delay of [0, 300]) {
     check((await timeRun(call(delay, false))).stdout);
@@ -82,22 +107,33 @@ try {
     if (grepWorks) add("grep five", (await timeRun(grep)).ms);
   }
   const row = (name: string, key: string) => [name, median(samples[key]!).toFixed(1), percentile(samples[key]!, 90).toFixed(1)];
-  printTable(`mcp-inspect call-tool echo, ${runs} interleaved runs`, ["what", "median ms", "p90 ms"], [
-    row("cold, server with 300 ms start-up", "300 cold"),
-    row("warm (--stateful), same server", "300 warm"),
-    row("cold, server with no start-up delay", "0 cold"),
-    row("warm (--stateful), same server", "0 warm"),
-    row("mcp-inspect --version", "version"),
-    row("warm list-tools, raw node server", "raw warm"),
-    row(`${PARALLEL_SESSIONS} warm list-tools at once, ${PARALLEL_SESSIONS} raw-server sessions`, "raw five"),
-    ...(grepWorks ? [row(`mcp-inspect grep --stateful over the same ${PARALLEL_SESSIONS} servers`, "grep five")] : []),
-  ]);
+  printTable(
+    `mcp-inspect call-tool echo, ${runs} interleaved runs`,
+    ["what", "median ms", "p90 ms"],
+    [
+      row("cold, server with 300 ms start-up", "300 cold"),
+      row("warm (--stateful), same server", "300 warm"),
+      row("cold, server with no start-up delay", "0 cold"),
+      row("warm (--stateful), same server", "0 warm"),
+      row("mcp-inspect --version", "version"),
+      row("warm list-tools, raw node server", "raw warm"),
+      row(`${PARALLEL_SESSIONS} warm list-tools at once, ${PARALLEL_SESSIONS} raw-server sessions`, "raw five"),
+      ...(grepWorks ? [row(`mcp-inspect grep --stateful over the same ${PARALLEL_SESSIONS} servers`, "grep five")] : []),
+    ],
+  );
   const m = (key: string) => median(samples[key]!);
   console.log(`\nwarm vs cold, 300 ms server: ${(m("300 cold") / m("300 warm")).toFixed(1)}x faster (goal >= ${GOALS.warmSpeedup300}x)`);
   console.log(`warm vs cold, no-delay server: ${(m("0 cold") / m("0 warm")).toFixed(1)}x faster`);
-  console.log(`warm call vs bare start-up: ${(m("0 warm") / m("version")).toFixed(2)}x mcp-inspect --version (goal <= ${GOALS.warmVsVersion}x); warm list-tools on the raw server: ${(m("raw warm") / m("version")).toFixed(2)}x`);
-  console.log(`${PARALLEL_SESSIONS} warm list-tools at once vs one: ${(m("raw five") / m("raw warm")).toFixed(2)}x (${PARALLEL_SESSIONS} processes on this machine's cores)`);
-  if (grepWorks) console.log(`grep over ${PARALLEL_SESSIONS} stateful servers vs one warm list-tools: ${(m("grep five") / m("raw warm")).toFixed(2)}x (goal < ${GOALS.fiveVsOne}x)`);
+  console.log(
+    `warm call vs bare start-up: ${(m("0 warm") / m("version")).toFixed(2)}x mcp-inspect --version (goal <= ${GOALS.warmVsVersion}x); warm list-tools on the raw server: ${(m("raw warm") / m("version")).toFixed(2)}x`,
+  );
+  console.log(
+    `${PARALLEL_SESSIONS} warm list-tools at once vs one: ${(m("raw five") / m("raw warm")).toFixed(2)}x (${PARALLEL_SESSIONS} processes on this machine's cores)`,
+  );
+  if (grepWorks)
+    console.log(
+      `grep over ${PARALLEL_SESSIONS} stateful servers vs one warm list-tools: ${(m("grep five") / m("raw warm")).toFixed(2)}x (goal < ${GOALS.fiveVsOne}x)`,
+    );
   else console.log("grep over five stateful servers: not measured (mcp-inspect grep did not answer as expected)");
 
   // 20 sessions: 20 distinct definitions (the env differs), each with its own server process.
@@ -107,7 +143,9 @@ try {
     ),
   );
   const status = JSON.parse((await timeRun([daemon, "status", "--json"])).stdout);
-  console.log(`\ndaemon with ${status.sessions.length} sessions: RSS ${procMb(status.pid, "VmRSS").toFixed(1)} MB now, ${procMb(status.pid, "VmHWM").toFixed(1)} MB peak (goal < ${GOALS.rssMb} MB; servers not counted)`);
+  console.log(
+    `\ndaemon with ${status.sessions.length} sessions: RSS ${procMb(status.pid, "VmRSS").toFixed(1)} MB now, ${procMb(status.pid, "VmHWM").toFixed(1)} MB peak (goal < ${GOALS.rssMb} MB; servers not counted)`,
+  );
 } finally {
   await timeRun([join(dir, "mcp-daemon"), "stop"]).catch(() => {});
   rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,7 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serverEnvironment } from "../lib/transport/environment.ts";
-import { ROOT, compile, median, percentile, printTable, scratchDir, timeRun } from "./common.ts";
+import { compile, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 30;
 const GOAL_OVERHEAD_RATIO = 0.5;
@@ -39,23 +39,45 @@ try {
   const released = join(dir, "release", "mcp-inspect");
   writeFileSync(join(dir, "trivial.ts"), 'console.log("ok");\n');
   const trivial = join(dir, "trivial");
-  const trivialBuild = Bun.spawn([process.execPath, "build", "--compile", "--bytecode", "--minify", join(dir, "trivial.ts"), "--outfile", trivial], { stdout: "ignore", stderr: "ignore" });
+  const trivialBuild = Bun.spawn(
+    [process.execPath, "build", "--compile", "--bytecode", "--minify", join(dir, "trivial.ts"), "--outfile", trivial],
+    { stdout: "ignore", stderr: "ignore" },
+  );
   await trivialBuild.exited;
 
   // Exactly what mcp-inspect sends, so the fixture does the same work without any client.
-  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" }, "io.modelcontextprotocol/clientCapabilities": {} };
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
   const requests = join(dir, "requests.jsonl");
-  writeFileSync(requests, `${[
-    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } }),
-    JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } }),
-  ].join("\n")}\n`);
+  writeFileSync(
+    requests,
+    `${[
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } }),
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } }),
+    ].join("\n")}\n`,
+  );
   const idle = join(dir, "empty");
   writeFileSync(idle, "");
   const node = Bun.which("node");
   if (!node) throw new Error("no node on PATH: the raw server runs on node");
   const raw = [node, join(ROOT, "bench/raw-server.mjs")];
 
-  const samples: Record<string, number[]> = { idle: [], fed: [], inspect: [], version: [], trivial: [], rss: [], released: [], releasedVersion: [], rawFed: [], rawInspect: [], rawReleased: [] };
+  const samples: Record<string, number[]> = {
+    idle: [],
+    fed: [],
+    inspect: [],
+    version: [],
+    trivial: [],
+    rss: [],
+    released: [],
+    releasedVersion: [],
+    rawFed: [],
+    rawInspect: [],
+    rawReleased: [],
+  };
   const once = async () => {
     const fed = await timeRun([fixture], { stdinFile: requests });
     if (fed.stdout.trim().split("\n").length !== 2) throw new Error("the fixture did not answer both requests");
@@ -88,29 +110,46 @@ try {
     for (const [key, value] of Object.entries(sample)) samples[key]!.push(value);
   }
 
-  const row = (name: string, key: string, unit = "ms") => [name, median(samples[key]!).toFixed(1), percentile(samples[key]!, 90).toFixed(1), unit];
-  printTable(`mcp-inspect list-tools vs the compiled reference fixture, ${runs} interleaved runs`, ["what", "median", "p90", "unit"], [
-    row("fixture start-to-exit, idle", "idle"),
-    row("fixture start-to-exit, fed discover+tools/list", "fed"),
-    row("mcp-inspect list-tools -- fixture", "inspect"),
-    row("mcp-inspect --version", "version"),
-    row("trivial compiled bun script", "trivial"),
-    row("release binary (mcpkit via link) list-tools -- fixture", "released"),
-    row("release binary (mcpkit via link) --version", "releasedVersion"),
-    row("mcp-inspect peak RSS (own, VmHWM)", "rss", "MB"),
-    row("raw node server start-to-exit, fed discover+tools/list", "rawFed"),
-    row("mcp-inspect list-tools -- node raw-server.mjs", "rawInspect"),
-    row("release binary (mcpkit via link) list-tools -- node raw-server.mjs", "rawReleased"),
-  ]);
+  const row = (name: string, key: string, unit = "ms") => [
+    name,
+    median(samples[key]!).toFixed(1),
+    percentile(samples[key]!, 90).toFixed(1),
+    unit,
+  ];
+  printTable(
+    `mcp-inspect list-tools vs the compiled reference fixture, ${runs} interleaved runs`,
+    ["what", "median", "p90", "unit"],
+    [
+      row("fixture start-to-exit, idle", "idle"),
+      row("fixture start-to-exit, fed discover+tools/list", "fed"),
+      row("mcp-inspect list-tools -- fixture", "inspect"),
+      row("mcp-inspect --version", "version"),
+      row("trivial compiled bun script", "trivial"),
+      row("release binary (mcpkit via link) list-tools -- fixture", "released"),
+      row("release binary (mcpkit via link) --version", "releasedVersion"),
+      row("mcp-inspect peak RSS (own, VmHWM)", "rss", "MB"),
+      row("raw node server start-to-exit, fed discover+tools/list", "rawFed"),
+      row("mcp-inspect list-tools -- node raw-server.mjs", "rawInspect"),
+      row("release binary (mcpkit via link) list-tools -- node raw-server.mjs", "rawReleased"),
+    ],
+  );
   const overheadFed = median(samples.inspect!) - median(samples.fed!);
   const overheadIdle = median(samples.inspect!) - median(samples.idle!);
   const peak = Math.max(...samples.rss!);
-  console.log(`\nclient-side overhead = inspect - fixture fed the same requests = ${overheadFed.toFixed(1)} ms = ${(overheadFed / median(samples.fed!)).toFixed(2)}x the fixture's start-to-exit (goal <= ${GOAL_OVERHEAD_RATIO}x)`);
-  console.log(`stricter: inspect - idle fixture = ${overheadIdle.toFixed(1)} ms = ${(overheadIdle / median(samples.idle!)).toFixed(2)}x (this also counts the fixture's own request handling)`);
-  console.log(`bare start-up: mcp-inspect --version is ${(median(samples.version!) / median(samples.trivial!)).toFixed(2)}x a trivial compiled script; the release binary's is ${(median(samples.releasedVersion!) / median(samples.trivial!)).toFixed(2)}x`);
+  console.log(
+    `\nclient-side overhead = inspect - fixture fed the same requests = ${overheadFed.toFixed(1)} ms = ${(overheadFed / median(samples.fed!)).toFixed(2)}x the fixture's start-to-exit (goal <= ${GOAL_OVERHEAD_RATIO}x)`,
+  );
+  console.log(
+    `stricter: inspect - idle fixture = ${overheadIdle.toFixed(1)} ms = ${(overheadIdle / median(samples.idle!)).toFixed(2)}x (this also counts the fixture's own request handling)`,
+  );
+  console.log(
+    `bare start-up: mcp-inspect --version is ${(median(samples.version!) / median(samples.trivial!)).toFixed(2)}x a trivial compiled script; the release binary's is ${(median(samples.releasedVersion!) / median(samples.trivial!)).toFixed(2)}x`,
+  );
   console.log(`peak RSS of mcp-inspect: max ${peak.toFixed(1)} MB over ${runs} runs (goal < ${GOAL_PEAK_RSS_MB} MB)`);
   const rawRatio = (key: string) => (median(samples[key]!) / median(samples.rawFed!)).toFixed(2);
-  console.log(`raw node server: mcp-inspect list-tools is ${rawRatio("rawInspect")}x the server's own fed run (goal <= ${GOAL_RAW_RATIO}x); the release binary's (mcpkit.ts spawns the server early too), ${rawRatio("rawReleased")}x`);
+  console.log(
+    `raw node server: mcp-inspect list-tools is ${rawRatio("rawInspect")}x the server's own fed run (goal <= ${GOAL_RAW_RATIO}x); the release binary's (mcpkit.ts spawns the server early too), ${rawRatio("rawReleased")}x`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

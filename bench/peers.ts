@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serverEnvironment } from "../lib/transport/environment.ts";
-import { ROOT, compile, median, percentile, printTable, scratchDir, timeRun } from "./common.ts";
+import { compile, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 15;
 const PEERS = [
@@ -70,7 +70,8 @@ async function nodeFor(range: string, machineVersion: string): Promise<{ node: s
   const pkg = `node-${process.platform}-${process.arch}`;
   const installed = await setUp(["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", `${pkg}@${major}`]);
   const node = join(prefix, "node_modules", pkg, "bin", "node");
-  if (installed.code !== 0) return `it needs node ${range} (this machine has ${machineVersion}), and ${pkg}@${major} did not install: ${installed.out}`;
+  if (installed.code !== 0)
+    return `it needs node ${range} (this machine has ${machineVersion}), and ${pkg}@${major} did not install: ${installed.out}`;
   const version = await nodeVersion(node);
   if (!Bun.semver.satisfies(version, range)) return `it needs node ${range}; the registry's ${pkg}@${major} is ${version}`;
   return { node, version };
@@ -82,7 +83,11 @@ async function installPeer(peer: (typeof PEERS)[number], server: string[], machi
   const installed = await setUp(["npm", "install", "--prefix", prefix, "--no-audit", "--no-fund", `${peer.pkg}@latest`]);
   if (installed.code !== 0) return `npm install ${peer.pkg} failed: ${installed.out}`;
   const root = join(prefix, "node_modules", peer.pkg);
-  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string; engines?: { node?: string }; bin?: string | Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    version: string;
+    engines?: { node?: string };
+    bin?: string | Record<string, string>;
+  };
   const bin = typeof manifest.bin === "string" ? manifest.bin : manifest.bin?.[peer.bin];
   if (!bin) return `${peer.pkg}@${manifest.version} has no "${peer.bin}" executable`;
   const chosen = await nodeFor(manifest.engines?.node ?? "*", machineVersion);
@@ -93,7 +98,18 @@ async function installPeer(peer: (typeof PEERS)[number], server: string[], machi
     peer.bin === "mcporter"
       ? operation === "list-tools"
         ? [chosen.node, entry, "list", "--stdio", serverNode!, ...serverArgs.flatMap((arg) => ["--stdio-arg", arg]), "--json"]
-        : [chosen.node, entry, "call", "--stdio", serverNode!, ...serverArgs.flatMap((arg) => ["--stdio-arg", arg]), "echo", "message=bench", "--output", "json"]
+        : [
+            chosen.node,
+            entry,
+            "call",
+            "--stdio",
+            serverNode!,
+            ...serverArgs.flatMap((arg) => ["--stdio-arg", arg]),
+            "echo",
+            "message=bench",
+            "--output",
+            "json",
+          ]
       : operation === "list-tools"
         ? [chosen.node, entry, "--cli", ...server, "--method", "tools/list"]
         : [chosen.node, entry, "--cli", ...server, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=bench"];
@@ -110,7 +126,10 @@ try {
   const server = [machineNode, join(ROOT, "bench/raw-server.mjs")];
   say("compiling mcp-inspect, installing the peers from the npm registry...");
   const inspect = await compile("mcp-inspect.ts", join(dir, "mcp-inspect"));
-  const ours = (operation: Operation) => (operation === "list-tools" ? [inspect, "list-tools", "--", ...server] : [inspect, "call-tool", "echo", "message=bench", "--", ...server]);
+  const ours = (operation: Operation) =>
+    operation === "list-tools"
+      ? [inspect, "list-tools", "--", ...server]
+      : [inspect, "call-tool", "echo", "message=bench", "--", ...server];
   const installed = await Promise.all(PEERS.map((peer) => installPeer(peer, server, machineVersion)));
   const peers: Peer[] = [];
   for (const [i, peer] of installed.entries()) {
@@ -120,24 +139,31 @@ try {
     }
     // One trial run each: a peer that does not answer is named, not timed.
     const trial = await timeRun(peer.command("list-tools"), { env });
-    if (trial.code !== 0 || !answered("list-tools", trial.stdout)) console.log(`skipped ${peer.name} ${peer.version}: its list-tools exited ${trial.code} with ${JSON.stringify(trial.stdout.slice(0, 200))}`);
+    if (trial.code !== 0 || !answered("list-tools", trial.stdout))
+      console.log(
+        `skipped ${peer.name} ${peer.version}: its list-tools exited ${trial.code} with ${JSON.stringify(trial.stdout.slice(0, 200))}`,
+      );
     else peers.push(peer);
   }
 
   // The server alone, fed the requests a 2025 client sends (what the peers speak), from a file.
   const requests = join(dir, "requests.jsonl");
   const initialize = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "0" } };
-  writeFileSync(requests, `${[
-    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initialize }),
-    JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-    JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
-  ].join("\n")}\n`);
+  writeFileSync(
+    requests,
+    `${[
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: initialize }),
+      JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
+    ].join("\n")}\n`,
+  );
 
   const samples: Record<string, number[]> = {};
   const add = (key: string, ms: number) => (samples[key] ??= []).push(ms);
   const timed = async (key: string, command: string[], operation: Operation) => {
     const run = await timeRun(command, { env });
-    if (run.code !== 0 || !answered(operation, run.stdout)) throw new Error(`${key} failed (exit ${run.code}): ${run.stdout.slice(0, 300)}`);
+    if (run.code !== 0 || !answered(operation, run.stdout))
+      throw new Error(`${key} failed (exit ${run.code}): ${run.stdout.slice(0, 300)}`);
     add(key, run.ms);
   };
   for (let i = 0; i <= runs; i++) {
@@ -151,17 +177,44 @@ try {
   }
 
   const m = (key: string) => median(samples[key]!);
-  const rows: (string | number)[][] = [["raw server alone, fed initialize + tools/list from a file", m("server fed").toFixed(1), percentile(samples["server fed"]!, 90).toFixed(1), "", ""]];
+  const rows: (string | number)[][] = [
+    [
+      "raw server alone, fed initialize + tools/list from a file",
+      m("server fed").toFixed(1),
+      percentile(samples["server fed"]!, 90).toFixed(1),
+      "",
+      "",
+    ],
+  ];
   for (const operation of OPERATIONS) {
     const base = m(`mcp-inspect ${operation}`);
-    rows.push([`mcp-inspect ${operation}`, base.toFixed(1), percentile(samples[`mcp-inspect ${operation}`]!, 90).toFixed(1), "1.00x", `${(base / m("server fed")).toFixed(2)}x`]);
+    rows.push([
+      `mcp-inspect ${operation}`,
+      base.toFixed(1),
+      percentile(samples[`mcp-inspect ${operation}`]!, 90).toFixed(1),
+      "1.00x",
+      `${(base / m("server fed")).toFixed(2)}x`,
+    ]);
     for (const peer of peers) {
       const key = `${peer.name} ${operation}`;
-      rows.push([`${peer.name} ${peer.version} ${operation}`, m(key).toFixed(1), percentile(samples[key]!, 90).toFixed(1), `${(m(key) / base).toFixed(2)}x`, `${(m(key) / m("server fed")).toFixed(2)}x`]);
+      rows.push([
+        `${peer.name} ${peer.version} ${operation}`,
+        m(key).toFixed(1),
+        percentile(samples[key]!, 90).toFixed(1),
+        `${(m(key) / base).toFixed(2)}x`,
+        `${(m(key) / m("server fed")).toFixed(2)}x`,
+      ]);
     }
   }
-  printTable(`one-shot clients against bench/raw-server.mjs (node ${machineVersion}), ${runs} interleaved runs`, ["what", "median ms", "p90 ms", "vs mcp-inspect", "vs server alone"], rows);
-  for (const peer of peers) console.log(`${peer.name} ${peer.version} ran on node ${peer.nodeVersion}${peer.node === machineNode ? " (this machine's)" : " (from the npm registry: its engines exclude this machine's)"}`);
+  printTable(
+    `one-shot clients against bench/raw-server.mjs (node ${machineVersion}), ${runs} interleaved runs`,
+    ["what", "median ms", "p90 ms", "vs mcp-inspect", "vs server alone"],
+    rows,
+  );
+  for (const peer of peers)
+    console.log(
+      `${peer.name} ${peer.version} ran on node ${peer.nodeVersion}${peer.node === machineNode ? " (this machine's)" : " (from the npm registry: its engines exclude this machine's)"}`,
+    );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

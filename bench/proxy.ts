@@ -121,11 +121,22 @@ try {
   const rss: Record<string, number> = {};
   const fixtureRss: Record<string, number> = {};
   const floorRss: Record<string, number> = {};
-  for (const [label, bytes] of [["1 KB", 1024], ["1 MB", 1024 * 1024]] as const) {
+  for (const [label, bytes] of [
+    ["1 KB", 1024],
+    ["1 MB", 1024 * 1024],
+  ] as const) {
     const payload = "p".repeat(bytes);
     for (const concurrency of [1, 64]) {
-      const peers = { direct: new Peer([fixture]), proxy: new Peer([proxy, "--log-level", "error", "--", fixture]), floor: new Peer([forwarder, fixture]) };
-      const results = { direct: { ms: 0, latencies: [] as number[] }, proxy: { ms: 0, latencies: [] as number[] }, floor: { ms: 0, latencies: [] as number[] } };
+      const peers = {
+        direct: new Peer([fixture]),
+        proxy: new Peer([proxy, "--log-level", "error", "--", fixture]),
+        floor: new Peer([forwarder, fixture]),
+      };
+      const results = {
+        direct: { ms: 0, latencies: [] as number[] },
+        proxy: { ms: 0, latencies: [] as number[] },
+        floor: { ms: 0, latencies: [] as number[] },
+      };
       for (const peer of Object.values(peers)) {
         await peer.initialize();
         await load(peer, payload, concurrency, cellSeconds); // warm-up pass, same length
@@ -143,7 +154,12 @@ try {
       await Promise.all(Object.values(peers).map((peer) => peer.close()));
       for (const via of ["direct", "proxy", "floor"] as const) {
         const r = results[via];
-        rows.push([`${label} c=${concurrency} ${via}`, (r.latencies.length / (r.ms / 1000)).toFixed(0), median(r.latencies).toFixed(3), percentile(r.latencies, 99).toFixed(3)]);
+        rows.push([
+          `${label} c=${concurrency} ${via}`,
+          (r.latencies.length / (r.ms / 1000)).toFixed(0),
+          median(r.latencies).toFixed(3),
+          percentile(r.latencies, 99).toFixed(3),
+        ]);
       }
       const rate = (r: { ms: number; latencies: number[] }) => r.latencies.length / r.ms;
       const throughput = rate(results.proxy) / rate(results.direct);
@@ -156,7 +172,11 @@ try {
       );
     }
   }
-  printTable(`tools/call echo, ${cellSeconds} s per cell and peer (${SLICES} turns each) after an equal warm-up`, ["case", "calls/s", "p50 ms", "p99 ms"], rows);
+  printTable(
+    `tools/call echo, ${cellSeconds} s per cell and peer (${SLICES} turns each) after an equal warm-up`,
+    ["case", "calls/s", "p50 ms", "p99 ms"],
+    rows,
+  );
   console.log("");
   for (const line of ratios) console.log(line);
 
@@ -183,19 +203,39 @@ try {
   }
   rss.idle = hwmMb(peer.child.pid);
   await peer.close();
-  printTable(`restart blackout, ${BLACKOUT_RUNS} runs`, ["what", "median ms", "p90 ms"], [
-    ["fixture start-up (spawn -> first answer)", median(startups).toFixed(1), percentile(startups, 90).toFixed(1)],
-    ["blackout (restart_server -> echo answered)", median(blackouts).toFixed(1), percentile(blackouts, 90).toFixed(1)],
-  ]);
+  printTable(
+    `restart blackout, ${BLACKOUT_RUNS} runs`,
+    ["what", "median ms", "p90 ms"],
+    [
+      ["fixture start-up (spawn -> first answer)", median(startups).toFixed(1), percentile(startups, 90).toFixed(1)],
+      ["blackout (restart_server -> echo answered)", median(blackouts).toFixed(1), percentile(blackouts, 90).toFixed(1)],
+    ],
+  );
   const extra = median(blackouts) - median(startups);
   console.log(`\nblackout - start-up = ${extra.toFixed(1)} ms (goal <= ${GOALS.blackoutExtraMs} ms)`);
-  console.log(`proxy peak RSS: ${Object.entries(rss).map(([k, v]) => `${k} ${v.toFixed(1)} MB`).join(", ")}`);
-  console.log(`the byte-copying forwarder's peak RSS (a bun process doing nothing else): ${Object.entries(floorRss).map(([k, v]) => `${k} ${v.toFixed(1)} MB`).join(", ")}`);
-  console.log(`for scale, the fixture's own peak RSS under the same direct load: ${Object.entries(fixtureRss).map(([k, v]) => `${k} ${v.toFixed(1)} MB`).join(", ")}`);
+  console.log(
+    `proxy peak RSS: ${Object.entries(rss)
+      .map(([k, v]) => `${k} ${v.toFixed(1)} MB`)
+      .join(", ")}`,
+  );
+  console.log(
+    `the byte-copying forwarder's peak RSS (a bun process doing nothing else): ${Object.entries(floorRss)
+      .map(([k, v]) => `${k} ${v.toFixed(1)} MB`)
+      .join(", ")}`,
+  );
+  console.log(
+    `for scale, the fixture's own peak RSS under the same direct load: ${Object.entries(fixtureRss)
+      .map(([k, v]) => `${k} ${v.toFixed(1)} MB`)
+      .join(", ")}`,
+  );
 
   // A slow consumer: the server floods notifications, the client reads nothing for a while.
   // node's child_process, because a paused stream of it really stops reading the pipe.
-  const flood = spawnChild(proxy, ["--log-level", "error", "--", BUN, join(import.meta.dir, "..", "test/fixtures/faulty-server.ts"), "flood"], { stdio: ["pipe", "pipe", "ignore"] });
+  const flood = spawnChild(
+    proxy,
+    ["--log-level", "error", "--", BUN, join(import.meta.dir, "..", "test/fixtures/faulty-server.ts"), "flood"],
+    { stdio: ["pipe", "pipe", "ignore"] },
+  );
   flood.stdout!.pause();
   flood.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: INIT })}\n`);
   await new Promise((resolve) => setTimeout(resolve, SLOW_CONSUMER_SECONDS * 1000));
@@ -203,7 +243,11 @@ try {
   const floodExited = new Promise((resolve) => flood.once("exit", resolve));
   flood.kill("SIGTERM");
   await floodExited;
-  printTable(`slow consumer: a flooding server, a client reading nothing for ${SLOW_CONSUMER_SECONDS} s`, ["what", "peak RSS MB"], [["mcp-proxy", floodRss.toFixed(1)]]);
+  printTable(
+    `slow consumer: a flooding server, a client reading nothing for ${SLOW_CONSUMER_SECONDS} s`,
+    ["what", "peak RSS MB"],
+    [["mcp-proxy", floodRss.toFixed(1)]],
+  );
   console.log(`\nslow consumer: mcp-proxy peak RSS ${floodRss.toFixed(1)} MB (goal < ${GOALS.slowConsumerRssMb} MB)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

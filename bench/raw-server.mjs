@@ -31,9 +31,17 @@ function answer(request) {
   switch (method) {
     case "server/discover":
       if (legacyOnly) return { error: { code: -32601, message: "Method not found" } };
-      return { result: { supportedVersions: [MODERN], capabilities: CAPABILITIES, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } } };
+      return {
+        result: { supportedVersions: [MODERN], capabilities: CAPABILITIES, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } },
+      };
     case "initialize":
-      return { result: { protocolVersion: LEGACY.includes(params.protocolVersion) ? params.protocolVersion : LEGACY[0], capabilities: CAPABILITIES, serverInfo: SERVER_INFO } };
+      return {
+        result: {
+          protocolVersion: LEGACY.includes(params.protocolVersion) ? params.protocolVersion : LEGACY[0],
+          capabilities: CAPABILITIES,
+          serverInfo: SERVER_INFO,
+        },
+      };
     case "ping":
       return { result: {} };
     case "tools/list":

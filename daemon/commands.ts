@@ -1,10 +1,11 @@
 // What mcp-daemon's commands do: run it in the foreground, start it in the background, stop or
 // restart it, show its status and the end of its log. The daemon itself is daemon/server.ts.
-import type { ArgsDef } from "citty";
+
 import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
+import type { ArgsDef } from "citty";
 import { unknownFlagsProblem } from "../lib/cli/argv.ts";
 import { EXIT } from "../lib/cli/exit-codes.ts";
-import { daemonPaths, type DaemonPaths } from "../lib/daemon/paths.ts";
+import { type DaemonPaths, daemonPaths } from "../lib/daemon/paths.ts";
 import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "../lib/daemon/start.ts";
 import { createLogger, isLogLevelName } from "../lib/io/log.ts";
 import { processAlive } from "../lib/io/process.ts";
@@ -114,71 +115,77 @@ async function stopDaemon(paths: DaemonPaths): Promise<boolean> {
 
 /** `stop`: the daemon and every server it keeps. */
 export async function stop(): Promise<void> {
-    const paths = pathsOrFail();
-    if (!paths) return;
-    try {
-      process.stdout.write((await stopDaemon(paths)) ? "mcp-daemon stopped\n" : "mcp-daemon is not running\n");
-    } catch (error) {
-      process.stderr.write(`error: ${(error as Error).message}\n`);
-      process.exitCode = EXIT.connection;
-    }
+  const paths = pathsOrFail();
+  if (!paths) return;
+  try {
+    process.stdout.write((await stopDaemon(paths)) ? "mcp-daemon stopped\n" : "mcp-daemon is not running\n");
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    process.exitCode = EXIT.connection;
+  }
 }
 
 /** `restart`: stop, then start a fresh one with these flags. */
 export async function restart(args: Record<string, unknown>): Promise<void> {
-    // Refuse bad flags before stopping anything.
-    if (refuseUnknown(args, RUN_ARGS)) return;
-    const paths = pathsOrFail();
-    if (!paths) return;
-    try {
-      await stopDaemon(paths);
-    } catch (error) {
-      process.stderr.write(`error: ${(error as Error).message}\n`);
-      process.exitCode = EXIT.connection;
-      return;
-    }
-    await startInBackground(args);
+  // Refuse bad flags before stopping anything.
+  if (refuseUnknown(args, RUN_ARGS)) return;
+  const paths = pathsOrFail();
+  if (!paths) return;
+  try {
+    await stopDaemon(paths);
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    process.exitCode = EXIT.connection;
+    return;
+  }
+  await startInBackground(args);
 }
 
 /** `status`: the daemon and its sessions (exit 9 when none runs). */
 export async function status(args: Record<string, unknown>): Promise<void> {
-    const paths = pathsOrFail();
-    if (!paths) return;
-    const reply = await daemonRequest(paths.socket, { type: "status" });
-    if (reply?.type !== "status") {
-      if (args.json) process.stdout.write(`${JSON.stringify({ running: false, socket: paths.socket })}\n`);
-      else process.stdout.write(`mcp-daemon is not running (socket ${paths.socket})\n`);
-      process.exitCode = EXIT.nothingThere;
-      return;
+  const paths = pathsOrFail();
+  if (!paths) return;
+  const reply = await daemonRequest(paths.socket, { type: "status" });
+  if (reply?.type !== "status") {
+    if (args.json) process.stdout.write(`${JSON.stringify({ running: false, socket: paths.socket })}\n`);
+    else process.stdout.write(`mcp-daemon is not running (socket ${paths.socket})\n`);
+    process.exitCode = EXIT.nothingThere;
+    return;
+  }
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify({ running: true, ...reply })}\n`);
+    return;
+  }
+  const sessions = reply.sessions as Record<string, unknown>[];
+  const lines = [
+    `mcp-daemon ${reply.version} (pid ${reply.pid}), up ${seconds(reply.uptimeMs)}, ${sessions.length} session(s), socket ${reply.socket}`,
+  ];
+  for (const session of sessions) {
+    lines.push(
+      `  ${session.session}  ${session.state}  pid ${session.pid ?? "-"}  up ${seconds(session.uptimeMs)}  ${session.calls} calls  idle ${seconds(session.idleMs)}  ${session.clients} attached  ${session.server}`,
+    );
+    for (const note of ((session.notifications as { at: string; method: string; params: string }[] | undefined) ?? []).slice(
+      -STATUS_NOTIFICATIONS,
+    )) {
+      lines.push(`      ${note.at}  ${note.method}  ${stripControl(note.params)}`);
     }
-    if (args.json) {
-      process.stdout.write(`${JSON.stringify({ running: true, ...reply })}\n`);
-      return;
-    }
-    const sessions = reply.sessions as Record<string, unknown>[];
-    const lines = [`mcp-daemon ${reply.version} (pid ${reply.pid}), up ${seconds(reply.uptimeMs)}, ${sessions.length} session(s), socket ${reply.socket}`];
-    for (const session of sessions) {
-      lines.push(`  ${session.session}  ${session.state}  pid ${session.pid ?? "-"}  up ${seconds(session.uptimeMs)}  ${session.calls} calls  idle ${seconds(session.idleMs)}  ${session.clients} attached  ${session.server}`);
-      for (const note of ((session.notifications as { at: string; method: string; params: string }[] | undefined) ?? []).slice(-STATUS_NOTIFICATIONS)) {
-        lines.push(`      ${note.at}  ${note.method}  ${stripControl(note.params)}`);
-      }
-    }
-    process.stdout.write(`${lines.join("\n")}\n`);
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 /** `logs`: the end of the daemon's log file, escape sequences stripped. */
 export function logs(args: Record<string, unknown>): void {
-    const paths = pathsOrFail();
-    if (!paths) return;
-    const count = milliseconds(args.lines, "lines", DEFAULT_LOG_LINES);
-    if (count === undefined) return;
-    if (!existsSync(paths.logFile)) {
-      process.stdout.write(`no log yet (${paths.logFile})\n`);
-      return;
-    }
-    // Server stderr lands in the log as it was written: escape sequences are stripped on the way out.
-    const text = tailOf(paths.logFile, LOG_TAIL_BYTES).trimEnd().split("\n").slice(-count).map(stripControl).join("\n");
-    process.stdout.write(`${text}\n`);
+  const paths = pathsOrFail();
+  if (!paths) return;
+  const count = milliseconds(args.lines, "lines", DEFAULT_LOG_LINES);
+  if (count === undefined) return;
+  if (!existsSync(paths.logFile)) {
+    process.stdout.write(`no log yet (${paths.logFile})\n`);
+    return;
+  }
+  // Server stderr lands in the log as it was written: escape sequences are stripped on the way out.
+  const text = tailOf(paths.logFile, LOG_TAIL_BYTES).trimEnd().split("\n").slice(-count).map(stripControl).join("\n");
+  process.stdout.write(`${text}\n`);
 }
 
 /** The last `bytes` of a file (a log can be large; only its end is shown). */

@@ -1,20 +1,29 @@
 // The daemon process: a Unix socket in a private directory, one DaemonSession per server
 // definition, idle eviction, and records of every server process it started so that a daemon
 // killed with SIGKILL is cleaned up after by the next one.
-import type { ConsolaInstance } from "consola/core";
+
 import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
+import type { ConsolaInstance } from "consola/core";
+import type { DaemonPaths } from "../lib/daemon/paths.ts";
+import {
+  DAEMON_PROTOCOL,
+  MAX_CONTROL_FRAME_BYTES,
+  parseControlFrame,
+  SESSION_EXTENSION,
+  SESSION_NOTIFICATION,
+  sessionExtension,
+  sessionKey,
+} from "../lib/daemon/protocol.ts";
+import { probeDaemon } from "../lib/daemon/start.ts";
+import { processAlive, processStartTime } from "../lib/io/process.ts";
+import { type Flow, readChunks } from "../lib/io/reading.ts";
+import type { Target } from "../lib/targets/target.ts";
+import type { CloseOptions } from "../lib/transport/channel.ts";
 import { idFromEdges } from "../lib/wire/json-scan.ts";
-import { parseMessage, errorResponse, ErrorCode, type JsonObject, type JsonRpcMessage } from "../lib/wire/jsonrpc.ts";
-import { readChunks, type Flow } from "../lib/io/reading.ts";
+import { ErrorCode, errorResponse, type JsonObject, type JsonRpcMessage, parseMessage } from "../lib/wire/jsonrpc.ts";
 import { LineWriter } from "../lib/wire/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
-import { DAEMON_PROTOCOL, MAX_CONTROL_FRAME_BYTES, parseControlFrame, SESSION_EXTENSION, SESSION_NOTIFICATION, sessionExtension, sessionKey } from "../lib/daemon/protocol.ts";
-import type { DaemonPaths } from "../lib/daemon/paths.ts";
-import { processAlive, processStartTime } from "../lib/io/process.ts";
-import { probeDaemon } from "../lib/daemon/start.ts";
-import type { CloseOptions } from "../lib/transport/channel.ts";
-import type { Target } from "../lib/targets/target.ts";
 import { DaemonSession, type SessionClient } from "./session.ts";
 
 export interface DaemonOptions {
@@ -68,7 +77,10 @@ export class Daemon {
     const { socket } = this.#options.paths;
     if (existsSync(socket) || isDanglingLink(socket)) {
       const stats = lstatSync(socket);
-      if (!stats.isSocket()) throw new Error(`${socket} exists and is not a socket (a ${stats.isSymbolicLink() ? "symbolic link" : "file"}); remove it yourself if it is safe`);
+      if (!stats.isSocket())
+        throw new Error(
+          `${socket} exists and is not a socket (a ${stats.isSymbolicLink() ? "symbolic link" : "file"}); remove it yourself if it is safe`,
+        );
       const alive = await probeDaemon(socket);
       if (alive) throw new Error(`another mcp-daemon (pid ${alive.pid}) is already serving ${socket}`);
       unlinkSync(socket); // A socket left behind by a daemon that died.
@@ -94,9 +106,14 @@ export class Daemon {
           // Never made.
         }
       }
-      throw new Error(`cannot record the daemon in ${this.#options.paths.dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new Error(
+        `cannot record the daemon in ${this.#options.paths.dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
-    const check = Math.min(IDLE_CHECK_MAX_MS, Math.max(1_000, Math.floor(Math.min(this.#options.idleTimeoutMs, this.#options.exitWhenIdleMs) / 4)));
+    const check = Math.min(
+      IDLE_CHECK_MAX_MS,
+      Math.max(1_000, Math.floor(Math.min(this.#options.idleTimeoutMs, this.#options.exitWhenIdleMs) / 4)),
+    );
     this.#timer = setInterval(() => this.#evictIdle(), check);
     this.#log.info(`mcp-daemon ${this.#options.version} (pid ${process.pid}) listening on ${socket}`);
   }
@@ -171,7 +188,13 @@ export class Daemon {
           this.#log.warn(`dropped a ${error.bytes}-byte line from a client (${error.kind})`);
           const id = error.kind === "oversize" ? idFromEdges(error.head, error.tail) : undefined;
           if (session && client && id !== undefined) {
-            client.send(errorResponse(id, ErrorCode.InvalidRequest, `mcp-daemon: a ${error.bytes}-byte message is over the ${MAX_LINE_BYTES}-byte limit`));
+            client.send(
+              errorResponse(
+                id,
+                ErrorCode.InvalidRequest,
+                `mcp-daemon: a ${error.bytes}-byte message is over the ${MAX_LINE_BYTES}-byte limit`,
+              ),
+            );
           }
           if (!session) {
             write({ type: "error", message: `that frame was dropped (${error.kind})` });
@@ -206,7 +229,11 @@ export class Daemon {
   }
 
   /** One control frame; resolves with the session when the connection attaches, and whether it asked for the session extension. */
-  async #control(line: string, write: (frame: unknown) => void, end: () => void): Promise<{ session: DaemonSession; sessionInfo: boolean } | undefined> {
+  async #control(
+    line: string,
+    write: (frame: unknown) => void,
+    end: () => void,
+  ): Promise<{ session: DaemonSession; sessionInfo: boolean } | undefined> {
     const parsed = parseControlFrame(line);
     if (!parsed.ok) {
       write({ type: "error", message: parsed.error });
@@ -237,7 +264,12 @@ export class Daemon {
           return undefined;
         }
         const granted = sessionExtension(frame.extensions);
-        write({ type: "attached", session: session.key, pid: session.pid ?? null, ...(granted ? { extensions: { [SESSION_EXTENSION]: granted } } : {}) });
+        write({
+          type: "attached",
+          session: session.key,
+          pid: session.pid ?? null,
+          ...(granted ? { extensions: { [SESSION_EXTENSION]: granted } } : {}),
+        });
         return { session, sessionInfo: granted > 0 };
       }
     }
@@ -295,7 +327,10 @@ export class Daemon {
 
   #ownsPaths(): boolean {
     try {
-      return lstatSync(this.#options.paths.socket).ino === this.#socketInode && readFileSync(this.#options.paths.pidFile, "utf8").trim() === String(process.pid);
+      return (
+        lstatSync(this.#options.paths.socket).ino === this.#socketInode &&
+        readFileSync(this.#options.paths.pidFile, "utf8").trim() === String(process.pid)
+      );
     } catch {
       return false;
     }

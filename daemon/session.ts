@@ -4,16 +4,18 @@
 // requests go to the client whose call caused them, and a crashed server is restarted on next use
 // without ever re-running a call that was in flight.
 import type { ConsolaInstance } from "consola/core";
+import { type CorrelatorPeer, RequestCorrelator } from "../lib/client/correlator.ts";
 import { legacyIdentity } from "../lib/client/raw-client.ts";
-import { LEGACY_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../lib/wire/protocol.ts";
 import { SESSION_EXTENSION_VERSION, type SessionInfo } from "../lib/daemon/protocol.ts";
+import { isParkRequest, PARKED_KEY_PREFIX, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
+import { openChannel } from "../lib/open.ts";
+import { describeTarget, type Target } from "../lib/targets/target.ts";
 import type { CloseOptions, MessageChannel } from "../lib/transport/channel.ts";
-import { RequestCorrelator, type CorrelatorPeer } from "../lib/client/correlator.ts";
+import { StdioChannel } from "../lib/transport/stdio.ts";
 import {
-  TRANSPORT_ERROR_DATA,
   ErrorCode,
-  IdRemapper,
   errorResponse,
+  IdRemapper,
   isNotification,
   isRequest,
   isResponse,
@@ -21,12 +23,10 @@ import {
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
+  TRANSPORT_ERROR_DATA,
 } from "../lib/wire/jsonrpc.ts";
-import { openChannel } from "../lib/open.ts";
-import { StdioChannel } from "../lib/transport/stdio.ts";
-import { isParkRequest, PARKED_KEY_PREFIX, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
-import { ParkedQuestions, type ParkedQuestion } from "./parked.ts";
-import { describeTarget, type Target } from "../lib/targets/target.ts";
+import { LEGACY_PROTOCOL_VERSIONS, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../lib/wire/protocol.ts";
+import { type ParkedQuestion, ParkedQuestions } from "./parked.ts";
 
 /** Recent notifications kept per session for `mcp-daemon status`. */
 export const NOTIFICATION_RING_SIZE = 50;
@@ -196,7 +196,11 @@ export class DaemonSession {
     for (const upstreamId of calls) this.#handOver(upstreamId, WAITING, this.#outbound.get(upstreamId)!.originalId);
     const parked = this.#parked.park(question, calls);
     this.#log.info(`[${this.key}] ${question.method} parked as ${parked.key} for ${Math.round(PARKED_TTL_MS / 60_000)} minutes`);
-    client.send({ jsonrpc: "2.0", method: PARKED_NOTIFICATION, params: { key: parked.key, method: question.method, params: question.params ?? {} } });
+    client.send({
+      jsonrpc: "2.0",
+      method: PARKED_NOTIFICATION,
+      params: { key: parked.key, method: question.method, params: question.params ?? {} },
+    });
   }
 
   /** A call that brings answers to parked questions: they go to the server, and the waiting call's result comes back here. */
@@ -205,7 +209,13 @@ export class DaemonSession {
     const waiting = this.#parked.keys();
     const unknown = keys.find((key) => !waiting.has(key));
     if (unknown) {
-      client.send(errorResponse(request.id, ErrorCode.InvalidParams, `mcp-daemon: no question is waiting under ${unknown} (it was answered already, or expired after ${Math.round(PARKED_TTL_MS / 60_000)} minutes)`));
+      client.send(
+        errorResponse(
+          request.id,
+          ErrorCode.InvalidParams,
+          `mcp-daemon: no question is waiting under ${unknown} (it was answered already, or expired after ${Math.round(PARKED_TTL_MS / 60_000)} minutes)`,
+        ),
+      );
       return;
     }
     for (const key of keys) {
@@ -243,7 +253,14 @@ export class DaemonSession {
     try {
       await this.ensureUpstream();
     } catch (error) {
-      client.send(errorResponse(request.id, ErrorCode.InternalError, `mcp-daemon: the server could not be started: ${(error as Error).message}`, httpStatusData(error)));
+      client.send(
+        errorResponse(
+          request.id,
+          ErrorCode.InternalError,
+          `mcp-daemon: the server could not be started: ${(error as Error).message}`,
+          httpStatusData(error),
+        ),
+      );
       return;
     }
     if (request.method === "initialize") return this.#initialize(client, request);
@@ -304,7 +321,14 @@ export class DaemonSession {
       const result = this.#initializeResult ?? (await (this.#initializing ??= this.#firstInitialize(request.params ?? {})));
       client.send({ jsonrpc: "2.0", id: request.id, result });
     } catch (error) {
-      client.send(errorResponse(request.id, ErrorCode.InternalError, `mcp-daemon: the server's initialize failed: ${(error as Error).message}`, httpStatusData(error)));
+      client.send(
+        errorResponse(
+          request.id,
+          ErrorCode.InternalError,
+          `mcp-daemon: the server's initialize failed: ${(error as Error).message}`,
+          httpStatusData(error),
+        ),
+      );
     }
   }
 
@@ -355,7 +379,14 @@ export class DaemonSession {
         }
       }
       this.#forget(String(message.id));
-      client.send(errorResponse(originalId, ErrorCode.InternalError, `mcp-daemon: could not reach the server: ${(error as Error).message}`, httpStatusData(error)));
+      client.send(
+        errorResponse(
+          originalId,
+          ErrorCode.InternalError,
+          `mcp-daemon: could not reach the server: ${(error as Error).message}`,
+          httpStatusData(error),
+        ),
+      );
     }
   }
 
@@ -413,7 +444,11 @@ export class DaemonSession {
       return { version: SESSION_EXTENSION_VERSION };
     }
     const tools = this.#toolsCache?.tools;
-    return { version: SESSION_EXTENSION_VERSION, identity: legacyIdentity(result), ...(Array.isArray(tools) ? { tools: tools as JsonObject[] } : {}) };
+    return {
+      version: SESSION_EXTENSION_VERSION,
+      identity: legacyIdentity(result),
+      ...(Array.isArray(tools) ? { tools: tools as JsonObject[] } : {}),
+    };
   }
 
   /** Only a single-page answer, and only from a 2025-era server that declared tools.listChanged. */
@@ -426,7 +461,11 @@ export class DaemonSession {
   #remember(method: string, params: JsonObject | undefined): void {
     if (method === "notifications/progress") return;
     const shown = params ? JSON.stringify(params) : "";
-    this.notifications.push({ at: new Date().toISOString(), method, params: shown.length > SHOWN_PARAMS_CHARS ? `${shown.slice(0, SHOWN_PARAMS_CHARS)}…` : shown });
+    this.notifications.push({
+      at: new Date().toISOString(),
+      method,
+      params: shown.length > SHOWN_PARAMS_CHARS ? `${shown.slice(0, SHOWN_PARAMS_CHARS)}…` : shown,
+    });
     if (this.notifications.length > NOTIFICATION_RING_SIZE) this.notifications.shift();
   }
 
@@ -447,7 +486,8 @@ export class DaemonSession {
     const upstream = this.#upstream!;
     const peer: CorrelatorPeer = {
       send: (request) => upstream.send(request),
-      cancel: (id, reason) => void upstream.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {}),
+      cancel: (id, reason) =>
+        void upstream.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {}),
     };
     return this.#own.request(peer, method, params, { timeoutMs: UPSTREAM_HANDSHAKE_TIMEOUT_MS });
   }
@@ -463,7 +503,13 @@ export class DaemonSession {
     this.#roomAgain();
     // Calls in flight are answered, never re-run: a tool call may have done its work already.
     for (const entry of this.#outbound.values()) {
-      entry.client.send(errorResponse(entry.originalId, ErrorCode.InternalError, `mcp-daemon: ${reason} during ${entry.method}; it was not retried (the server restarts on next use)`));
+      entry.client.send(
+        errorResponse(
+          entry.originalId,
+          ErrorCode.InternalError,
+          `mcp-daemon: ${reason} during ${entry.method}; it was not retried (the server restarts on next use)`,
+        ),
+      );
     }
     this.#outbound.clear();
     this.#progress.clear();
@@ -489,13 +535,17 @@ export class DaemonSession {
       this.#ids.inbound(upstreamId);
       // Over HTTP the answer's stream is closed too: nobody is left to read it.
       if (this.#upstream?.cancel?.(upstreamId)) continue;
-      void this.#upstream?.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: upstreamId, reason: "the client disconnected" } }).catch(() => {});
+      void this.#upstream
+        ?.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: upstreamId, reason: "the client disconnected" } })
+        .catch(() => {});
     }
     for (const [id, owner] of this.#serverRequests) {
       if (owner !== client) continue;
       this.#serverRequests.delete(id);
       this.#questions.delete(id);
-      void this.#upstream?.send(errorResponse(id, ErrorCode.InternalError, "mcp-daemon: the client that was asked disconnected")).catch(() => {});
+      void this.#upstream
+        ?.send(errorResponse(id, ErrorCode.InternalError, "mcp-daemon: the client that was asked disconnected"))
+        .catch(() => {});
     }
   }
 

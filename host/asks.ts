@@ -1,10 +1,10 @@
 // What a server may ask of the host, and how the user stays in charge: sampling is shown in full and
 // runs only after approval (through the chat's own model, maxTokens capped); elicitation is lib's
 // terminal form (lib/elicitation-form.ts), shown in the chat's terminal.
-import type { LLMProvider, ChatMessage } from "./provider.ts";
+import type { ChatMessage, LLMProvider } from "./provider.ts";
 import { textOf } from "./provider.ts";
-import { contentParts } from "./tools.ts";
 import type { Terminal } from "./terminal.ts";
+import { contentParts } from "./tools.ts";
 
 /** Whatever the server asks for, a sampled answer is at most this long. */
 export const SAMPLING_MAX_TOKENS = 1024;
@@ -15,7 +15,13 @@ export class AskRefused extends Error {
 
 type Json = Record<string, unknown>;
 
-export async function answerSampling(server: string, params: Json, terminal: Terminal, provider: LLMProvider, signal?: AbortSignal): Promise<Json> {
+export async function answerSampling(
+  server: string,
+  params: Json,
+  terminal: Terminal,
+  provider: LLMProvider,
+  signal?: AbortSignal,
+): Promise<Json> {
   terminal.print(`[${server}] asks to use the model (sampling/createMessage):`, "yellow");
   if (typeof params.systemPrompt === "string") terminal.print(`  system: ${params.systemPrompt}`);
   const messages = (Array.isArray(params.messages) ? params.messages : []) as { role: string; content: unknown }[];

@@ -114,7 +114,12 @@ export class Chat {
     return seeded;
   }
 
-  async #callTool(id: string, modelName: string, input: Record<string, unknown>, signal: AbortSignal): Promise<{ result: ToolResultPart; cancelled: boolean }> {
+  async #callTool(
+    id: string,
+    modelName: string,
+    input: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ result: ToolResultPart; cancelled: boolean }> {
     const route = this.namespace.resolve(modelName);
     const server = route ? this.#servers.get(route.server) : undefined;
     if (!route || !server) return { result: errorResult(id, `Unknown tool ${modelName}.`), cancelled: false };
@@ -156,7 +161,10 @@ export class Chat {
       const answer = await this.#askUrl(server, { mode: "url", ...elicitation }, signal);
       outcomes.push(`${String(elicitation.url)}: the user ${answer.action === "accept" ? "opened it" : "declined"}`);
     }
-    return errorResult(id, `The server needs a step in the user's browser before this call can succeed (${outcomes.join("; ")}). Call the tool again once the user says it is done.`);
+    return errorResult(
+      id,
+      `The server needs a step in the user's browser before this call can succeed (${outcomes.join("; ")}). Call the tool again once the user says it is done.`,
+    );
   }
 
   async #withAttachments(text: string, signal: AbortSignal): Promise<ContentPart[]> {
@@ -225,7 +233,10 @@ function errorResult(id: string, text: string): ToolResultPart {
 }
 
 function preview(parts: (TextPart | ImagePart)[]): string {
-  const text = parts.map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`)).join(" ").replace(/\s+/g, " ");
+  const text = parts
+    .map((part) => (part.type === "text" ? part.text : `[image ${part.mimeType}]`))
+    .join(" ")
+    .replace(/\s+/g, " ");
   return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 3)}...` : text;
 }
 

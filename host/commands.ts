@@ -3,8 +3,8 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Chat, TurnResult } from "./chat.ts";
-import type { ServerConnection } from "./servers.ts";
 import { rootFor } from "./options.ts";
+import type { ServerConnection } from "./servers.ts";
 import type { Terminal } from "./terminal.ts";
 
 export interface HostContext {
@@ -182,7 +182,8 @@ export async function complete(line: string, host: HostContext): Promise<string[
     const before = line.slice(0, line.length - typed.length - 1);
     const candidates: string[] = [];
     for (const server of host.servers.values()) {
-      for (const uri of [...server.resources.map((r) => r.uri), ...server.templates.map((t) => t.uriTemplate)]) candidates.push(`${server.key}:${uri}`);
+      for (const uri of [...server.resources.map((r) => r.uri), ...server.templates.map((t) => t.uriTemplate)])
+        candidates.push(`${server.key}:${uri}`);
       candidates.push(...(await completeTemplate(server, typed)));
     }
     return [...new Set(candidates)].filter((c) => c.startsWith(typed)).map((c) => `${before}@${c}`);
@@ -199,7 +200,10 @@ async function completeTemplate(server: ServerConnection, typed: string): Promis
     const variable = /^([^{}]*)\{([A-Za-z0-9_]+)\}$/.exec(uriTemplate);
     if (!variable || !uri.startsWith(variable[1]!)) continue;
     try {
-      const result = await server.client.complete({ ref: { type: "ref/resource", uri: uriTemplate }, argument: { name: variable[2]!, value: uri.slice(variable[1]!.length) } });
+      const result = await server.client.complete({
+        ref: { type: "ref/resource", uri: uriTemplate },
+        argument: { name: variable[2]!, value: uri.slice(variable[1]!.length) },
+      });
       found.push(...result.completion.values.map((value) => `${server.key}:${variable[1]}${value}`));
     } catch {
       // A server that cannot complete this template simply offers nothing.

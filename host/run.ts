@@ -1,11 +1,12 @@
 // One run of mcp-host: the flags checked, the servers and the provider chosen, then a chat (or one
 // answer with -p) until it ends; resolves with the exit code.
-import { authFlags } from "../lib/cli/args.ts";
-import { unknownFlagsProblem, type Invocation } from "../lib/cli/argv.ts";
-import { isLogLevelName, type LogLevelName } from "../lib/io/log.ts";
+
 import { resolve } from "node:path";
+import { authFlags } from "../lib/cli/args.ts";
+import { type Invocation, unknownFlagsProblem } from "../lib/cli/argv.ts";
+import { isLogLevelName, type LogLevelName } from "../lib/io/log.ts";
 import { EXIT, eraChoice, rootFor } from "./options.ts";
-import { createProvider, pickProvider, PROVIDER_NAMES, type LLMProvider, type ProviderName } from "./provider.ts";
+import { createProvider, type LLMProvider, PROVIDER_NAMES, type ProviderName, pickProvider } from "./provider.ts";
 import { serverTargets } from "./targets.ts";
 
 export interface HostRun {
@@ -26,19 +27,23 @@ export async function runHost(args: Record<string, unknown>, run: HostRun): Prom
   const problem = unknownFlagsProblem(args, run.defs);
   if (problem) return fail(problem);
   const positional = (args._ as string[] | undefined) ?? [];
-  if (positional.length > 0) return fail(`unexpected argument ${JSON.stringify(positional[0])} (a message goes in -p "...", a server in --server)`);
+  if (positional.length > 0)
+    return fail(`unexpected argument ${JSON.stringify(positional[0])} (a message goes in -p "...", a server in --server)`);
   const era = eraChoice(Boolean(args.legacy), args["protocol-version"] as string | undefined);
   if (!era.ok) return fail(era.error);
   const auth = authFlags(args);
   if (!auth.ok) return fail(auth.error);
   const level = args["log-level"] as string | undefined;
-  if (level !== undefined && !isLogLevelName(level)) return fail(`unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`);
+  if (level !== undefined && !isLogLevelName(level))
+    return fail(`unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`);
   const targets = await serverTargets(args, run.invocation, run.entryUrl);
   if (!targets.ok) return fail(targets.error);
   const providerName = (args.provider as string | undefined) ?? pickProvider(process.env);
-  if (!PROVIDER_NAMES.includes(providerName as ProviderName)) return fail(`unknown provider ${JSON.stringify(providerName)} (choose ${PROVIDER_NAMES.join(", ")})`);
+  if (!PROVIDER_NAMES.includes(providerName as ProviderName))
+    return fail(`unknown provider ${JSON.stringify(providerName)} (choose ${PROVIDER_NAMES.join(", ")})`);
   const roots: { uri: string; name: string }[] = [];
-  for (const directory of run.invocation.repeated.root?.length ? run.invocation.repeated.root : [process.cwd()]) roots.push(rootFor(resolve(directory)));
+  for (const directory of run.invocation.repeated.root?.length ? run.invocation.repeated.root : [process.cwd()])
+    roots.push(rootFor(resolve(directory)));
   const oneShot = args.print as string | undefined;
   if (oneShot !== undefined && oneShot.trim() === "") return fail("-p needs a message");
 

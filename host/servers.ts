@@ -1,27 +1,34 @@
 // One SDK Client per server, with every client-side feature wired: the server's lists kept fresh
 // by list_changed, sampling / elicitation / roots answered through the host's UI and model, logging
 // and progress shown as they arrive, subscriptions on either protocol era.
-import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
+
 import { basename } from "node:path";
-import { ChannelTransport } from "./channel-transport.ts";
-import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
-import type { CloseOptions, MessageChannel } from "../lib/transport/channel.ts";
+import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
 import type { LogLevelName } from "../lib/io/log.ts";
 import { oneLine } from "../lib/io/text.ts";
-import { openChannel, type ChannelAuth } from "../lib/open.ts";
+import { type ChannelAuth, openChannel } from "../lib/open.ts";
 import type { Target } from "../lib/targets/target.ts";
+import type { CloseOptions, MessageChannel } from "../lib/transport/channel.ts";
+import { META_LOG_LEVEL, MODERN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
 import pkg from "../package.json" with { type: "json" };
+import { ChannelTransport } from "./channel-transport.ts";
 import type { EraChoice } from "./options.ts";
 import type { McpTool } from "./tools.ts";
 
 export const CLIENT_INFO = { name: "mcp-host", version: pkg.version };
 /** The MCP logging level asked of servers for each of our log levels (silent asks for none). */
-const MCP_LOG_LEVELS: Record<LogLevelName, string | undefined> = { silent: undefined, error: "error", warn: "warning", info: "info", debug: "debug", trace: "debug" };
+const MCP_LOG_LEVELS: Record<LogLevelName, string | undefined> = {
+  silent: undefined,
+  error: "error",
+  warn: "warning",
+  info: "info",
+  debug: "debug",
+  trace: "debug",
+};
 /** How long one request may take before the host gives up on it (tool calls are cancellable by Ctrl-C). */
 export const REQUEST_TIMEOUT_MS = 10 * 60_000;
 /** A server that has not answered the handshake by then is reported, and the chat goes on without it. */
 export const CONNECT_TIMEOUT_MS = 30_000;
-
 
 /** What a connection needs from the terminal: the host's UI implements it. */
 export interface ServerEvents {
@@ -54,7 +61,6 @@ export interface PromptInfo {
   description?: string;
   arguments?: { name: string; description?: string; required?: boolean }[];
 }
-
 
 export interface ConnectOptions {
   era: EraChoice;
@@ -134,7 +140,8 @@ export class ServerConnection {
       throw new Error(`the server settled on ${this.protocolVersion}, not the pinned ${era.version}`);
     }
     // 2025 servers keep a session-wide log level; 2026-07-28 requests carry theirs (requestMeta).
-    if (!this.modern && this.capabilities.logging && this.#logLevel) await this.client.setLoggingLevel(this.#logLevel as "info").catch(() => {});
+    if (!this.modern && this.capabilities.logging && this.#logLevel)
+      await this.client.setLoggingLevel(this.#logLevel as "info").catch(() => {});
     await this.refresh();
   }
 
@@ -144,7 +151,12 @@ export class ServerConnection {
     const [tools, resources, templates, prompts] = await Promise.all([
       caps.tools ? this.client.listTools(undefined, { cacheMode: "refresh" }).then((r) => r.tools) : [],
       caps.resources ? this.client.listResources(undefined, { cacheMode: "refresh" }).then((r) => r.resources) : [],
-      caps.resources ? this.client.listResourceTemplates(undefined, { cacheMode: "refresh" }).then((r) => r.resourceTemplates).catch(() => []) : [],
+      caps.resources
+        ? this.client
+            .listResourceTemplates(undefined, { cacheMode: "refresh" })
+            .then((r) => r.resourceTemplates)
+            .catch(() => [])
+        : [],
       caps.prompts ? this.client.listPrompts(undefined, { cacheMode: "refresh" }).then((r) => r.prompts) : [],
     ]);
     this.tools = tools as McpTool[];
@@ -219,7 +231,10 @@ export class ServerConnection {
       const changes = Object.keys(after).flatMap((list) => {
         const was = new Set(before[list]);
         const now = new Set(after[list]);
-        const diff = [...now].filter((n) => !was.has(n)).map((n) => `+${n}`).concat([...was].filter((n) => !now.has(n)).map((n) => `-${n}`));
+        const diff = [...now]
+          .filter((n) => !was.has(n))
+          .map((n) => `+${n}`)
+          .concat([...was].filter((n) => !now.has(n)).map((n) => `-${n}`));
         return diff.length > 0 ? [`${list} ${diff.join(" ")}`] : [];
       });
       if (changes.length > 0) this.#events.note(this.key, `changed: ${changes.join("; ")}`);
@@ -236,8 +251,14 @@ export class ServerConnection {
   #wire(): void {
     const { handlers, note } = this.#events;
     const client = this.client;
-    client.setRequestHandler("sampling/createMessage", async (request, ctx) => handlers.sampling(this.key, request.params as Record<string, unknown>, ctx.mcpReq.signal) as never);
-    client.setRequestHandler("elicitation/create", async (request, ctx) => handlers.elicitation(this.key, request.params as Record<string, unknown>, ctx.mcpReq.signal) as never);
+    client.setRequestHandler(
+      "sampling/createMessage",
+      async (request, ctx) => handlers.sampling(this.key, request.params as Record<string, unknown>, ctx.mcpReq.signal) as never,
+    );
+    client.setRequestHandler(
+      "elicitation/create",
+      async (request, ctx) => handlers.elicitation(this.key, request.params as Record<string, unknown>, ctx.mcpReq.signal) as never,
+    );
     client.setRequestHandler("roots/list", async () => ({ roots: handlers.roots() }));
     client.setNotificationHandler("notifications/message", (notification) => {
       const { level, logger, data } = notification.params;
@@ -269,7 +290,23 @@ export function keyForHost(hostname: string): string {
 export function keyForTarget(target: Target): string {
   if (target.name) return target.name;
   if (target.kind === "http") return keyForHost(new URL(target.url).hostname);
-  const RUNNERS = new Set(["node", "bun", "deno", "npx", "bunx", "uvx", "uv", "python", "python3", "pnpm", "yarn", "tsx", "run", "-y", "--yes"]);
+  const RUNNERS = new Set([
+    "node",
+    "bun",
+    "deno",
+    "npx",
+    "bunx",
+    "uvx",
+    "uv",
+    "python",
+    "python3",
+    "pnpm",
+    "yarn",
+    "tsx",
+    "run",
+    "-y",
+    "--yes",
+  ]);
   const words = [target.command, ...target.args].map((word) => basename(word).replace(/\.(m?[jt]s|py|exe)$/, ""));
   return words.find((word) => !RUNNERS.has(word) && !word.startsWith("-")) ?? "server";
 }

@@ -1,20 +1,20 @@
 // One run of the host: the servers it connects, the conversation, and who owns Ctrl-C at each
 // moment (a running turn, a server's open question, the prompt). Every way out closes every server.
-import type { CloseOptions } from "../lib/transport/channel.ts";
+
 import type { LogLevelName } from "../lib/io/log.ts";
 import { signalExitCode } from "../lib/io/signals.ts";
 import type { ChannelAuth } from "../lib/open.ts";
 import type { Target } from "../lib/targets/target.ts";
-import { answerElicitation, answerSampling } from "./asks.ts";
 import { openInBrowser } from "../lib/terminal/browser.ts";
+import type { CloseOptions } from "../lib/transport/channel.ts";
+import { answerElicitation, answerSampling } from "./asks.ts";
 import { Chat, type TurnResult } from "./chat.ts";
-import { complete, runCommand, type HostContext } from "./commands.ts";
+import { complete, type HostContext, runCommand } from "./commands.ts";
+import { type EraChoice, EXIT } from "./options.ts";
 import type { LLMProvider } from "./provider.ts";
-import { EXIT, type EraChoice } from "./options.ts";
 import { keyForTarget, ServerConnection, type ServerEvents } from "./servers.ts";
 import { Terminal } from "./terminal.ts";
 import { uniqueServerKey } from "./tools.ts";
-
 
 export interface SessionOptions {
   provider: LLMProvider;
@@ -46,7 +46,11 @@ export class HostSession implements HostContext {
     this.#options = options;
     this.roots = options.roots;
     this.terminal = new Terminal({ completer: (line) => complete(line, this), chatterToStderr: options.oneShot, logFile: options.logFile });
-    for (const [signal, code] of [["SIGTERM", signalExitCode("SIGTERM")], ["SIGHUP", signalExitCode("SIGHUP")]] as const) process.once(signal, () => void this.leave(code));
+    for (const [signal, code] of [
+      ["SIGTERM", signalExitCode("SIGTERM")],
+      ["SIGHUP", signalExitCode("SIGHUP")],
+    ] as const)
+      process.once(signal, () => void this.leave(code));
     // Until the chat starts, Ctrl-C leaves (an OAuth sign-in may be waiting for the browser).
     this.terminal.onInterrupt(() => void this.leave(EXIT.interrupted));
   }
@@ -56,7 +60,9 @@ export class HostSession implements HostContext {
     const { targets, era } = this.#options;
     const terminal = this.terminal;
     const taken = new Set<string>();
-    const connections = targets.map((target) => new ServerConnection(uniqueServerKey(keyForTarget(target), taken), target, this.#events(), era, this.#options.logLevel));
+    const connections = targets.map(
+      (target) => new ServerConnection(uniqueServerKey(keyForTarget(target), taken), target, this.#events(), era, this.#options.logLevel),
+    );
     this.#connections.push(...connections);
     const results = await Promise.allSettled(
       connections.map((connection) =>
@@ -65,7 +71,11 @@ export class HostSession implements HostContext {
           onStderr: stderrPrinter(() => connection.key, terminal),
           auth: {
             ...this.#options.auth,
-            ui: { confirm: (question) => terminal.confirm(question), print: (line) => terminal.print(line), readLine: async (prompt) => (await terminal.ask(prompt)) ?? "" },
+            ui: {
+              confirm: (question) => terminal.confirm(question),
+              print: (line) => terminal.print(line),
+              readLine: async (prompt) => (await terminal.ask(prompt)) ?? "",
+            },
           },
         }),
       ),
@@ -84,7 +94,8 @@ export class HostSession implements HostContext {
         terminal.print(`could not connect to ${connection.key}: ${(result.reason as Error).message}`, "red");
       }
     });
-    const askUrl = (server: string, elicitation: Record<string, unknown>, signal: AbortSignal) => answerElicitation(server, elicitation, terminal, openInBrowser, signal);
+    const askUrl = (server: string, elicitation: Record<string, unknown>, signal: AbortSignal) =>
+      answerElicitation(server, elicitation, terminal, openInBrowser, signal);
     this.chat = new Chat(this.servers, this.#options.provider, terminal, askUrl);
     return this.servers.size;
   }

@@ -5,11 +5,24 @@
 import { fileURLToPath } from "node:url";
 import type { Invocation } from "../lib/cli/argv.ts";
 import { terminalAsk } from "../lib/targets/discovery/ask.ts";
-import { applyOverrides, discoveredTarget, loadConfigTarget, loadConfigTargets, parseOverrides, serverTarget, type StdioTarget, type Target } from "../lib/targets/target.ts";
+import {
+  applyOverrides,
+  discoveredTarget,
+  loadConfigTarget,
+  loadConfigTargets,
+  parseOverrides,
+  type StdioTarget,
+  serverTarget,
+  type Target,
+} from "../lib/targets/target.ts";
 import { atTerminal } from "../lib/terminal/terminal-io.ts";
 import { SERVE_REFERENCE_ENV } from "./options.ts";
 
-export async function serverTargets(args: Record<string, unknown>, invocation: Invocation, entryUrl: string): Promise<{ ok: true; value: Target[] } | { ok: false; error: string }> {
+export async function serverTargets(
+  args: Record<string, unknown>,
+  invocation: Invocation,
+  entryUrl: string,
+): Promise<{ ok: true; value: Target[] } | { ok: false; error: string }> {
   const targets: Target[] = [];
   const config = args.config as string | undefined;
   const servers = invocation.repeated.server ?? [];
@@ -34,13 +47,19 @@ export async function serverTargets(args: Record<string, unknown>, invocation: I
   }
   for (const url of invocation.repeated.url ?? []) {
     const given = serverTarget(url);
-    if (!given.ok || given.value.kind !== "http") return { ok: false, error: `bad --url ${JSON.stringify(url)} (give a full http:// or https:// URL)` };
+    if (!given.ok || given.value.kind !== "http")
+      return { ok: false, error: `bad --url ${JSON.stringify(url)} (give a full http:// or https:// URL)` };
     targets.push(given.value);
   }
   const [command, ...commandArgs] = invocation.command;
   if (command) targets.push({ kind: "stdio", command, args: commandArgs, env: {} });
   if (targets.length === 0) return { ok: true, value: [referenceServer(entryUrl)] };
-  const overrides = parseOverrides({ header: invocation.repeated.header, env: invocation.repeated.env, cwd: args.cwd as string | undefined, transport: args.transport as string | undefined });
+  const overrides = parseOverrides({
+    header: invocation.repeated.header,
+    env: invocation.repeated.env,
+    cwd: args.cwd as string | undefined,
+    transport: args.transport as string | undefined,
+  });
   if (!overrides.ok) return overrides;
   const problem = applyOverrides(targets, overrides.value);
   if (problem) return { ok: false, error: problem };

@@ -42,7 +42,15 @@ export class Terminal {
   #atLineStart = true;
   #interruptHandler: () => void = () => {};
 
-  constructor(options: { input?: NodeJS.ReadStream; output?: NodeJS.WriteStream; completer?: Completer; chatterToStderr?: boolean; logFile?: string } = {}) {
+  constructor(
+    options: {
+      input?: NodeJS.ReadStream;
+      output?: NodeJS.WriteStream;
+      completer?: Completer;
+      chatterToStderr?: boolean;
+      logFile?: string;
+    } = {},
+  ) {
     const input = options.input ?? process.stdin;
     // --log-file: every line shown (the host's own and the servers') is also kept there.
     if (options.logFile) this.#log = createLogger({ file: options.logFile, level: "trace", stream: { write: () => true } });

@@ -85,8 +85,10 @@ export function contentParts(content: unknown): (TextPart | ImagePart)[] {
     if (block?.type === "text") return { type: "text", text: String(block.text ?? "") };
     if (block?.type === "image") return { type: "image", data: String(block.data ?? ""), mimeType: String(block.mimeType ?? "image/png") };
     if (block?.type === "resource") return { type: "text", text: embeddedResourceText(block.resource as McpContent) };
-    if (block?.type === "resource_link") return { type: "text", text: `[resource link: ${String(block.uri)}${block.name ? ` (${String(block.name)})` : ""}]` };
-    if (block?.type === "audio") return { type: "text", text: `[audio ${String(block.mimeType)}, ${String(block.data ?? "").length} base64 chars]` };
+    if (block?.type === "resource_link")
+      return { type: "text", text: `[resource link: ${String(block.uri)}${block.name ? ` (${String(block.name)})` : ""}]` };
+    if (block?.type === "audio")
+      return { type: "text", text: `[audio ${String(block.mimeType)}, ${String(block.data ?? "").length} base64 chars]` };
     return { type: "text", text: JSON.stringify(block) };
   });
 }
@@ -94,7 +96,8 @@ export function contentParts(content: unknown): (TextPart | ImagePart)[] {
 /** An MCP tool result as the parts a model reads; structured content stands in when there is no other. */
 export function resultParts(result: { content?: unknown; structuredContent?: unknown }): (TextPart | ImagePart)[] {
   const parts = contentParts(Array.isArray(result.content) ? result.content : []);
-  if (parts.length === 0 && result.structuredContent !== undefined) parts.push({ type: "text", text: JSON.stringify(result.structuredContent) });
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    parts.push({ type: "text", text: JSON.stringify(result.structuredContent) });
   if (parts.length === 0) parts.push({ type: "text", text: "(no content)" });
   return parts;
 }

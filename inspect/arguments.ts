@@ -1,8 +1,9 @@
 // Tool arguments from the command line: `--params` as JSON, `@file` or `-` (stdin), and
 // `key=value` pairs coerced by the tool's inputSchema, then checked against that schema so a
 // bad field is named before the server ever sees the call.
+
+import { type CappedRead, readFileCapped, readStreamCapped } from "../lib/io/read-capped.ts";
 import { MAX_PARAMS_BYTES } from "../lib/wire/limits.ts";
-import { readFileCapped, readStreamCapped, type CappedRead } from "../lib/io/read-capped.ts";
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: string; aborted?: boolean };
 type Schema = Record<string, unknown>;
@@ -16,7 +17,11 @@ type Json = Record<string, unknown>;
  * Reads `--params`: inline JSON, `@path` to a JSON file, or `-` for stdin; at most
  * MAX_PARAMS_BYTES, and given up when `signal` aborts (--timeout, a signal).
  */
-export async function readParams(spec: string, signal?: AbortSignal, stdin: () => Promise<CappedRead> = () => readStreamCapped(process.stdin, MAX_PARAMS_BYTES, signal)): Promise<Result<Json>> {
+export async function readParams(
+  spec: string,
+  signal?: AbortSignal,
+  stdin: () => Promise<CappedRead> = () => readStreamCapped(process.stdin, MAX_PARAMS_BYTES, signal),
+): Promise<Result<Json>> {
   let text = spec;
   let source = "--params";
   if (spec === "-" || spec.startsWith("@")) {
@@ -44,14 +49,23 @@ export async function readParams(spec: string, signal?: AbortSignal, stdin: () =
  * Each value takes the type its schema field declares: "012" stays a string for a string
  * field, "3" becomes 3 for an integer field, JSON is parsed for objects and arrays.
  */
-export function pairsToArguments(pairs: string[], schema: Schema | undefined, into: Json = {}, options: { strings?: boolean } = {}): Result<Json> {
+export function pairsToArguments(
+  pairs: string[],
+  schema: Schema | undefined,
+  into: Json = {},
+  options: { strings?: boolean } = {},
+): Result<Json> {
   for (const pair of pairs) {
     const equals = pair.indexOf("=");
     if (equals <= 0) return { ok: false, error: `bad argument ${JSON.stringify(pair)} (write key=value)` };
     const path = pair.slice(0, equals).split(".");
     const raw = pair.slice(equals + 1);
     const forbidden = path.find((key) => FORBIDDEN_KEYS.has(key) || key === "");
-    if (forbidden !== undefined) return { ok: false, error: `bad argument name ${JSON.stringify(pair.slice(0, equals))} (${forbidden ? `"${forbidden}" is not allowed` : "empty part"})` };
+    if (forbidden !== undefined)
+      return {
+        ok: false,
+        error: `bad argument name ${JSON.stringify(pair.slice(0, equals))} (${forbidden ? `"${forbidden}" is not allowed` : "empty part"})`,
+      };
     let target = into;
     let fieldSchema: Schema | undefined = schema;
     for (const [index, key] of path.entries()) {
@@ -124,7 +138,8 @@ export function validate(value: unknown, schema: Schema | undefined, path = "arg
     problems.push(`${path}: must be one of ${schema.enum.map((option) => JSON.stringify(option)).join(", ")}`);
   }
   if ("const" in schema && !deepEqual(schema.const, value)) problems.push(`${path}: must be ${JSON.stringify(schema.const)}`);
-  if (Array.isArray(schema.anyOf) && matchingShapes(value, schema.anyOf, path) === 0) problems.push(`${path}: matches none of the allowed shapes`);
+  if (Array.isArray(schema.anyOf) && matchingShapes(value, schema.anyOf, path) === 0)
+    problems.push(`${path}: matches none of the allowed shapes`);
   if (Array.isArray(schema.oneOf)) {
     // oneOf means exactly one (JSON Schema): a value that fits two shapes is as wrong as one that fits none.
     const matches = matchingShapes(value, schema.oneOf, path);
@@ -136,8 +151,10 @@ export function validate(value: unknown, schema: Schema | undefined, path = "arg
     if (typeof schema.maximum === "number" && value > schema.maximum) problems.push(`${path}: must be <= ${schema.maximum}`);
   }
   if (typeof value === "string") {
-    if (typeof schema.minLength === "number" && value.length < schema.minLength) problems.push(`${path}: must have at least ${schema.minLength} characters`);
-    if (typeof schema.maxLength === "number" && value.length > schema.maxLength) problems.push(`${path}: must have at most ${schema.maxLength} characters`);
+    if (typeof schema.minLength === "number" && value.length < schema.minLength)
+      problems.push(`${path}: must have at least ${schema.minLength} characters`);
+    if (typeof schema.maxLength === "number" && value.length > schema.maxLength)
+      problems.push(`${path}: must have at most ${schema.maxLength} characters`);
   }
   if (Array.isArray(value) && isObject(schema.items)) {
     for (const [index, item] of value.entries()) problems.push(...validate(item, schema.items as Schema, `${path}[${index}]`));

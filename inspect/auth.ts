@@ -2,8 +2,8 @@
 // calls use them), --logout to revoke and forget them, --list to show what is stored: servers,
 // scopes, expiry, never a token.
 import type { OAuthSession } from "../lib/auth/oauth.ts";
-import { AuthStore, type AuthEntry } from "../lib/auth/store.ts";
-import { oauthFor, type ChannelAuth } from "../lib/open.ts";
+import { type AuthEntry, AuthStore } from "../lib/auth/store.ts";
+import { type ChannelAuth, oauthFor } from "../lib/open.ts";
 import type { HttpTarget } from "../lib/targets/target.ts";
 
 export interface StoredSignIn {
@@ -27,7 +27,12 @@ export function describeEntry(entry: AuthEntry): StoredSignIn {
 }
 
 export function listSignIns(): { servers: StoredSignIn[] } {
-  return { servers: AuthStore.open().list().filter((entry) => entry.tokens).map(describeEntry) };
+  return {
+    servers: AuthStore.open()
+      .list()
+      .filter((entry) => entry.tokens)
+      .map(describeEntry),
+  };
 }
 
 async function sessionFor(target: HttpTarget, auth: ChannelAuth): Promise<OAuthSession> {

@@ -8,12 +8,13 @@
 // The session adopts the channel when the target it resolves is this very one; otherwise (a usage
 // error, another target) run() discards it. A spawned server never heard a byte from us, so it is
 // stopped at once; a daemon session is only detached from, as any call does.
+
+import { type ExitSignal, onExitSignals } from "../lib/io/signals.ts";
+import type { StdioTarget, Target } from "../lib/targets/target.ts";
 import type { MessageChannel } from "../lib/transport/channel.ts";
-import { onExitSignals, type ExitSignal } from "../lib/io/signals.ts";
 import { StdioChannel } from "../lib/transport/stdio.ts";
 import type { JsonRpcMessage, RawMessage } from "../lib/wire/jsonrpc.ts";
-import type { StdioTarget, Target } from "../lib/targets/target.ts";
-import { MAX_TIMEOUT_MS, ONE_SHOT, oneShotArgs, OUTPUT_FORMATS, type CommandSpec, type EarlyValue, type OneShotName } from "./flags.ts";
+import { type CommandSpec, type EarlyValue, MAX_TIMEOUT_MS, ONE_SHOT, type OneShotName, OUTPUT_FORMATS, oneShotArgs } from "./flags.ts";
 
 /** The early path's view of one command: the spellings of the flags it may carry, each with how its value is checked. */
 interface EarlyCommand {
@@ -33,7 +34,8 @@ function earlyCommand(name: string): EarlyCommand | undefined {
     if (def.type === "positional") takesPositionals = true;
     if (def.early === undefined) continue;
     const aliases = "alias" in def && def.alias ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : [];
-    for (const spelling of [`--${flag}`, ...aliases.map((alias) => (alias.length === 1 ? `-${alias}` : `--${alias}`))]) flags.set(spelling, def.early);
+    for (const spelling of [`--${flag}`, ...aliases.map((alias) => (alias.length === 1 ? `-${alias}` : `--${alias}`))])
+      flags.set(spelling, def.early);
     // A switch that is on by default is turned off by --no-<flag>.
     if (def.type === "boolean" && def.default === true) flags.set(`--no-${flag}`, "none");
   }
@@ -43,7 +45,10 @@ function earlyCommand(name: string): EarlyCommand | undefined {
 /** Every flag any command's early path takes, with how its value is checked (one spelling checks the same everywhere). */
 const ANY_EARLY_FLAG = new Map(Object.keys(ONE_SHOT).flatMap((name) => [...(earlyCommand(name)?.flags ?? [])]));
 
-type Held = { kind: "message"; message: JsonRpcMessage; raw?: RawMessage } | { kind: "error"; error: Error } | { kind: "close"; reason?: string };
+type Held =
+  | { kind: "message"; message: JsonRpcMessage; raw?: RawMessage }
+  | { kind: "error"; error: Error }
+  | { kind: "close"; reason?: string };
 
 /** A started server (or an attached daemon session) waiting for its session: what it says meanwhile is held, to be replayed in order. */
 class EarlyServer {
@@ -59,7 +64,9 @@ class EarlyServer {
     daemonChannel?: new (target: Target) => MessageChannel & { pause(): void; resume(): void },
   ) {
     const { command, args, env, cwd } = target;
-    this.channel = daemonChannel ? new daemonChannel(target) : new StdioChannel({ command, args, env, cwd, onstderr: (line) => this.#onstderr?.(line) });
+    this.channel = daemonChannel
+      ? new daemonChannel(target)
+      : new StdioChannel({ command, args, env, cwd, onstderr: (line) => this.#onstderr?.(line) });
     this.channel.onmessage = (message, raw) => this.#held.push({ kind: "message", message, raw });
     this.channel.onerror = (error) => this.#held.push({ kind: "error", error });
     this.channel.onclose = (reason) => this.#held.push({ kind: "close", reason });
@@ -68,7 +75,11 @@ class EarlyServer {
     this.started.catch(() => {});
     // Nothing is read until a session has set its handlers: no message waits here in memory. A
     // daemon channel reads its attach answer first, and only then has a stream to pause.
-    if (daemonChannel) void this.started.then(() => this.#adopted || this.channel.pause(), () => {});
+    if (daemonChannel)
+      void this.started.then(
+        () => this.#adopted || this.channel.pause(),
+        () => {},
+      );
     else this.channel.pause();
   }
 
@@ -124,9 +135,15 @@ export function earlyInterruption(): { signal: ExitSignal; code: number; command
  * Hands the early server to a session when `target` (stateful, or not) is the one it was started
  * for: `attach` builds the session on its channel. Undefined when there is none, or it is another target's.
  */
-export function adoptEarlyServer<T>(target: Target, stateful: boolean, onstderr: ((line: string) => void) | undefined, attach: (channel: MessageChannel) => T): T | undefined {
+export function adoptEarlyServer<T>(
+  target: Target,
+  stateful: boolean,
+  onstderr: ((line: string) => void) | undefined,
+  attach: (channel: MessageChannel) => T,
+): T | undefined {
   const server = early;
-  if (!server || interruption || server.stateful !== (stateful || Boolean(target.stateful)) || !sameServer(server.target, target)) return undefined;
+  if (!server || interruption || server.stateful !== (stateful || Boolean(target.stateful)) || !sameServer(server.target, target))
+    return undefined;
   early = undefined;
   stopGuarding?.();
   return server.adopt(onstderr, attach);
@@ -183,14 +200,23 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
   const stateful = "--stateful" in flags;
   if (server.length > 0) {
     if ("--config" in flags || "--server" in flags) return undefined;
-    return { command: name!, target: { kind: "stdio", command: server[0]!, args: server.slice(1), env, ...(cwd !== undefined ? { cwd } : {}) }, stateful };
+    return {
+      command: name!,
+      target: { kind: "stdio", command: server[0]!, args: server.slice(1), env, ...(cwd !== undefined ? { cwd } : {}) },
+      stateful,
+    };
   }
   if (!("--config" in flags)) return undefined;
   // A config entry, read as the command reads it (lib/target.ts and its JSONC parser load only now);
   // nobody is asked anything here, so an entry that needs a question (an approval) is not started early.
   const { resolveTargetDiscovering } = await import("../lib/targets/target.ts");
-  const resolved = await resolveTargetDiscovering({ config: flags["--config"], server: flags["--server"], cwd, env: Object.entries(env).map(([k, v]) => `${k}=${v}`) }, []);
-  return resolved.ok && resolved.value.kind === "stdio" ? { command: name!, target: resolved.value, stateful: stateful || Boolean(resolved.value.stateful) } : undefined;
+  const resolved = await resolveTargetDiscovering(
+    { config: flags["--config"], server: flags["--server"], cwd, env: Object.entries(env).map(([k, v]) => `${k}=${v}`) },
+    [],
+  );
+  return resolved.ok && resolved.value.kind === "stdio"
+    ? { command: name!, target: resolved.value, stateful: stateful || Boolean(resolved.value.stateful) }
+    : undefined;
 }
 
 function valueFits(takes: Exclude<EarlyValue, "none">, value: string): boolean {

@@ -43,7 +43,12 @@ export const COMMON_ARGS = {
   },
   ...AUTH_ARGS,
   ...LOG_ARGS,
-  verbose: { type: "boolean", description: "the same as --log-level debug: the server's stderr, skipped lines and notifications", alias: ["v"], early: "none" },
+  verbose: {
+    type: "boolean",
+    description: "the same as --log-level debug: the server's stderr, skipped lines and notifications",
+    alias: ["v"],
+    early: "none",
+  },
 } as const satisfies FlagsDef;
 
 /** The answers to a server's questions, for the commands a server may ask them on. */
@@ -73,11 +78,16 @@ export const TASK_ACTIONS = ["get", "result", "cancel"] as const;
 export const ONE_SHOT = {
   "list-tools": {
     description: "List the server's tools with their input schemas.",
-    examples: ["mcp-inspect list-tools -- node server.js", "mcp-inspect list-tools --url http://127.0.0.1:3000/mcp", "mcp-inspect list-tools --config .mcp.json --server github"],
+    examples: [
+      "mcp-inspect list-tools -- node server.js",
+      "mcp-inspect list-tools --url http://127.0.0.1:3000/mcp",
+      "mcp-inspect list-tools --config .mcp.json --server github",
+    ],
     args: {},
   },
   "call-tool": {
-    description: "Call one tool. Arguments come from --params (JSON, @file or - for stdin) and/or key=value pairs typed by the tool's schema.",
+    description:
+      "Call one tool. Arguments come from --params (JSON, @file or - for stdin) and/or key=value pairs typed by the tool's schema.",
     examples: [
       `mcp-inspect call-tool echo message=hello -- node server.js`,
       `mcp-inspect call-tool add --params '{"a": 2, "b": 3}' -- node server.js`,
@@ -88,8 +98,16 @@ export const ONE_SHOT = {
       name: { type: "positional", description: "tool name", required: false },
       params: PARAMS,
       validate: { type: "boolean", description: "check the arguments against the tool's inputSchema first", default: true, early: "none" },
-      task: { type: "boolean", description: "run it as a task and wait for it, its progress on stderr; Ctrl-C cancels the task, --timeout leaves it running (tools that require a task get one anyway)" },
-      detach: { type: "boolean", description: "run it as a task and print the task (its taskId) at once, for `task get|result|cancel` (an HTTP server, or --stateful)" },
+      task: {
+        type: "boolean",
+        description:
+          "run it as a task and wait for it, its progress on stderr; Ctrl-C cancels the task, --timeout leaves it running (tools that require a task get one anyway)",
+      },
+      detach: {
+        type: "boolean",
+        description:
+          "run it as a task and print the task (its taskId) at once, for `task get|result|cancel` (an HTTP server, or --stateful)",
+      },
       ...ANSWER_ARGS,
     },
   },
@@ -101,13 +119,23 @@ export const ONE_SHOT = {
   },
   "read-resource": {
     description: "Read one resource by URI.",
-    examples: ["mcp-inspect read-resource file:///etc/hosts -- npx my-files-server", "mcp-inspect read-resource ref://items/3 --url http://127.0.0.1:3000/mcp"],
+    examples: [
+      "mcp-inspect read-resource file:///etc/hosts -- npx my-files-server",
+      "mcp-inspect read-resource ref://items/3 --url http://127.0.0.1:3000/mcp",
+    ],
     args: { uri: { type: "positional", description: "resource URI", required: false }, ...ANSWER_ARGS },
   },
-  "list-prompts": { description: "List the server's prompts and their arguments.", examples: ["mcp-inspect list-prompts -- node server.js"], args: {} },
+  "list-prompts": {
+    description: "List the server's prompts and their arguments.",
+    examples: ["mcp-inspect list-prompts -- node server.js"],
+    args: {},
+  },
   "get-prompt": {
     description: "Get one prompt, filled in with key=value arguments (or --params JSON).",
-    examples: ["mcp-inspect get-prompt greet name=alice -- node server.js", `mcp-inspect get-prompt review --params '{"code":"x = 1"}' -- node server.js`],
+    examples: [
+      "mcp-inspect get-prompt greet name=alice -- node server.js",
+      `mcp-inspect get-prompt review --params '{"code":"x = 1"}' -- node server.js`,
+    ],
     args: { name: { type: "positional", description: "prompt name", required: false }, params: PARAMS, ...ANSWER_ARGS },
   },
   complete: {
@@ -200,7 +228,8 @@ export const SERVERS_ARGS = {
 export const CONFIG_ARGS = {
   client: {
     type: "string",
-    description: "claude-desktop, claude-code (the project's .mcp.json), claude-code-user, cursor, vscode (.vscode/mcp.json), windsurf, gemini or codex",
+    description:
+      "claude-desktop, claude-code (the project's .mcp.json), claude-code-user, cursor, vscode (.vscode/mcp.json), windsurf, gemini or codex",
     valueHint: "name",
   },
   name: { type: "string", description: "the entry's name (default: from the server command)", valueHint: "name" },

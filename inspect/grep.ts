@@ -1,9 +1,10 @@
 // `mcp-inspect grep` (and `skill`): one survey of the tools of many servers. Servers are asked in parallel, a
 // few at a time, each under its own timeout; one that fails is reported with its error and the
 // search goes on. Stateful servers answer from the daemon's session (its cached list).
+
+import { EXIT_NAMES } from "../lib/cli/exit-codes.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { printingAuthUi } from "../lib/terminal/auth-ui.ts";
-import { EXIT_NAMES } from "../lib/cli/exit-codes.ts";
 import { classify } from "./output.ts";
 import { openSession } from "./session.ts";
 import { parameterNames, signature, type ToolLike } from "./signatures.ts";
@@ -58,7 +59,10 @@ export function toolMatches(tool: ToolLike, test: (text: string) => boolean): bo
 }
 
 /** Each server's tools, or why they could not be had: asked in parallel, GREP_CONCURRENCY at a time. */
-export async function survey(targets: NamedTarget[], options: GrepOptions): Promise<{ server: string; tools?: ToolLike[]; failure?: GrepFailure }[]> {
+export async function survey(
+  targets: NamedTarget[],
+  options: GrepOptions,
+): Promise<{ server: string; tools?: ToolLike[]; failure?: GrepFailure }[]> {
   const results: { server: string; tools?: ToolLike[]; failure?: GrepFailure }[] = targets.map(({ server }) => ({ server }));
   let next = 0;
   const worker = async () => {
@@ -76,17 +80,28 @@ export async function survey(targets: NamedTarget[], options: GrepOptions): Prom
   return results;
 }
 
-export async function grep(targets: NamedTarget[], pattern: string, options: GrepOptions): Promise<{ matches: GrepMatch[]; failures: GrepFailure[]; searched: number }> {
+export async function grep(
+  targets: NamedTarget[],
+  pattern: string,
+  options: GrepOptions,
+): Promise<{ matches: GrepMatch[]; failures: GrepFailure[]; searched: number }> {
   const test = matcher(pattern);
   const surveyed = await survey(targets, options);
-  const matches = surveyed.flatMap(({ server, tools = [] }) => tools.filter((tool) => toolMatches(tool, test)).map((tool) => ({ server, tool: String(tool.name), signature: signature(tool) })));
+  const matches = surveyed.flatMap(({ server, tools = [] }) =>
+    tools.filter((tool) => toolMatches(tool, test)).map((tool) => ({ server, tool: String(tool.name), signature: signature(tool) })),
+  );
   return { matches, failures: surveyed.flatMap(({ failure }) => (failure ? [failure] : [])), searched: targets.length };
 }
 
 /** One server's tools: connect, list every page, close. A sign-in is never started here: grep asks many servers at once. */
 async function toolsOf(target: Target, options: GrepOptions): Promise<ToolLike[]> {
   const timeoutMs = options.timeoutMs ?? target.timeoutMs ?? GREP_SERVER_TIMEOUT_MS;
-  const session = await openSession(target, { version: options.version, timeoutMs, stateful: options.stateful, auth: { signIn: "no", ui: printingAuthUi() } });
+  const session = await openSession(target, {
+    version: options.version,
+    timeoutMs,
+    stateful: options.stateful,
+    auth: { signIn: "no", ui: printingAuthUi() },
+  });
   try {
     await session.connect();
     const listed = await session.run((call) => call.listAll("tools/list", "tools"));

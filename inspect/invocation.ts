@@ -3,16 +3,16 @@
 // command makes the same way: output format, target, usage problems, timeout, log level, sign-in.
 import type { ArgsDef } from "citty";
 import { authFlags } from "../lib/cli/args.ts";
-import { unknownFlagsProblem, type Invocation } from "../lib/cli/argv.ts";
-import { isLogLevelName, ownStderr, type LogLevelName } from "../lib/io/log.ts";
+import { type Invocation, unknownFlagsProblem } from "../lib/cli/argv.ts";
+import { isLogLevelName, type LogLevelName, ownStderr } from "../lib/io/log.ts";
 import { stripControl } from "../lib/io/text.ts";
 import type { ChannelAuth } from "../lib/open.ts";
-import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
 import { terminalAsk } from "../lib/targets/discovery/ask.ts";
+import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
 import { printingAuthUi, terminalAuthUi } from "../lib/terminal/auth-ui.ts";
 import { atTerminal } from "../lib/terminal/terminal-io.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, OUTPUT_FORMATS, type COMMON_ARGS } from "./flags.ts";
+import { type COMMON_ARGS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, OUTPUT_FORMATS } from "./flags.ts";
 import { CommandError, EXIT, errorEnvelope, type Metadata } from "./output.ts";
 
 export type { Invocation };
@@ -52,16 +52,20 @@ export function usageProblem(args: Args, defs: ArgsDef, invocation: Invocation):
   if (unknown) return unknown;
   if (args.timeout !== undefined) {
     const timeout = String(args.timeout);
-    if (!/^\d+$/.test(timeout) || Number(timeout) <= 0) return `--timeout must be a positive number of milliseconds, not ${JSON.stringify(args.timeout)}`;
+    if (!/^\d+$/.test(timeout) || Number(timeout) <= 0)
+      return `--timeout must be a positive number of milliseconds, not ${JSON.stringify(args.timeout)}`;
     if (Number(timeout) > MAX_TIMEOUT_MS) return `--timeout can be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`;
   }
   const pinned = args["protocol-version"];
-  if (pinned !== undefined && !KNOWN_PROTOCOL_VERSIONS.includes(pinned)) return `unknown --protocol-version ${pinned} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})`;
+  if (pinned !== undefined && !KNOWN_PROTOCOL_VERSIONS.includes(pinned))
+    return `unknown --protocol-version ${pinned} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})`;
   if (args.json && args.text) return "give --json or --text, not both";
-  if (args.format !== undefined && !OUTPUT_FORMATS.includes(String(args.format))) return `unknown --format ${JSON.stringify(args.format)} (use ${OUTPUT_FORMATS.join(", ")})`;
+  if (args.format !== undefined && !OUTPUT_FORMATS.includes(String(args.format)))
+    return `unknown --format ${JSON.stringify(args.format)} (use ${OUTPUT_FORMATS.join(", ")})`;
   if (args.format !== undefined && (args.json || args.text)) return "give --format or --json/--text, not both";
   const level = args["log-level"];
-  if (level !== undefined && !isLogLevelName(level)) return `unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`;
+  if (level !== undefined && !isLogLevelName(level))
+    return `unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`;
   return undefined;
 }
 
@@ -86,7 +90,12 @@ export function channelAuth(args: Args, otherwise: "ask" | "no"): { ok: true; va
   return {
     ok: true,
     // A sign-in may happen: questions and the pasted redirect URL (--no-browser) come from the terminal, or stdin.
-    value: { signIn: args.oauth ? "yes" : otherwise, ui: otherwise === "ask" || args.oauth ? terminalAuthUi() : printingAuthUi(), browser: args.browser !== false, ...flags.value },
+    value: {
+      signIn: args.oauth ? "yes" : otherwise,
+      ui: otherwise === "ask" || args.oauth ? terminalAuthUi() : printingAuthUi(),
+      browser: args.browser !== false,
+      ...flags.value,
+    },
   };
 }
 
@@ -106,7 +115,12 @@ export function taskStatusWriter(args: Args): ((line: string) => void) | undefin
 /** The envelope metadata and the one-line failure of a command that is not one request to one server. */
 export function reporter(command: string, json: boolean) {
   const started = performance.now();
-  const metadata = (target = ""): Metadata => ({ command, target, timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
+  const metadata = (target = ""): Metadata => ({
+    command,
+    target,
+    timestamp: new Date().toISOString(),
+    durationMs: Math.round(performance.now() - started),
+  });
   const fail = (error: CommandError, target?: string): void => {
     if (json) process.stdout.write(`${errorEnvelope(error, metadata(target))}\n`);
     else process.stderr.write(`error: ${stripControl(error.message)}\n`);
@@ -117,7 +131,8 @@ export function reporter(command: string, json: boolean) {
 
 /** Ends the run before any command ran: the envelope off a terminal, a line on one. */
 export function endBeforeCommand(error: CommandError, command: string): void {
-  if (!process.stdout.isTTY) process.stdout.write(`${errorEnvelope(error, { command, target: "", timestamp: new Date().toISOString(), durationMs: 0 })}\n`);
+  if (!process.stdout.isTTY)
+    process.stdout.write(`${errorEnvelope(error, { command, target: "", timestamp: new Date().toISOString(), durationMs: 0 })}\n`);
   else process.stderr.write(`error: ${error.message}\n`);
   process.exitCode = error.exitCode;
 }

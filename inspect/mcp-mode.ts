@@ -5,12 +5,12 @@
 import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
+import { McpError } from "../lib/client/raw-client.ts";
 import { createLogger } from "../lib/io/log.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { describeTarget, type Target } from "../lib/targets/target.ts";
 import { classify } from "./output.ts";
-import { McpError } from "../lib/client/raw-client.ts";
-import { openSession, type Call, type Session, type SessionOptions } from "./session.ts";
+import { type Call, openSession, type Session, type SessionOptions } from "./session.ts";
 import * as tasks from "./tasks.ts";
 
 /** The options of each session to the target, as a one-shot command takes them. */
@@ -70,9 +70,12 @@ class TargetLink {
   }
 
   #drop(session: Session): void {
-    void this.#session?.then((current) => {
-      if (current === session) this.#session = undefined;
-    }, () => {});
+    void this.#session?.then(
+      (current) => {
+        if (current === session) this.#session = undefined;
+      },
+      () => {},
+    );
     void session.close();
   }
 
@@ -112,7 +115,10 @@ export async function serveInspector(target: Target, options: InspectorOptions):
   const factory = () => {
     const server = new McpServer(
       { name: "mcp-inspect", version: options.version },
-      { instructions: `Inspection tools for the MCP server ${name}. Its own tools are reached through call_tool.`, capabilities: { tools: {} } },
+      {
+        instructions: `Inspection tools for the MCP server ${name}. Its own tools are reached through call_tool.`,
+        capabilities: { tools: {} },
+      },
     );
     const readOnly = { readOnlyHint: true, openWorldHint: false };
     server.registerTool("list_tools", { description: `List the tools of ${name}`, annotations: readOnly }, () =>
@@ -126,7 +132,10 @@ export async function serveInspector(target: Target, options: InspectorOptions):
           name: z.string().describe("tool name"),
           arguments: z.record(z.string(), z.unknown()).optional().describe("tool arguments"),
           task: z.boolean().optional().describe("run it as a task and wait for its result"),
-          detach: z.boolean().optional().describe("run it as a task and return the task (its taskId) at once, for get_task, get_task_result and cancel_task"),
+          detach: z
+            .boolean()
+            .optional()
+            .describe("run it as a task and return the task (its taskId) at once, for get_task, get_task_result and cancel_task"),
         }),
       },
       async ({ name: tool, arguments: args, task, detach }) => {
@@ -135,21 +144,33 @@ export async function serveInspector(target: Target, options: InspectorOptions):
       },
     );
     const taskId = z.object({ taskId: z.string().describe("the task's id (from call_tool with detach)") });
-    server.registerTool("get_task", { description: `Show the state of a task on ${name}`, inputSchema: taskId, annotations: readOnly }, ({ taskId: id }) =>
-      inspect((call) => tasks.run(call, "get", id)),
+    server.registerTool(
+      "get_task",
+      { description: `Show the state of a task on ${name}`, inputSchema: taskId, annotations: readOnly },
+      ({ taskId: id }) => inspect((call) => tasks.run(call, "get", id)),
     );
     server.registerTool(
       "get_task_result",
-      { description: `Wait for a task on ${name} to end and return its result as the server gave it`, inputSchema: taskId, annotations: readOnly },
+      {
+        description: `Wait for a task on ${name} to end and return its result as the server gave it`,
+        inputSchema: taskId,
+        annotations: readOnly,
+      },
       ({ taskId: id }) => asToolResult(() => link.run((call) => tasks.run(call, "result", id))),
     );
-    server.registerTool("cancel_task", { description: `Cancel a task on ${name}`, inputSchema: taskId }, ({ taskId: id }) => inspect((call) => tasks.run(call, "cancel", id)));
+    server.registerTool("cancel_task", { description: `Cancel a task on ${name}`, inputSchema: taskId }, ({ taskId: id }) =>
+      inspect((call) => tasks.run(call, "cancel", id)),
+    );
     server.registerTool("list_resources", { description: `List the resources of ${name}`, annotations: readOnly }, () =>
       inspect((call) => call.listAll("resources/list", "resources")),
     );
     server.registerTool(
       "read_resource",
-      { description: `Read a resource of ${name}`, inputSchema: z.object({ uri: z.string().describe("resource URI") }), annotations: readOnly },
+      {
+        description: `Read a resource of ${name}`,
+        inputSchema: z.object({ uri: z.string().describe("resource URI") }),
+        annotations: readOnly,
+      },
       ({ uri }) => inspect((call) => call.request("resources/read", { uri })),
     );
     server.registerTool("list_prompts", { description: `List the prompts of ${name}`, annotations: readOnly }, () =>
@@ -164,12 +185,12 @@ export async function serveInspector(target: Target, options: InspectorOptions):
       },
       ({ name: prompt, arguments: args }) => inspect((call) => call.request("prompts/get", { name: prompt, arguments: args ?? {} })),
     );
-    server.registerTool("get_server_info", { description: `Show the name, version, protocol revision and capabilities of ${name}`, annotations: readOnly }, () =>
-      inspect(async (call) => call.identity()),
+    server.registerTool(
+      "get_server_info",
+      { description: `Show the name, version, protocol revision and capabilities of ${name}`, annotations: readOnly },
+      () => inspect(async (call) => call.identity()),
     );
-    server.registerTool("ping", { description: `Check that ${name} answers`, annotations: readOnly }, () =>
-      inspect((call) => call.ping()),
-    );
+    server.registerTool("ping", { description: `Check that ${name} answers`, annotations: readOnly }, () => inspect((call) => call.ping()));
     return server;
   };
 

@@ -1,8 +1,9 @@
 // What each inspection does once it has a connection (a Call) and its input: list, call, read,
 // get, complete, identify, ping, follow a task. The CLI's one-shot commands run these; what reads
 // their input from argv is inspect/commands/one-shot.ts.
-import type { JsonObject } from "../lib/wire/jsonrpc.ts";
+
 import type { Target } from "../lib/targets/target.ts";
+import type { JsonObject } from "../lib/wire/jsonrpc.ts";
 import { pairsToArguments, validate } from "./arguments.ts";
 import { CommandError, EXIT } from "./output.ts";
 import type { Call } from "./session.ts";
@@ -13,7 +14,8 @@ export const listResources = (call: Call) => call.listAll("resources/list", "res
 export const listResourceTemplates = (call: Call) => call.listAll("resources/templates/list", "resourceTemplates");
 export const listPrompts = (call: Call) => call.listAll("prompts/list", "prompts");
 export const readResource = (call: Call, uri: string) => call.request("resources/read", { uri });
-export const getPrompt = (call: Call, input: { name: string; values: Record<string, string> }) => call.request("prompts/get", { name: input.name, arguments: input.values });
+export const getPrompt = (call: Call, input: { name: string; values: Record<string, string> }) =>
+  call.request("prompts/get", { name: input.name, arguments: input.values });
 export const complete = (call: Call, params: JsonObject) => call.request("completion/complete", params);
 export const serverInfo = async (call: Call) => call.identity();
 export const ping = (call: Call) => call.ping();
@@ -40,7 +42,11 @@ export async function callTool(call: Call, input: ToolCallInput, target: Target)
   if (check || pairs.length > 0 || target.kind === "http") {
     const { tools } = (await call.listAll("tools/list", "tools")) as { tools: Record<string, unknown>[] };
     tool = tools.find((t) => t.name === name);
-    if (!tool) throw new CommandError(EXIT.usage, `unknown tool "${name}" (the server has: ${tools.map((t) => String(t.name)).join(", ") || "no tools"})`);
+    if (!tool)
+      throw new CommandError(
+        EXIT.usage,
+        `unknown tool "${name}" (the server has: ${tools.map((t) => String(t.name)).join(", ") || "no tools"})`,
+      );
     schema = tool.inputSchema as Record<string, unknown> | undefined;
   }
   const built = pairsToArguments(pairs, schema, base);
@@ -48,7 +54,9 @@ export async function callTool(call: Call, input: ToolCallInput, target: Target)
   if (check) {
     const problems = validate(built.value, schema);
     if (problems.length > 0) {
-      throw new CommandError(EXIT.usage, `invalid arguments for ${name}: ${problems.slice(0, 5).join("; ")} (or pass --no-validate)`, { problems });
+      throw new CommandError(EXIT.usage, `invalid arguments for ${name}: ${problems.slice(0, 5).join("; ")} (or pass --no-validate)`, {
+        problems,
+      });
     }
   }
   return tasks.callTool(call, { name, arguments: built.value, mode, tool, onstatus, lasting });

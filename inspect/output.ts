@@ -1,7 +1,8 @@
 // mcp-inspect's output contract: one JSON envelope on stdout for machines (the default when
 // stdout is not a terminal), readable text for people, and exit codes that never change.
-import { McpError } from "../lib/client/raw-client.ts";
+
 import { EXIT, EXIT_NAMES } from "../lib/cli/exit-codes.ts";
+import { McpError } from "../lib/client/raw-client.ts";
 import { stripControl } from "../lib/io/text.ts";
 
 export { EXIT };
@@ -40,7 +41,9 @@ export function classify(error: unknown, stderrTail?: string): CommandError {
         return new CommandError(EXIT.protocol, `the server answered with an error: ${error.message}`, { rpcError: error.rpc });
       case "transport":
         if (error.status === 401 || error.status === 403) {
-          const hint = error.message.includes("mcp-inspect auth") ? "" : ' (sign in with mcp-inspect auth, or pass --header "Authorization: Bearer <token>")';
+          const hint = error.message.includes("mcp-inspect auth")
+            ? ""
+            : ' (sign in with mcp-inspect auth, or pass --header "Authorization: Bearer <token>")';
           return new CommandError(EXIT.auth, `${error.message}${hint}`, { httpStatus: error.status });
         }
         return new CommandError(EXIT.connection, error.message, error.status ? { httpStatus: error.status } : {});
@@ -81,9 +84,17 @@ export function renderText(command: string, data: unknown): string {
     case "list-tools":
       return list(value.tools, (tool) => `${clean(tool.name)}${signature(tool.inputSchema)}${describeLine(tool.description)}`, "no tools");
     case "list-resources":
-      return list(value.resources, (r) => `${clean(r.uri)}  ${clean(r.name)}${r.mimeType ? ` (${clean(r.mimeType)})` : ""}${describeLine(r.description)}`, "no resources");
+      return list(
+        value.resources,
+        (r) => `${clean(r.uri)}  ${clean(r.name)}${r.mimeType ? ` (${clean(r.mimeType)})` : ""}${describeLine(r.description)}`,
+        "no resources",
+      );
     case "list-resource-templates":
-      return list(value.resourceTemplates, (r) => `${clean(r.uriTemplate)}  ${clean(r.name)}${describeLine(r.description)}`, "no resource templates");
+      return list(
+        value.resourceTemplates,
+        (r) => `${clean(r.uriTemplate)}  ${clean(r.name)}${describeLine(r.description)}`,
+        "no resource templates",
+      );
     case "list-prompts":
       return list(value.prompts, (p) => `${clean(p.name)}${promptArgs(p.arguments)}${describeLine(p.description)}`, "no prompts");
     case "call-tool":
@@ -91,12 +102,23 @@ export function renderText(command: string, data: unknown): string {
       if (!Array.isArray(value.content)) return clean(JSON.stringify(data, null, 2));
       return content(value.content) + (value.structuredContent ? `\nstructured: ${JSON.stringify(value.structuredContent, null, 2)}` : "");
     case "read-resource":
-      return list(value.contents, (c) => (typeof c.text === "string" ? clean(c.text) : `[${clean(c.mimeType ?? "binary")}, ${String(c.blob ?? "").length} base64 chars] ${clean(c.uri)}`), "(empty)");
+      return list(
+        value.contents,
+        (c) =>
+          typeof c.text === "string"
+            ? clean(c.text)
+            : `[${clean(c.mimeType ?? "binary")}, ${String(c.blob ?? "").length} base64 chars] ${clean(c.uri)}`,
+        "(empty)",
+      );
     case "get-prompt":
       return list(value.messages, (m) => `${clean(m.role)}: ${content([m.content])}`, "(no messages)");
     case "complete": {
       const completion = (value.completion ?? {}) as Json;
-      return list((completion.values as unknown[] | undefined)?.map((v) => ({ v })), (item) => clean(item.v), "(no completions)");
+      return list(
+        (completion.values as unknown[] | undefined)?.map((v) => ({ v })),
+        (item) => clean(item.v),
+        "(no completions)",
+      );
     }
     case "ping":
       return `pong (${value.roundTripMs} ms)`;

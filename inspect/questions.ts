@@ -3,12 +3,13 @@
 // Without one, the command ends with INPUT_REQUIRED (exit 8) and an envelope that carries the
 // questions, their schemas and the answers file to fill in; `--input-responses @answers.json` then
 // answers them on the next call (2026: the retried request, with the server's request state).
-import { terminalFormIo } from "../lib/terminal/terminal-io.ts";
-import { answerElicitation } from "../lib/terminal/elicitation-form.ts";
+
+import { PARKED_KEY_PREFIX } from "../lib/daemon/questions.ts";
 import { openInBrowser } from "../lib/terminal/browser.ts";
+import { answerElicitation } from "../lib/terminal/elicitation-form.ts";
+import { terminalFormIo } from "../lib/terminal/terminal-io.ts";
 import type { JsonObject } from "../lib/wire/jsonrpc.ts";
 import { CommandError, EXIT } from "./output.ts";
-import { PARKED_KEY_PREFIX } from "../lib/daemon/questions.ts";
 
 /** Rounds of questions one call may take before we stop asking (a server that never settles). */
 export const MAX_INPUT_ROUNDS = 5;
@@ -37,10 +38,14 @@ type InputRequest = { method?: unknown; params?: unknown };
 export function parseAnswers(document: JsonObject): GivenAnswers {
   const responses = "inputResponses" in document ? document.inputResponses : document;
   if (typeof responses !== "object" || responses === null || Array.isArray(responses)) {
-    throw new CommandError(EXIT.usage, "--input-responses must hold an object: {\"inputResponses\": {\"<key>\": {\"action\": \"accept\", \"content\": {...}}}, \"requestState\": \"...\"}");
+    throw new CommandError(
+      EXIT.usage,
+      '--input-responses must hold an object: {"inputResponses": {"<key>": {"action": "accept", "content": {...}}}, "requestState": "..."}',
+    );
   }
   const state = document.requestState;
-  if (state !== undefined && typeof state !== "string") throw new CommandError(EXIT.usage, "--input-responses: requestState must be the string the server sent");
+  if (state !== undefined && typeof state !== "string")
+    throw new CommandError(EXIT.usage, "--input-responses: requestState must be the string the server sent");
   return { inputResponses: responses as JsonObject, ...(typeof state === "string" ? { requestState: state } : {}) };
 }
 
@@ -49,12 +54,24 @@ export function parseAnswers(document: JsonObject): GivenAnswers {
  * carries the given answers, each `input_required` after it is answered on the terminal, or ends
  * the command with the questions.
  */
-export async function withAnswers(method: string, params: JsonObject, send: (params: JsonObject) => Promise<JsonObject>, policy: QuestionPolicy, signal: AbortSignal): Promise<JsonObject> {
-  let attempt = policy.answers && INPUT_METHODS.has(method) ? { ...params, inputResponses: policy.answers.inputResponses, ...stateOf(policy.answers.requestState) } : params;
+export async function withAnswers(
+  method: string,
+  params: JsonObject,
+  send: (params: JsonObject) => Promise<JsonObject>,
+  policy: QuestionPolicy,
+  signal: AbortSignal,
+): Promise<JsonObject> {
+  let attempt =
+    policy.answers && INPUT_METHODS.has(method)
+      ? { ...params, inputResponses: policy.answers.inputResponses, ...stateOf(policy.answers.requestState) }
+      : params;
   for (let round = 0; ; round++) {
     const result = await send(attempt);
     if (result.resultType !== "input_required") return result;
-    const requests = (typeof result.inputRequests === "object" && result.inputRequests !== null ? result.inputRequests : {}) as Record<string, InputRequest>;
+    const requests = (typeof result.inputRequests === "object" && result.inputRequests !== null ? result.inputRequests : {}) as Record<
+      string,
+      InputRequest
+    >;
     const requestState = typeof result.requestState === "string" ? result.requestState : undefined;
     if (!policy.terminal || round >= MAX_INPUT_ROUNDS) throw inputRequired(requests, requestState, round >= MAX_INPUT_ROUNDS);
     // The retry is a new request: our answers, and the server's state exactly as it sent it.
@@ -72,14 +89,22 @@ export function answersForParked(method: string, params: JsonObject, policy: Que
 /** A 2025 server's elicitation/create, answered on the terminal (else the command ends with exit 8). */
 export async function answerLegacyQuestion(params: JsonObject, policy: QuestionPolicy, signal: AbortSignal): Promise<JsonObject> {
   if (policy.terminal) return answerElicitation(policy.server, params, terminalFormIo(), openInBrowser, signal);
-  throw inputRequired({ question: { method: "elicitation/create", params } }, undefined, false, "a 2025 server's question can only be answered later through mcp-daemon: run the same command with --stateful, then answer with --input-responses");
+  throw inputRequired(
+    { question: { method: "elicitation/create", params } },
+    undefined,
+    false,
+    "a 2025 server's question can only be answered later through mcp-daemon: run the same command with --stateful, then answer with --input-responses",
+  );
 }
 
 async function answerOnTerminal(requests: Record<string, InputRequest>, server: string, signal: AbortSignal): Promise<JsonObject> {
   const answers: JsonObject = {};
   for (const [key, request] of Object.entries(requests)) {
     if (request.method !== "elicitation/create") {
-      throw new CommandError(EXIT.protocol, `the server asked for ${String(request.method)}, which mcp-inspect does not offer (it declared elicitation only)`);
+      throw new CommandError(
+        EXIT.protocol,
+        `the server asked for ${String(request.method)}, which mcp-inspect does not offer (it declared elicitation only)`,
+      );
     }
     answers[key] = await answerElicitation(server, (request.params ?? {}) as JsonObject, terminalFormIo(), openInBrowser, signal);
   }
@@ -87,7 +112,12 @@ async function answerOnTerminal(requests: Record<string, InputRequest>, server: 
 }
 
 /** The end of a call that needs answers nobody here can give: the questions, and how to answer them. */
-export function inputRequired(requests: Record<string, InputRequest>, requestState: string | undefined, exhausted: boolean, how?: string): CommandError {
+export function inputRequired(
+  requests: Record<string, InputRequest>,
+  requestState: string | undefined,
+  exhausted: boolean,
+  how?: string,
+): CommandError {
   const questions = Object.entries(requests).map(([key, request]) => describe(key, request));
   const asked = questions.map((q) => q.summary).join("; ") || "input";
   const message = exhausted
@@ -108,7 +138,10 @@ function describe(key: string, request: InputRequest): { key: string; summary: s
   const schema = (params.requestedSchema ?? {}) as { properties?: Record<string, JsonObject>; required?: string[] };
   const required = new Set(schema.required ?? []);
   const content = Object.fromEntries(
-    Object.entries(schema.properties ?? {}).map(([name, field]) => [name, `<${String(field.type ?? "value")}${required.has(name) ? ", required" : ""}${field.description ? `: ${String(field.description)}` : ""}>`]),
+    Object.entries(schema.properties ?? {}).map(([name, field]) => [
+      name,
+      `<${String(field.type ?? "value")}${required.has(name) ? ", required" : ""}${field.description ? `: ${String(field.description)}` : ""}>`,
+    ]),
   );
   return { key, summary: `${key}: ${message}`, template: { action: "accept", content } };
 }

@@ -3,9 +3,21 @@
 // headers, whether a project entry is approved and whether an HTTP one has stored sign-in tokens.
 // `--approve NAME` approves a project's entry of that name. Nothing is started here.
 import { AuthStore } from "../lib/auth/store.ts";
-import { approve, discoverServers, displayUrl, isApproved, neededInputs, needsApproval, serverStates, targetOf, whatItRuns, type DiscoveredServer, type Env } from "../lib/targets/discovery/index.ts";
 import { stripControl } from "../lib/io/text.ts";
-import { CommandError, EXIT, errorEnvelope, successEnvelope, type Metadata } from "./output.ts";
+import {
+  approve,
+  type DiscoveredServer,
+  discoverServers,
+  displayUrl,
+  type Env,
+  isApproved,
+  neededInputs,
+  needsApproval,
+  serverStates,
+  targetOf,
+  whatItRuns,
+} from "../lib/targets/discovery/index.ts";
+import { CommandError, EXIT, errorEnvelope, type Metadata, successEnvelope } from "./output.ts";
 
 export type AuthState = "signed in" | "sign-in needed if the server asks" | "Authorization header";
 
@@ -43,7 +55,12 @@ export interface ServersOptions {
 
 export async function runServers(options: ServersOptions): Promise<number> {
   const started = performance.now();
-  const metadata = (): Metadata => ({ command: options.approve === undefined ? "servers" : "servers --approve", target: options.approve ?? "", timestamp: new Date().toISOString(), durationMs: Math.round(performance.now() - started) });
+  const metadata = (): Metadata => ({
+    command: options.approve === undefined ? "servers" : "servers --approve",
+    target: options.approve ?? "",
+    timestamp: new Date().toISOString(),
+    durationMs: Math.round(performance.now() - started),
+  });
   const fail = (error: CommandError) => {
     if (options.json) process.stdout.write(`${errorEnvelope(error, metadata())}\n`);
     else process.stderr.write(`error: ${stripControl(error.message)}\n`);
@@ -58,15 +75,24 @@ export async function runServers(options: ServersOptions): Promise<number> {
     const approved = approveNamed(found.servers, options.approve, env);
     if (!approved.ok) return fail(approved.error);
     if (options.json) process.stdout.write(`${successEnvelope({ approved: approved.value }, metadata())}\n`);
-    else for (const { name, file, runs } of approved.value) process.stdout.write(`approved "${stripControl(name)}" from ${stripControl(file)}: it ${stripControl(runs)}\n`);
+    else
+      for (const { name, file, runs } of approved.value)
+        process.stdout.write(`approved "${stripControl(name)}" from ${stripControl(file)}: it ${stripControl(runs)}\n`);
     return EXIT.ok;
   }
 
   const rows = describeServers(found.servers, env, found.problems);
   if (rows.length === 0) {
-    return fail(new CommandError(EXIT.nothingThere, `no MCP servers are configured for this user or project (looked in ${found.looked.length} client files; see mcp-inspect servers --help)`, { looked: found.looked, problems: found.problems }));
+    return fail(
+      new CommandError(
+        EXIT.nothingThere,
+        `no MCP servers are configured for this user or project (looked in ${found.looked.length} client files; see mcp-inspect servers --help)`,
+        { looked: found.looked, problems: found.problems },
+      ),
+    );
   }
-  if (options.json) process.stdout.write(`${successEnvelope({ servers: rows, project: found.project, problems: found.problems }, metadata())}\n`);
+  if (options.json)
+    process.stdout.write(`${successEnvelope({ servers: rows, project: found.project, problems: found.problems }, metadata())}\n`);
   else process.stdout.write(`${rows.map(textRow).join("\n")}\n`);
   return EXIT.ok;
 }
@@ -74,12 +100,19 @@ export async function runServers(options: ServersOptions): Promise<number> {
 /** The rows `servers` prints: what an entry is, never a value of its env or headers. */
 export function describeServers(servers: DiscoveredServer[], env: Env, problems: string[] = []): ServerRow[] {
   const states = serverStates(servers);
-  const hasUrl = servers.some((server) => [server.entry.url, server.entry.serverUrl, server.entry.httpUrl].some((value) => typeof value === "string"));
+  const hasUrl = servers.some((server) =>
+    [server.entry.url, server.entry.serverUrl, server.entry.httpUrl].some((value) => typeof value === "string"),
+  );
   const signedIn = hasUrl ? storedResources(env, problems) : new Set<string>();
   return servers.map((server) => {
     const entry = server.entry;
     const rawUrl = [entry.url, entry.serverUrl, entry.httpUrl].find((value): value is string => typeof value === "string");
-    const headers = [...keys(entry.headers), ...keys(entry.http_headers), ...keys(entry.env_http_headers), ...(typeof entry.bearer_token_env_var === "string" ? ["Authorization"] : [])];
+    const headers = [
+      ...keys(entry.headers),
+      ...keys(entry.http_headers),
+      ...keys(entry.env_http_headers),
+      ...(typeof entry.bearer_token_env_var === "string" ? ["Authorization"] : []),
+    ];
     const variables = [...keys(entry.env), ...(Array.isArray(entry.env_vars) ? entry.env_vars.map(String) : [])];
     const inputs = neededInputs(entry, server.inputs).map((input) => input.id);
     const row: ServerRow = {
@@ -100,18 +133,34 @@ export function describeServers(servers: DiscoveredServer[], env: Env, problems:
     };
     if (rawUrl !== undefined) {
       const authorized = headers.some((name) => name.toLowerCase() === "authorization");
-      row.auth = authorized ? "Authorization header" : signedIn.has(resourceOf(server, env, rawUrl)) ? "signed in" : "sign-in needed if the server asks";
+      row.auth = authorized
+        ? "Authorization header"
+        : signedIn.has(resourceOf(server, env, rawUrl))
+          ? "signed in"
+          : "sign-in needed if the server asks";
     }
     return row;
   });
 }
 
 /** `--approve NAME`: every project entry of that name (a user or local entry needs none). */
-function approveNamed(servers: DiscoveredServer[], name: string, env: Env): { ok: true; value: { name: string; file: string; runs: string }[] } | { ok: false; error: CommandError } {
+function approveNamed(
+  servers: DiscoveredServer[],
+  name: string,
+  env: Env,
+): { ok: true; value: { name: string; file: string; runs: string }[] } | { ok: false; error: CommandError } {
   const named = servers.filter((server) => server.name === name);
   const project = named.filter(needsApproval);
-  if (named.length === 0) return { ok: false, error: new CommandError(EXIT.usage, `no configured server is named "${name}" (see mcp-inspect servers)`) };
-  if (project.length === 0) return { ok: false, error: new CommandError(EXIT.usage, `"${name}" is a ${named[0]!.scope} entry in ${named[0]!.file}; only project entries need approval`) };
+  if (named.length === 0)
+    return { ok: false, error: new CommandError(EXIT.usage, `no configured server is named "${name}" (see mcp-inspect servers)`) };
+  if (project.length === 0)
+    return {
+      ok: false,
+      error: new CommandError(
+        EXIT.usage,
+        `"${name}" is a ${named[0]!.scope} entry in ${named[0]!.file}; only project entries need approval`,
+      ),
+    };
   const approved = [];
   for (const server of project) {
     const saved = approve(server, env);
@@ -124,7 +173,12 @@ function approveNamed(servers: DiscoveredServer[], name: string, env: Env): { ok
 /** The resources the token store holds tokens for (never a token itself). */
 function storedResources(env: Env, problems: string[]): Set<string> {
   try {
-    return new Set(AuthStore.open(env).list().filter((entry) => entry.tokens).map((entry) => entry.resource));
+    return new Set(
+      AuthStore.open(env)
+        .list()
+        .filter((entry) => entry.tokens)
+        .map((entry) => entry.resource),
+    );
   } catch (error) {
     problems.push((error as Error).message);
     return new Set();

@@ -1,20 +1,28 @@
 // One connection to one server: the channel for the target's kind, the raw client on top, and
 // watchdogs for --timeout (progress resets them). A one-shot command runs its whole life under
 // one watchdog; `mcp` mode gives each tool call its own.
-import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/transport/channel.ts";
+
 import { McpError, RawClient, type ServerIdentity } from "../lib/client/raw-client.ts";
-import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
-import { createLogger, ownStderr, type LogLevelName } from "../lib/io/log.ts";
-import { stripControl } from "../lib/io/text.ts";
-import { openChannel, type ChannelAuth } from "../lib/open.ts";
 import type { SessionInfo } from "../lib/daemon/protocol.ts";
-import { StdioChannel } from "../lib/transport/stdio.ts";
+import { PARK_ERROR_CODE, PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
+import { createLogger, type LogLevelName, ownStderr } from "../lib/io/log.ts";
+import { stripControl } from "../lib/io/text.ts";
+import { type ChannelAuth, openChannel } from "../lib/open.ts";
 import type { Target } from "../lib/targets/target.ts";
+import { type CloseOptions, DroppedLineError, type MessageChannel } from "../lib/transport/channel.ts";
+import { StdioChannel } from "../lib/transport/stdio.ts";
+import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 import { adoptEarlyServer } from "./early-server.ts";
 import { CommandError, EXIT } from "./output.ts";
+import {
+  ANSWERABLE_CAPABILITIES,
+  answerLegacyQuestion,
+  answersForParked,
+  inputRequired,
+  type QuestionPolicy,
+  withAnswers,
+} from "./questions.ts";
 import { TASK_CLIENT_CAPABILITIES } from "./tasks.ts";
-import { answerLegacyQuestion, ANSWERABLE_CAPABILITIES, answersForParked, inputRequired, withAnswers, type QuestionPolicy } from "./questions.ts";
-import { PARK_ERROR_CODE, PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
 
 /** A server that pages forever must not keep us looping. */
 export const MAX_LIST_PAGES = 1_000;
@@ -107,7 +115,14 @@ export class Session {
     const key = String(params.key);
     const question = { method: "elicitation/create", params: (params.params ?? {}) as JsonObject };
     const minutes = Math.round(PARKED_TTL_MS / 60_000);
-    this.abortAll(inputRequired({ [key]: question }, undefined, false, `The call waits in mcp-daemon for ${minutes} minutes: fill in details.answers and run the same command with --stateful --input-responses @answers.json; that call gets this call's result`));
+    this.abortAll(
+      inputRequired(
+        { [key]: question },
+        undefined,
+        false,
+        `The call waits in mcp-daemon for ${minutes} minutes: fill in details.answers and run the same command with --stateful --input-responses @answers.json; that call gets this call's result`,
+      ),
+    );
   }
 
   /** A request from a 2025 server mid-call: ping, or a question (the command ends with exit 8 if nobody can answer it). */
@@ -200,7 +215,8 @@ export class Call {
 
   /** One request; on 2026-07-28 its `input_required` rounds are answered (or end the command with the questions). */
   async request(method: string, params: JsonObject): Promise<JsonObject> {
-    const send = (attempt: JsonObject) => this.client.request(method, attempt, { signal: this.watchdog.signal, onprogress: () => this.watchdog.reset() });
+    const send = (attempt: JsonObject) =>
+      this.client.request(method, attempt, { signal: this.watchdog.signal, onprogress: () => this.watchdog.reset() });
     // 2025, through the daemon: answers to a parked question travel in the call that brings them.
     if (this.client.identity.era !== "modern") return send(answersForParked(method, params, this.questions));
     return withAnswers(method, params, send, this.questions, this.watchdog.signal);
@@ -222,7 +238,10 @@ export class Call {
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const result = await this.request(method, cursor ? { cursor } : {});
       const pageItems = result[key];
-      if (pageItems !== undefined && (!Array.isArray(pageItems) || pageItems.some((item) => typeof item !== "object" || item === null || Array.isArray(item)))) {
+      if (
+        pageItems !== undefined &&
+        (!Array.isArray(pageItems) || pageItems.some((item) => typeof item !== "object" || item === null || Array.isArray(item)))
+      ) {
         throw new McpError("protocol", `the server's ${method} result is malformed: "${key}" must be a list of objects`);
       }
       items.push(...((pageItems as unknown[] | undefined) ?? []));
@@ -246,11 +265,15 @@ export class Watchdog {
 
   constructor(readonly ms: number) {
     this.fired = new Promise<never>((_, reject) => {
-      this.#controller.signal.addEventListener("abort", () => {
-        const reason = this.#controller.signal.reason as Error;
-        if (this.#holds.size === 0) reject(reason);
-        else void this.#lastWords(reason).then(reject);
-      }, { once: true });
+      this.#controller.signal.addEventListener(
+        "abort",
+        () => {
+          const reason = this.#controller.signal.reason as Error;
+          if (this.#holds.size === 0) reject(reason);
+          else void this.#lastWords(reason).then(reject);
+        },
+        { once: true },
+      );
     });
     this.fired.catch(() => {});
     this.reset();

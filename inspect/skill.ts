@@ -72,5 +72,7 @@ export function skillMarkdown(servers: SurveyedServer[], tool = "mcp-inspect"): 
 }
 
 function clean(text: string): string {
-  return stripControl(text).replace(/[\r\n]+/g, " ").replaceAll("`", "'");
+  return stripControl(text)
+    .replace(/[\r\n]+/g, " ")
+    .replaceAll("`", "'");
 }

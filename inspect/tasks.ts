@@ -7,14 +7,15 @@
 //   extension, the server decides and answers resultType "task"; tasks/get carries the result.
 // A task this command created is cancelled on Ctrl-C (tasks/cancel); at --timeout it is left
 // running, and every error after its creation carries its id (details.taskId).
-import { waitMs } from "../lib/io/reading.ts";
+
 import { McpError } from "../lib/client/raw-client.ts";
+import { waitMs } from "../lib/io/reading.ts";
+import { stripControl } from "../lib/io/text.ts";
+import type { Target } from "../lib/targets/target.ts";
 import { isJsonObject, type JsonObject } from "../lib/wire/jsonrpc.ts";
 import { TASKS_EXTENSION } from "../lib/wire/protocol.ts";
 import { TASK_ACTIONS } from "./flags.ts";
-import { stripControl } from "../lib/io/text.ts";
-import type { Target } from "../lib/targets/target.ts";
-import { CommandError, EXIT, classify } from "./output.ts";
+import { CommandError, classify, EXIT } from "./output.ts";
 import type { Call } from "./session.ts";
 
 /** Declared on every 2026-07-28 request: wherever mcp-inspect calls a tool, it follows a task. */
@@ -59,13 +60,19 @@ export async function callTool(call: Call, request: ToolCall): Promise<JsonObjec
   const modern = call.identity().era === "modern";
   const offered = offersTasks(call, "call");
   if (request.mode !== "auto" && !offered) {
-    throw new CommandError(EXIT.usage, `the server does not run tool calls as tasks (it declares no ${modern ? `${TASKS_EXTENSION} extension` : "tasks.requests.tools.call capability"})`);
+    throw new CommandError(
+      EXIT.usage,
+      `the server does not run tool calls as tasks (it declares no ${modern ? `${TASKS_EXTENSION} extension` : "tasks.requests.tools.call capability"})`,
+    );
   }
   let params: JsonObject = { name: request.name, arguments: request.arguments };
   if (!modern && offered) {
     const support = taskSupportOf(request.tool ?? (await findTool(call, request.name)));
     if (request.mode !== "auto" && support !== "required" && support !== "optional") {
-      throw new CommandError(EXIT.usage, `tool "${request.name}" does not run as a task (its execution.taskSupport is ${support ?? "absent"})`);
+      throw new CommandError(
+        EXIT.usage,
+        `tool "${request.name}" does not run as a task (its execution.taskSupport is ${support ?? "absent"})`,
+      );
     }
     // Spec: clients MUST call a "required" tool as a task.
     if (request.mode !== "auto" || support === "required") params = { ...params, task: {} };
@@ -84,7 +91,10 @@ export async function callTool(call: Call, request: ToolCall): Promise<JsonObjec
 export async function run(call: Call, action: TaskAction, taskId: string, onstatus?: (line: string) => void): Promise<JsonObject> {
   if (!offersTasks(call, action)) {
     const modern = call.identity().era === "modern";
-    throw new CommandError(EXIT.usage, `the server offers no ${action === "cancel" ? "task cancellation" : "tasks"} (it declares no ${modern ? `${TASKS_EXTENSION} extension` : action === "cancel" ? "tasks.cancel capability" : "tasks capability"})`);
+    throw new CommandError(
+      EXIT.usage,
+      `the server offers no ${action === "cancel" ? "task cancellation" : "tasks"} (it declares no ${modern ? `${TASKS_EXTENSION} extension` : action === "cancel" ? "tasks.cancel capability" : "tasks capability"})`,
+    );
   }
   if (action === "get") return call.request("tasks/get", { taskId });
   if (action === "result") return follow(call, taskId, { owned: false, onstatus, lasting: true });
@@ -97,7 +107,11 @@ export async function run(call: Call, action: TaskAction, taskId: string, onstat
  * Polls until the task ends (or, on 2025, needs input: tasks/result carries the questions), then
  * gives what the tools/call would have given. A new state counts as progress for --timeout.
  */
-async function follow(call: Call, taskId: string, options: { first?: JsonObject; owned: boolean; lasting: boolean; onstatus?: (line: string) => void }): Promise<JsonObject> {
+async function follow(
+  call: Call,
+  taskId: string,
+  options: { first?: JsonObject; owned: boolean; lasting: boolean; onstatus?: (line: string) => void },
+): Promise<JsonObject> {
   const release = call.watchdog.hold((reason) => lastWords(call, taskId, options, reason));
   try {
     let task = options.first ?? checked(await call.request("tasks/get", { taskId }));
@@ -126,20 +140,34 @@ async function outcome(call: Call, task: JsonObject, taskId: string): Promise<Js
   // 2025: tasks/result gives exactly what tools/call would have, a JSON-RPC error included.
   if (call.identity().era !== "modern") return call.request("tasks/result", { taskId });
   if (task.status === "completed") {
-    if (typeof task.result !== "object" || task.result === null) throw new McpError("protocol", `the server's completed task ${taskId} carries no result`);
+    if (typeof task.result !== "object" || task.result === null)
+      throw new McpError("protocol", `the server's completed task ${taskId} carries no result`);
     return task.result as JsonObject;
   }
   if (task.status === "failed") {
     const rpc = (typeof task.error === "object" && task.error !== null ? task.error : {}) as JsonObject;
-    throw new CommandError(EXIT.protocol, `the server answered with an error: ${stripControl(String(rpc.message ?? `task ${taskId} failed${message}`))}`, { taskId, rpcError: rpc });
+    throw new CommandError(
+      EXIT.protocol,
+      `the server answered with an error: ${stripControl(String(rpc.message ?? `task ${taskId} failed${message}`))}`,
+      { taskId, rpcError: rpc },
+    );
   }
   // input_required: answered with tasks/update, which this command does not send.
   const wanted = Object.values((task.inputRequests ?? {}) as Record<string, { method?: unknown }>).map((r) => String(r.method ?? "input"));
-  throw new CommandError(EXIT.inputRequired, `task ${taskId} waits for input (${wanted.join(", ") || "input_required"}); it keeps waiting on the server`, { taskId, inputRequests: task.inputRequests });
+  throw new CommandError(
+    EXIT.inputRequired,
+    `task ${taskId} waits for input (${wanted.join(", ") || "input_required"}); it keeps waiting on the server`,
+    { taskId, inputRequests: task.inputRequests },
+  );
 }
 
 /** What the watchdog reports once it ended the wait: the task's id, and on Ctrl-C its cancellation. */
-async function lastWords(call: Call, taskId: string, { owned, lasting }: { owned: boolean; lasting: boolean }, reason: Error): Promise<Error> {
+async function lastWords(
+  call: Call,
+  taskId: string,
+  { owned, lasting }: { owned: boolean; lasting: boolean },
+  reason: Error,
+): Promise<Error> {
   const failure = classify(reason);
   const details = { ...failure.details, taskId };
   if (failure.exitCode === EXIT.timeout) {
@@ -155,7 +183,10 @@ async function lastWords(call: Call, taskId: string, { owned, lasting }: { owned
     await call.client.request("tasks/cancel", { taskId }, { timeoutMs: CANCEL_WAIT_MS });
     return new CommandError(failure.exitCode, `${failure.message}; task ${taskId} was cancelled`, { ...details, taskCancelled: true });
   } catch (error) {
-    return new CommandError(failure.exitCode, `${failure.message}; cancelling task ${taskId} failed: ${(error as Error).message}`, { ...details, taskCancelled: false });
+    return new CommandError(failure.exitCode, `${failure.message}; cancelling task ${taskId} failed: ${(error as Error).message}`, {
+      ...details,
+      taskCancelled: false,
+    });
   }
 }
 
@@ -206,4 +237,3 @@ function pollMs(task: JsonObject): number {
 function withTaskId(error: CommandError, taskId: string): CommandError {
   return error.details?.taskId === taskId ? error : new CommandError(error.exitCode, error.message, { ...error.details, taskId });
 }
-

@@ -1,14 +1,15 @@
 // The one way every tool turns a target into a channel: a stdio child, an HTTP session, or the
 // daemon's session for that target. The daemon's client and the OAuth client are loaded only when
 // they are needed, so a stdio command pays for neither.
-import type { MessageChannel } from "./transport/channel.ts";
-import type { DaemonOptions } from "./daemon/client.ts";
-import { HttpChannel } from "./transport/http/streamable.ts";
-import { StdioChannel } from "./transport/stdio.ts";
+
 import type { AuthUi, OAuthSession } from "./auth/oauth.ts";
 import type { PreRegisteredClient } from "./auth/provider.ts";
+import type { DaemonOptions } from "./daemon/client.ts";
 import { ownStderr } from "./io/log.ts";
 import type { HttpTarget, Target } from "./targets/target.ts";
+import type { MessageChannel } from "./transport/channel.ts";
+import { HttpChannel } from "./transport/http/streamable.ts";
+import { StdioChannel } from "./transport/stdio.ts";
 
 export interface OpenChannelOptions {
   /** Through mcp-daemon, which keeps the server running between calls (also when the target says so). */
@@ -46,7 +47,9 @@ export interface ChannelAuth {
 
 /** How a user signs in to this target by hand (named in errors when a sign-in may not happen). */
 export function signInCommand(target: HttpTarget): string {
-  return target.configFile && target.name ? `mcp-inspect auth --config ${target.configFile} --server ${target.name}` : `mcp-inspect auth --url ${target.url}`;
+  return target.configFile && target.name
+    ? `mcp-inspect auth --config ${target.configFile} --server ${target.name}`
+    : `mcp-inspect auth --url ${target.url}`;
 }
 
 /** OAuth for an HTTP target, unless its headers carry credentials of their own. */
@@ -54,7 +57,11 @@ export async function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined
   if (Object.keys(target.headers).some((name) => name.toLowerCase() === "authorization")) return undefined;
   const { OAuthSession } = await import("./auth/oauth.ts");
   const configured = target.oauth;
-  const client = auth?.client ?? (configured?.clientId ? { clientId: configured.clientId, ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}) } : undefined);
+  const client =
+    auth?.client ??
+    (configured?.clientId
+      ? { clientId: configured.clientId, ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}) }
+      : undefined);
   return new OAuthSession(target.url, {
     signIn: auth?.signIn ?? "no",
     ui: auth?.ui ?? { print: (line) => ownStderr().write(`${line}\n`) },
@@ -76,11 +83,24 @@ export async function openChannel(target: Target, options: OpenChannelOptions = 
     const { DaemonChannel } = await import("./daemon/client.ts");
     // --client-id travels with the target: the daemon's session signs in as that client.
     const client = target.kind === "http" ? options.auth?.client : undefined;
-    const withClient = client && target.kind === "http" ? { ...target, oauth: { ...target.oauth, clientId: client.clientId, ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}) } } : target;
+    const withClient =
+      client && target.kind === "http"
+        ? {
+            ...target,
+            oauth: { ...target.oauth, clientId: client.clientId, ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}) },
+          }
+        : target;
     return new DaemonChannel(withClient, options.daemon);
   }
   if (target.kind === "http") {
-    return new HttpChannel({ url: target.url, headers: target.headers, transport: target.transport, listen: options.listen, fetch: options.fetch, auth: await oauthFor(target, options.auth) });
+    return new HttpChannel({
+      url: target.url,
+      headers: target.headers,
+      transport: target.transport,
+      listen: options.listen,
+      fetch: options.fetch,
+      auth: await oauthFor(target, options.auth),
+    });
   }
   return new StdioChannel({
     command: target.command,

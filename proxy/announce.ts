@@ -17,6 +17,10 @@ export function startAnnouncements(
   return kinds.flatMap((kind) =>
     listens
       .filter((listen) => (listen.message.params?.notifications as JsonObject | undefined)?.[`${kind}ListChanged`])
-      .map((listen) => ({ jsonrpc: "2.0" as const, method: `notifications/${kind}/list_changed`, params: { _meta: { [META_SUBSCRIPTION_ID]: listen.id } } })),
+      .map((listen) => ({
+        jsonrpc: "2.0" as const,
+        method: `notifications/${kind}/list_changed`,
+        params: { _meta: { [META_SUBSCRIPTION_ID]: listen.id } },
+      })),
   );
 }

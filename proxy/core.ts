@@ -7,33 +7,33 @@
 // with an error. A slow side holds the other back; at the end of input every answer is awaited.
 import { randomUUID } from "node:crypto";
 import type { ConsolaInstance } from "consola/core";
-import { DroppedLineError, type CloseOptions, type MessageChannel } from "../lib/transport/channel.ts";
-import { RequestCorrelator, type CorrelatorPeer } from "../lib/client/correlator.ts";
+import { type CorrelatorPeer, RequestCorrelator } from "../lib/client/correlator.ts";
+import { type CloseOptions, DroppedLineError, type MessageChannel } from "../lib/transport/channel.ts";
 import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/wire/json-scan.ts";
 import {
   ErrorCode,
-  IdAllocator,
   errorResponse,
+  IdAllocator,
+  isBlank,
   isNotification,
   isRequest,
   isResponse,
-  isBlank,
-  rawText,
-  serializeMessage,
   type JsonObject,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
   type JsonRpcResponse,
   type RawMessage,
+  rawText,
+  serializeMessage,
 } from "../lib/wire/jsonrpc.ts";
 import { CHANNEL_BUFFER_BYTES } from "../lib/wire/limits.ts";
 import { startAnnouncements } from "./announce.ts";
 import { CircuitBreaker, CRASH_WINDOW_MS } from "./breaker.ts";
 import { keyOf, SessionReplay } from "./replay.ts";
-import { diffTools, RESTART_TOOL, RESTART_TOOL_DEFINITION, restartToolResult, type RestartReport } from "./restart-tool.ts";
+import { diffTools, RESTART_TOOL, RESTART_TOOL_DEFINITION, type RestartReport, restartToolResult } from "./restart-tool.ts";
 
-export { RESTART_TOOL, RESTART_TOOL_DEFINITION, diffTools, type RestartReport };
+export { diffTools, RESTART_TOOL, RESTART_TOOL_DEFINITION, type RestartReport };
 /** A hung server must not hold a restart up for long just to compute the tool diff. */
 export const TOOL_DIFF_TIMEOUT_MS = 2_000;
 /** JSON-RPC error codes of the proxy, from the implementation-defined range -32000..-32019. */
@@ -41,12 +41,25 @@ export const SERVER_RESTARTED = -32010;
 export const SERVER_UNAVAILABLE = -32011;
 /** Requests that may be sent again to the new server without doing anything twice. */
 export const IDEMPOTENT_METHODS = new Set([
-  "ping", "server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list",
-  "resources/read", "prompts/get", "completion/complete", "subscriptions/listen",
+  "ping",
+  "server/discover",
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/get",
+  "completion/complete",
+  "subscriptions/listen",
 ]);
 /** Client messages whose contents the proxy reads (the rest it routes by id and method alone). */
 const READ_IN_FULL = new Set([
-  "initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "subscriptions/listen", "notifications/cancelled",
+  "initialize",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "subscriptions/listen",
+  "notifications/cancelled",
 ]);
 /** What a server sends first on a subscriptions/listen stream; the client must see it once per listen. */
 const LISTEN_ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
@@ -158,7 +171,11 @@ export class McpProxy {
     }
     let message = parsed.value;
     // A large message was read for its routing fields only (and a tool call's params.name).
-    if (isPartial(message) && "method" in message && (READ_IN_FULL.has(message.method) || (message.method === "tools/call" && message.params?.name === RESTART_TOOL))) {
+    if (
+      isPartial(message) &&
+      "method" in message &&
+      (READ_IN_FULL.has(message.method) || (message.method === "tools/call" && message.params?.name === RESTART_TOOL))
+    ) {
       message = completeMessage(message, raw);
     }
     if (isRequest(message) && message.method === "tools/call" && message.params?.name === RESTART_TOOL) {
@@ -179,7 +196,13 @@ export class McpProxy {
     if (isRequest(message)) {
       this.#replay.remember(message);
       if (this.#state === "broken") {
-        void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: the server is down (${this.#brokenReason}); call ${RESTART_TOOL} or change a watched file`));
+        void this.#send(
+          errorResponse(
+            message.id,
+            SERVER_UNAVAILABLE,
+            `mcp-proxy: the server is down (${this.#brokenReason}); call ${RESTART_TOOL} or change a watched file`,
+          ),
+        );
         return;
       }
       const entry = this.#track(message, raw);
@@ -198,8 +221,10 @@ export class McpProxy {
       // The client's answer to a server request: back to the process that asked, under its own id.
       const asked = typeof message.id === "string" ? this.#serverRequests.get(message.id) : undefined;
       if (asked) this.#serverRequests.delete(message.id as string);
-      if (asked && asked.generation === this.#generation && this.#state === "running") this.#toChild({ ...completeMessage(message, raw), id: asked.id } as JsonRpcMessage);
-      else this.#log.debug(`dropped the client's answer to ${JSON.stringify(message.id)}: the server process that asked has since restarted`);
+      if (asked && asked.generation === this.#generation && this.#state === "running")
+        this.#toChild({ ...completeMessage(message, raw), id: asked.id } as JsonRpcMessage);
+      else
+        this.#log.debug(`dropped the client's answer to ${JSON.stringify(message.id)}: the server process that asked has since restarted`);
     }
   }
 
@@ -245,7 +270,8 @@ export class McpProxy {
     }
     if (entry) this.#untrack(entry);
     if (this.#state !== "running") return;
-    if (entry && entry.upstreamId !== entry.id) this.#toChild({ ...full, params: { ...full.params, requestId: entry.upstreamId } } as JsonRpcMessage);
+    if (entry && entry.upstreamId !== entry.id)
+      this.#toChild({ ...full, params: { ...full.params, requestId: entry.upstreamId } } as JsonRpcMessage);
     else this.#toChild(full, full === message ? raw : undefined);
   }
 
@@ -277,7 +303,9 @@ export class McpProxy {
     if (isRequest(message)) {
       if (this.#inputEnded) {
         // Nobody is left to answer: the server hears so at once instead of waiting forever.
-        this.#toChild(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: the client closed its input, so nobody can answer ${message.method}`));
+        this.#toChild(
+          errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: the client closed its input, so nobody can answer ${message.method}`),
+        );
         return;
       }
       const id = this.#serverRequestIds.next();
@@ -285,7 +313,10 @@ export class McpProxy {
       void this.#send({ ...(raw === undefined ? message : completeMessage(message, raw)), id } as JsonRpcRequest);
       return;
     }
-    if (message.method === LISTEN_ACKNOWLEDGED && this.#replay.repeatedAcknowledgement(raw === undefined ? message : completeMessage(message, raw))) {
+    if (
+      message.method === LISTEN_ACKNOWLEDGED &&
+      this.#replay.repeatedAcknowledgement(raw === undefined ? message : completeMessage(message, raw))
+    ) {
       this.#log.debug("the client already has this subscriptions/listen acknowledgement: not passed on again");
       return;
     }
@@ -305,7 +336,11 @@ export class McpProxy {
     }
     const patched = this.#patched(entry, message, raw);
     if (patched) return void this.#answer(entry, patched);
-    if (entry.upstreamId !== entry.id) return void this.#answer(entry, { ...((raw === undefined ? message : completeMessage(message, raw)) as JsonRpcResponse), id: entry.id });
+    if (entry.upstreamId !== entry.id)
+      return void this.#answer(entry, {
+        ...((raw === undefined ? message : completeMessage(message, raw)) as JsonRpcResponse),
+        id: entry.id,
+      });
     void this.#answer(entry, message, raw);
   }
 
@@ -354,7 +389,8 @@ export class McpProxy {
     if (!child) return Promise.reject(new Error("no server process"));
     const peer: CorrelatorPeer = {
       send: (request) => child.send(request),
-      cancel: (id, reason) => void child.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {}),
+      cancel: (id, reason) =>
+        void child.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {}),
     };
     return this.#own.request(peer, method, params, { timeoutMs });
   }
@@ -434,7 +470,15 @@ export class McpProxy {
     for (const entry of [...this.#inFlight.values()]) {
       if (entry.method === "initialize") initializing.push(entry);
       else if (IDEMPOTENT_METHODS.has(entry.method) || this.#expired.has(entry)) resend.push(entry);
-      else void this.#answer(entry, errorResponse(entry.id, SERVER_RESTARTED, `mcp-proxy: the server restarted (${reason}) while ${entry.method} was running; it was not repeated, since that could do its work twice`));
+      else
+        void this.#answer(
+          entry,
+          errorResponse(
+            entry.id,
+            SERVER_RESTARTED,
+            `mcp-proxy: the server restarted (${reason}) while ${entry.method} was running; it was not repeated, since that could do its work twice`,
+          ),
+        );
     }
     this.#cancelServerRequests(reason);
     this.#own.rejectAll("the server restarted");
@@ -471,7 +515,8 @@ export class McpProxy {
     }
 
     this.#state = "running";
-    for (const entry of initializing) void this.#answer(entry, { jsonrpc: "2.0", id: entry.id, result: withListChanged(initialized ?? {}) });
+    for (const entry of initializing)
+      void this.#answer(entry, { jsonrpc: "2.0", id: entry.id, result: withListChanged(initialized ?? {}) });
     this.#expired.clear();
     for (const entry of resend) {
       // Cancelled by the client while we restarted: not sent again.
@@ -500,7 +545,11 @@ export class McpProxy {
   #cancelServerRequests(reason: string): void {
     for (const [id, asked] of this.#serverRequests) {
       if (asked.generation !== this.#generation) continue;
-      void this.#send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: `the server restarted (${reason})` } });
+      void this.#send({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: id, reason: `the server restarted (${reason})` },
+      });
     }
     this.#serverRequests.clear();
   }
@@ -537,7 +586,9 @@ export class McpProxy {
     const verdict = this.#breaker.crashed();
     if (!this.#options.autoRestart) return this.#fail(`${reason}; automatic restart is off`);
     if ("open" in verdict) {
-      this.#log.error(`the server crashed ${verdict.crashes} times within ${CRASH_WINDOW_MS / 1000} s; not restarting it until ${RESTART_TOOL} is called or a watched file changes`);
+      this.#log.error(
+        `the server crashed ${verdict.crashes} times within ${CRASH_WINDOW_MS / 1000} s; not restarting it until ${RESTART_TOOL} is called or a watched file changes`,
+      );
       return this.#fail(`it crashed ${verdict.crashes} times within ${CRASH_WINDOW_MS / 1000} s (last: ${reason})`);
     }
     void this.restart(`the server crashed: ${reason}`, { delayMs: verdict.restartInMs });
@@ -548,7 +599,8 @@ export class McpProxy {
     if (this.#state === "closed") return;
     this.#state = "broken";
     this.#brokenReason = reason;
-    for (const entry of [...this.#inFlight.values()]) void this.#answer(entry, errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
+    for (const entry of [...this.#inFlight.values()])
+      void this.#answer(entry, errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
     const queued = this.#queue;
     this.#queue = [];
     this.#queuedBytes = 0;
@@ -567,7 +619,8 @@ export class McpProxy {
   /** A client line too large to take: answered with an error when its id can be read. */
   refuseOversize(head: string, tail: string, bytes: number, limit: number): void {
     const id = idFromEdges(head, tail);
-    if (id !== undefined) void this.#send(errorResponse(id, ErrorCode.InvalidRequest, `mcp-proxy: a ${bytes}-byte message is over the ${limit}-byte limit`));
+    if (id !== undefined)
+      void this.#send(errorResponse(id, ErrorCode.InvalidRequest, `mcp-proxy: a ${bytes}-byte message is over the ${limit}-byte limit`));
   }
 
   /**
@@ -579,16 +632,23 @@ export class McpProxy {
     this.#inputEnded = true;
     // The server's questions can no longer be answered by the client: it hears so now.
     for (const [id, asked] of this.#serverRequests) {
-      if (asked.generation === this.#generation) this.#toChild(errorResponse(asked.id, SERVER_UNAVAILABLE, "mcp-proxy: the client closed its input"));
+      if (asked.generation === this.#generation)
+        this.#toChild(errorResponse(asked.id, SERVER_UNAVAILABLE, "mcp-proxy: the client closed its input"));
       this.#serverRequests.delete(id);
     }
     const idle = new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     this.#checkIdle();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = await Promise.race([idle.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)))]);
+    const expired = await Promise.race([
+      idle.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
+    ]);
     clearTimeout(timer);
-    const why = expired ? `the server did not answer within ${timeoutMs} ms of the end of the client's input` : "the client closed its input";
-    for (const entry of [...this.#inFlight.values()]) void this.#answer(entry, errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${why}`));
+    const why = expired
+      ? `the server did not answer within ${timeoutMs} ms of the end of the client's input`
+      : "the client closed its input";
+    for (const entry of [...this.#inFlight.values()])
+      void this.#answer(entry, errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${why}`));
     for (const { message } of this.#queue.splice(0)) {
       if (isRequest(message)) void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: ${why}`));
     }

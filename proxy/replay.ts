@@ -1,9 +1,9 @@
 // What the client told the server, kept so that every new server process is told it again: the
 // initialize handshake (or, on 2026-07-28, the request envelope), the log level, the resource
 // subscriptions; and which subscriptions/listen streams the client already saw acknowledged.
-import { META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from "../lib/wire/protocol.ts";
-import type { JsonObject, JsonRpcId, JsonRpcMessage, JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 
+import type { JsonObject, JsonRpcId, JsonRpcMessage, JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
+import { META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from "../lib/wire/protocol.ts";
 
 /** Map key that keeps the number 1 and the string "1" apart, as JSON-RPC does. */
 export const keyOf = (id: JsonRpcId) => (typeof id === "number" ? `n${id}` : `s${id}`);

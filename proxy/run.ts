@@ -2,9 +2,10 @@
 // read as the bytes that came, answers written with a bound, the watcher and builder wired to
 // restarts. At the end of input every answer still owed is awaited and written first; a signal,
 // or a client that stops reading for good, ends it at once.
-import { onExitSignals } from "../lib/io/signals.ts";
-import { readChunks } from "../lib/io/reading.ts";
+
 import { createLogger, ownStderr } from "../lib/io/log.ts";
+import { readChunks } from "../lib/io/reading.ts";
+import { onExitSignals } from "../lib/io/signals.ts";
 import { openChannel } from "../lib/open.ts";
 import { describeTarget } from "../lib/targets/target.ts";
 import { LineWriter } from "../lib/wire/line-writer.ts";
@@ -48,7 +49,13 @@ export async function runProxy(settings: Settings): Promise<number> {
 
   const proxy = new McpProxy({
     connect: () =>
-      openChannel(target, { forwarding: true, listen: true, inheritEnvironment: settings.inheritEnvironment, auth: settings.auth, onstderr: (line) => stderr.write(`[server] ${line}\n`) }),
+      openChannel(target, {
+        forwarding: true,
+        listen: true,
+        inheritEnvironment: settings.inheritEnvironment,
+        auth: settings.auth,
+        onstderr: (line) => stderr.write(`[server] ${line}\n`),
+      }),
     toClient,
     clientInput: input,
     log,
@@ -60,11 +67,19 @@ export async function runProxy(settings: Settings): Promise<number> {
   });
   log.info(`proxying ${describeTarget(target)}`);
 
-  const builder = settings.build ? new Builder(settings.build, target.kind === "stdio" ? (target.cwd ?? process.cwd()) : process.cwd()) : undefined;
+  const builder = settings.build
+    ? new Builder(settings.build, target.kind === "stdio" ? (target.cwd ?? process.cwd()) : process.cwd())
+    : undefined;
   const onchange = rebuilder({ proxy, builder, log, debounceMs: settings.debounceMs });
   const stopWatching =
     settings.watch.length > 0
-      ? startWatching({ patterns: settings.watch, cwd: process.cwd(), debounceMs: settings.debounceMs, onerror: (message) => log.warn(message), onchange: (paths) => void onchange(paths) })
+      ? startWatching({
+          patterns: settings.watch,
+          cwd: process.cwd(),
+          debounceMs: settings.debounceMs,
+          onerror: (message) => log.warn(message),
+          onchange: (paths) => void onchange(paths),
+        })
       : () => {};
 
   // A client that stops reading for good (EPIPE) is a client that left: no answer can reach it.

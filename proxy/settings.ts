@@ -2,27 +2,62 @@
 // environment variables reloaderoo's users already set (MCPDEV_PROXY_*), which win over defaults.
 import type { ArgsDef } from "citty";
 import { AUTH_ARGS, authFlags, LOG_ARGS, TARGET_ARGS } from "../lib/cli/args.ts";
-import { unknownFlagsProblem, type Invocation } from "../lib/cli/argv.ts";
+import { type Invocation, unknownFlagsProblem } from "../lib/cli/argv.ts";
 import { isLogLevelName, type LogLevelName } from "../lib/io/log.ts";
 import type { ChannelAuth } from "../lib/open.ts";
 import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
 import { printingAuthUi } from "../lib/terminal/auth-ui.ts";
 import { DRAIN_TIMEOUT_MS } from "../lib/wire/limits.ts";
 
-export const DEFAULTS = { logLevel: "info", maxRestarts: 3, restartDelayMs: 1_000, restartTimeoutMs: 30_000, debounceMs: 300, drainTimeoutMs: DRAIN_TIMEOUT_MS } as const;
+export const DEFAULTS = {
+  logLevel: "info",
+  maxRestarts: 3,
+  restartDelayMs: 1_000,
+  restartTimeoutMs: 30_000,
+  debounceMs: 300,
+  drainTimeoutMs: DRAIN_TIMEOUT_MS,
+} as const;
 
 export const ARGS = {
   ...TARGET_ARGS,
-  watch: { type: "string", description: "restart when a file under this path or glob changes; repeatable", valueHint: "path|glob", alias: ["w"] },
+  watch: {
+    type: "string",
+    description: "restart when a file under this path or glob changes; repeatable",
+    valueHint: "path|glob",
+    alias: ["w"],
+  },
   debounce: { type: "string", description: `wait this long after the last change (default ${DEFAULTS.debounceMs})`, valueHint: "ms" },
-  build: { type: "string", description: "run this shell command before each watched restart; a failed build keeps the old server", valueHint: "cmd" },
-  "log-level": { ...LOG_ARGS["log-level"], description: `${LOG_ARGS["log-level"].description} (default info) [MCPDEV_PROXY_LOG_LEVEL; MCPDEV_PROXY_DEBUG_MODE=true is debug]` },
+  build: {
+    type: "string",
+    description: "run this shell command before each watched restart; a failed build keeps the old server",
+    valueHint: "cmd",
+  },
+  "log-level": {
+    ...LOG_ARGS["log-level"],
+    description: `${LOG_ARGS["log-level"].description} (default info) [MCPDEV_PROXY_LOG_LEVEL; MCPDEV_PROXY_DEBUG_MODE=true is debug]`,
+  },
   "log-file": { ...LOG_ARGS["log-file"], description: `${LOG_ARGS["log-file"].description} [MCPDEV_PROXY_LOG_FILE]` },
-  "max-restarts": { type: "string", description: `crash restarts allowed within 60 s before giving up (default ${DEFAULTS.maxRestarts}) [MCPDEV_PROXY_RESTART_LIMIT]`, valueHint: "n" },
-  "restart-delay": { type: "string", description: `first crash-restart delay, doubled each time (default ${DEFAULTS.restartDelayMs}) [MCPDEV_PROXY_RESTART_DELAY]`, valueHint: "ms" },
-  "restart-timeout": { type: "string", description: `how long a new server may take to answer its handshake (default ${DEFAULTS.restartTimeoutMs}) [MCPDEV_PROXY_TIMEOUT]`, valueHint: "ms" },
+  "max-restarts": {
+    type: "string",
+    description: `crash restarts allowed within 60 s before giving up (default ${DEFAULTS.maxRestarts}) [MCPDEV_PROXY_RESTART_LIMIT]`,
+    valueHint: "n",
+  },
+  "restart-delay": {
+    type: "string",
+    description: `first crash-restart delay, doubled each time (default ${DEFAULTS.restartDelayMs}) [MCPDEV_PROXY_RESTART_DELAY]`,
+    valueHint: "ms",
+  },
+  "restart-timeout": {
+    type: "string",
+    description: `how long a new server may take to answer its handshake (default ${DEFAULTS.restartTimeoutMs}) [MCPDEV_PROXY_TIMEOUT]`,
+    valueHint: "ms",
+  },
   "auto-restart": { type: "boolean", description: "restart a crashed server (--no-auto-restart to stop) [MCPDEV_PROXY_AUTO_RESTART]" },
-  "drain-timeout": { type: "string", description: `at the end of input, wait this long for the answers still owed (default ${DEFAULTS.drainTimeoutMs})`, valueHint: "ms" },
+  "drain-timeout": {
+    type: "string",
+    description: `at the end of input, wait this long for the answers still owed (default ${DEFAULTS.drainTimeoutMs})`,
+    valueHint: "ms",
+  },
   browser: AUTH_ARGS.browser,
   "callback-port": AUTH_ARGS["callback-port"],
   "callback-timeout": AUTH_ARGS["callback-timeout"],
@@ -52,12 +87,20 @@ export interface Settings {
 }
 
 /** What the flags (and the MCPDEV_PROXY_* variables) of this run say, checked. */
-export async function readSettings(args: Record<string, unknown>, invocation: Invocation, env: Record<string, string | undefined> = process.env): Promise<{ ok: true; value: Settings } | { ok: false; error: string }> {
+export async function readSettings(
+  args: Record<string, unknown>,
+  invocation: Invocation,
+  env: Record<string, string | undefined> = process.env,
+): Promise<{ ok: true; value: Settings } | { ok: false; error: string }> {
   if (invocation.missing) return { ok: false, error: `${invocation.missing} needs a value` };
   const unknown = unknownFlagsProblem(args, ARGS);
   if (unknown) return { ok: false, error: unknown };
   const stray = (args._ as string[] | undefined) ?? [];
-  if (stray.length > 0) return { ok: false, error: `unexpected ${JSON.stringify(stray[0])} (put the server command after --, e.g. mcp-proxy --watch src -- node server.js)` };
+  if (stray.length > 0)
+    return {
+      ok: false,
+      error: `unexpected ${JSON.stringify(stray[0])} (put the server command after --, e.g. mcp-proxy --watch src -- node server.js)`,
+    };
 
   let command = invocation.command;
   if (command.length === 0 && env.MCPDEV_PROXY_CHILD_CMD && !args.url && !args.config) {
@@ -82,7 +125,8 @@ export async function readSettings(args: Record<string, unknown>, invocation: In
   const logLevel = String(args["log-level"] ?? env.MCPDEV_PROXY_LOG_LEVEL ?? debugMode ?? DEFAULTS.logLevel);
   const auth = authFlags(args);
   if (!auth.ok) return auth;
-  if (!isLogLevelName(logLevel)) return { ok: false, error: `unknown log level ${JSON.stringify(logLevel)} (use error, warn, info, debug, trace or silent)` };
+  if (!isLogLevelName(logLevel))
+    return { ok: false, error: `unknown log level ${JSON.stringify(logLevel)} (use error, warn, info, debug, trace or silent)` };
   const numbers: Record<string, number> = {};
   const numeric: [string, string | undefined, number][] = [
     ["max-restarts", env.MCPDEV_PROXY_RESTART_LIMIT, DEFAULTS.maxRestarts],
@@ -102,7 +146,12 @@ export async function readSettings(args: Record<string, unknown>, invocation: In
   }
   if (numbers["restart-timeout"]! <= 0) return { ok: false, error: "--restart-timeout must be above 0" };
   const autoRestartEnv = env.MCPDEV_PROXY_AUTO_RESTART;
-  const autoRestart = typeof args["auto-restart"] === "boolean" ? args["auto-restart"] : autoRestartEnv === undefined ? true : !/^(false|0|no|off)$/i.test(autoRestartEnv);
+  const autoRestart =
+    typeof args["auto-restart"] === "boolean"
+      ? args["auto-restart"]
+      : autoRestartEnv === undefined
+        ? true
+        : !/^(false|0|no|off)$/i.test(autoRestartEnv);
   const logFile = (args["log-file"] as string | undefined) ?? env.MCPDEV_PROXY_LOG_FILE;
   const build = args.build as string | undefined;
   return {

@@ -1,8 +1,7 @@
 // `--watch` for mcp-proxy: files or globs, changes debounced into one trigger, an optional
 // build command first. A failed build keeps the running server and says why.
 import { spawn } from "node:child_process";
-import { watch, type FSWatcher } from "node:fs";
-import { existsSync, statSync } from "node:fs";
+import { existsSync, type FSWatcher, statSync, watch } from "node:fs";
 import { dirname, relative, resolve, sep } from "node:path";
 
 /** Changes under these never count (a build writing into them would loop forever). */
@@ -122,8 +121,15 @@ export class Builder {
 
   #runOnce(): Promise<{ ok: boolean; output: string; code: number | null }> {
     return new Promise((done) => {
-      const shell = process.platform === "win32" ? (["cmd.exe", ["/d", "/s", "/c", this.command]] as const) : (["/bin/sh", ["-c", this.command]] as const);
-      const child = spawn(shell[0], [...shell[1]], { cwd: this.cwd, stdio: ["ignore", "pipe", "pipe"], detached: process.platform !== "win32" });
+      const shell =
+        process.platform === "win32"
+          ? (["cmd.exe", ["/d", "/s", "/c", this.command]] as const)
+          : (["/bin/sh", ["-c", this.command]] as const);
+      const child = spawn(shell[0], [...shell[1]], {
+        cwd: this.cwd,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: process.platform !== "win32",
+      });
       this.#running = child;
       let output = "";
       const keep = (chunk: Buffer) => {

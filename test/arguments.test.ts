@@ -46,15 +46,17 @@ describe("validation", () => {
 
   test("each problem names its field", () => {
     const problems = validate({ count: -1, ratio: "fast", nested: {}, extra: 1, mode: "medium", tags: ["a", 2] }, schema);
-    expect(problems).toEqual(expect.arrayContaining([
-      "arguments.code: required, missing",
-      "arguments.count: must be >= 0",
-      'arguments.ratio: expected number, got the string "fast"',
-      "arguments.nested.x: required, missing",
-      "arguments.extra: not an allowed field",
-      'arguments.mode: must be one of "fast", "slow"',
-      "arguments.tags[1]: expected string, got the integer 2",
-    ]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        "arguments.code: required, missing",
+        "arguments.count: must be >= 0",
+        'arguments.ratio: expected number, got the string "fast"',
+        "arguments.nested.x: required, missing",
+        "arguments.extra: not an allowed field",
+        'arguments.mode: must be one of "fast", "slow"',
+        "arguments.tags[1]: expected string, got the integer 2",
+      ]),
+    );
   });
 });
 
@@ -83,6 +85,9 @@ describe("--params", () => {
     expect(await readParams("-", undefined, async () => ({ ok: true, text: '{"b":2}' }))).toEqual({ ok: true, value: { b: 2 } });
     expect(await readParams("{a")).toMatchObject({ ok: false, error: expect.stringContaining("not valid JSON") });
     expect(await readParams("[1]")).toMatchObject({ ok: false, error: expect.stringContaining("must be a JSON object") });
-    expect(await readParams("@/nonexistent/params.json")).toMatchObject({ ok: false, error: expect.stringContaining("cannot read /nonexistent/params.json (ENOENT)") });
+    expect(await readParams("@/nonexistent/params.json")).toMatchObject({
+      ok: false,
+      error: expect.stringContaining("cannot read /nonexistent/params.json (ENOENT)"),
+    });
   });
 });

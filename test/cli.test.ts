@@ -1,6 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import type { ArgsDef } from "citty";
-import { commandFirst, prepareArgv, splitAtDoubleDash, splitServerCommand, takeRepeatable, unknownCommandProblem, unknownFlags, valueFlags } from "../lib/cli/argv.ts";
+import {
+  commandFirst,
+  prepareArgv,
+  splitAtDoubleDash,
+  splitServerCommand,
+  takeRepeatable,
+  unknownCommandProblem,
+  unknownFlags,
+  valueFlags,
+} from "../lib/cli/argv.ts";
 import { renderHelp, withExamples } from "../lib/cli/help.ts";
 
 describe("argv handling", () => {
@@ -19,7 +28,10 @@ describe("argv handling", () => {
   });
 
   test("repeatable flags keep every value in order, in all spellings", () => {
-    const { rest, values } = takeRepeatable(["x", "--header", "A: 1", "-H", "B: 2", "--header=C: 3", "--env", "K=V", "--json"], { header: ["H"], env: ["e"] });
+    const { rest, values } = takeRepeatable(["x", "--header", "A: 1", "-H", "B: 2", "--header=C: 3", "--env", "K=V", "--json"], {
+      header: ["H"],
+      env: ["e"],
+    });
     expect(values).toEqual({ header: ["A: 1", "B: 2", "C: 3"], env: ["K=V"] });
     expect(rest).toEqual(["x", "--json"]);
   });
@@ -38,11 +50,19 @@ describe("options anywhere", () => {
   const defs: ArgsDef[] = [{ timeout: { type: "string" }, stateful: { type: "boolean" }, header: { type: "string", alias: ["H"] } }];
   test("the command word moves to the front, past options and their values", () => {
     const commands = ["list-tools", "call-tool"];
-    expect(prepareArgv(["--stateful", "call-tool", "x", "--", "node", "s.js"], { commands, defs: defs }).rawArgs).toEqual(["call-tool", "--stateful", "x"]);
+    expect(prepareArgv(["--stateful", "call-tool", "x", "--", "node", "s.js"], { commands, defs: defs }).rawArgs).toEqual([
+      "call-tool",
+      "--stateful",
+      "x",
+    ]);
     expect(prepareArgv(["--timeout", "1", "list-tools"], { commands, defs: defs }).rawArgs).toEqual(["list-tools", "--timeout", "1"]);
     expect(prepareArgv(["--timeout=1", "list-tools"], { commands, defs: defs }).rawArgs).toEqual(["list-tools", "--timeout=1"]);
     // A value that happens to be a command's name is still the option's value.
-    expect(commandFirst(["--timeout", "list-tools", "call-tool"], commands, valueFlags(defs))).toEqual(["call-tool", "--timeout", "list-tools"]);
+    expect(commandFirst(["--timeout", "list-tools", "call-tool"], commands, valueFlags(defs))).toEqual([
+      "call-tool",
+      "--timeout",
+      "list-tools",
+    ]);
   });
 
   test("an unknown command is named even after options; an option's value is not taken for one", () => {
@@ -55,7 +75,13 @@ describe("options anywhere", () => {
 describe("--help", () => {
   test("examples under their own heading, options wrapped to the width, no colour unless asked", async () => {
     const command = withExamples(
-      { meta: { name: "tool", version: "1.2.3", description: "Does one thing well." }, args: { long: { type: "string", description: "word ".repeat(40).trim(), valueHint: "v" }, flag: { type: "boolean", description: "a switch" } } },
+      {
+        meta: { name: "tool", version: "1.2.3", description: "Does one thing well." },
+        args: {
+          long: { type: "string", description: "word ".repeat(40).trim(), valueHint: "v" },
+          flag: { type: "boolean", description: "a switch" },
+        },
+      },
       ["tool --flag", "tool --long x"],
     );
     const text = await renderHelp(command as never, undefined, { width: 60, colour: false });

@@ -2,10 +2,10 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { tomlWithServer } from "../lib/targets/client-config/toml.ts";
 import { clientEntry, mergeIntoConfig, toolCommand } from "../lib/targets/client-config/write.ts";
 import { parseJsonc } from "../lib/targets/jsonc.ts";
-import { tomlWithServer } from "../lib/targets/client-config/toml.ts";
-import { parse as parseToml } from "smol-toml";
 import { BUN, ROOT, runTool } from "./helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-config-"));
@@ -13,8 +13,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("the command names the tool's own binary, the multi-tool binary, or bun with the script", () => {
   expect(toolCommand("mcp-proxy", ["--", "x"], "/opt/bin/mcp-proxy")).toEqual({ command: "/opt/bin/mcp-proxy", args: ["--", "x"] });
-  expect(toolCommand("mcp-proxy", ["--", "x"], "/nonexistent/mcpkit")).toEqual({ command: "/nonexistent/mcpkit", args: ["mcp-proxy", "--", "x"] });
-  expect(toolCommand("mcp-proxy", ["--", "x"], "/usr/bin/bun", "/src/mcp-proxy.ts")).toEqual({ command: "/usr/bin/bun", args: ["/src/mcp-proxy.ts", "--", "x"] });
+  expect(toolCommand("mcp-proxy", ["--", "x"], "/nonexistent/mcpkit")).toEqual({
+    command: "/nonexistent/mcpkit",
+    args: ["mcp-proxy", "--", "x"],
+  });
+  expect(toolCommand("mcp-proxy", ["--", "x"], "/usr/bin/bun", "/src/mcp-proxy.ts")).toEqual({
+    command: "/usr/bin/bun",
+    args: ["/src/mcp-proxy.ts", "--", "x"],
+  });
   expect(clientEntry("vscode", { command: "c", args: [] })).toEqual({ type: "stdio", command: "c", args: [] });
 });
 
@@ -24,7 +30,10 @@ test("--write keeps every other entry, replaces its own, and backs the file up f
   const merged = mergeIntoConfig(file, "mcpServers", "dev", { command: "/abs/mcp-proxy", args: ["--", "node", "s.js"] }, new Date(0));
   expect(merged.ok).toBe(true);
   const config = JSON.parse(readFileSync(file, "utf8"));
-  expect(config).toEqual({ theme: "dark", mcpServers: { other: { command: "keep-me" }, dev: { command: "/abs/mcp-proxy", args: ["--", "node", "s.js"] } } });
+  expect(config).toEqual({
+    theme: "dark",
+    mcpServers: { other: { command: "keep-me" }, dev: { command: "/abs/mcp-proxy", args: ["--", "node", "s.js"] } },
+  });
   const backup = readdirSync(dir).find((name) => name.startsWith("claude.json.bak-"))!;
   expect(JSON.parse(readFileSync(join(dir, backup), "utf8")).mcpServers.dev.command).toBe("old");
 });
@@ -38,16 +47,35 @@ test("a config file that is not valid JSON is refused and left as it was", () =>
 });
 
 test("mcp-proxy config prints the entry with absolute paths, and --write creates a VS Code file", async () => {
-  const printed = await runTool("mcp-proxy.ts", ["config", "--client", "claude-desktop", "--name", "dev", "--watch", "src", "--", "node", "/srv/s.js"]);
+  const printed = await runTool("mcp-proxy.ts", [
+    "config",
+    "--client",
+    "claude-desktop",
+    "--name",
+    "dev",
+    "--watch",
+    "src",
+    "--",
+    "node",
+    "/srv/s.js",
+  ]);
   expect(printed.code).toBe(0);
-  expect(JSON.parse(printed.stdout)).toEqual({ mcpServers: { dev: { command: BUN, args: [join(ROOT, "mcp-proxy.ts"), "--watch", "src", "--", "node", "/srv/s.js"] } } });
+  expect(JSON.parse(printed.stdout)).toEqual({
+    mcpServers: { dev: { command: BUN, args: [join(ROOT, "mcp-proxy.ts"), "--watch", "src", "--", "node", "/srv/s.js"] } },
+  });
   const file = join(dir, "vscode", "mcp.json");
   const written = await runTool("mcp-inspect.ts", ["config", "--client", "vscode", "--file", file, "--write", "--", "node", "/srv/s.js"]);
   expect(written.stdout).toContain(`wrote "s" to ${file}`);
-  expect(JSON.parse(readFileSync(file, "utf8")).servers.s).toEqual({ type: "stdio", command: BUN, args: [join(ROOT, "mcp-inspect.ts"), "mcp", "--", "node", "/srv/s.js"] });
+  expect(JSON.parse(readFileSync(file, "utf8")).servers.s).toEqual({
+    type: "stdio",
+    command: BUN,
+    args: [join(ROOT, "mcp-inspect.ts"), "mcp", "--", "node", "/srv/s.js"],
+  });
   const bad = await runTool("mcp-proxy.ts", ["config", "--client", "emacs", "--", "x"]);
   expect(bad.code).toBe(1);
-  expect(bad.stderr).toContain("--client must be one of claude-desktop, claude-code, claude-code-user, cursor, vscode, windsurf, gemini, codex");
+  expect(bad.stderr).toContain(
+    "--client must be one of claude-desktop, claude-code, claude-code-user, cursor, vscode, windsurf, gemini, codex",
+  );
 });
 
 test("--write into a JSONC file keeps its comments, trailing commas and number literals; only the entry changes", () => {
@@ -66,35 +94,50 @@ test("--write into a JSONC file keeps its comments, trailing commas and number l
   const merged = mergeIntoConfig(file, "servers", "dev", { command: "/abs/mcp-inspect", args: ["mcp"] });
   expect(merged.ok).toBe(true);
   const text = readFileSync(file, "utf8");
-  for (const kept of ["// my settings", "13.50, // exactly as typed", "[1e3, 0, 10,]", "/* servers below */", "// trailing comma above", '"keep-me",']) expect(text).toContain(kept);
+  for (const kept of [
+    "// my settings",
+    "13.50, // exactly as typed",
+    "[1e3, 0, 10,]",
+    "/* servers below */",
+    "// trailing comma above",
+    '"keep-me",',
+  ])
+    expect(text).toContain(kept);
   expect(parseJsonc(text)).toEqual({
     ok: true,
-    value: { "editor.fontSize": 13.5, limits: [1000, 0, 10], servers: { keep: { command: "keep-me" }, dev: { command: "/abs/mcp-inspect", args: ["mcp"] } } },
+    value: {
+      "editor.fontSize": 13.5,
+      limits: [1000, 0, 10],
+      servers: { keep: { command: "keep-me" }, dev: { command: "/abs/mcp-inspect", args: ["mcp"] } },
+    },
   });
 });
 
-test.skipIf(process.getuid?.() !== 0)("--write to a read-only file system: a one-line error, the file unchanged, and no backup left behind", () => {
-  const ro = mkdtempSync("/tmp/mcpkit-ro-");
-  try {
-    const script = [
-      `mount -t tmpfs tmpfs ${ro}`,
-      `printf '{"mcpServers":{}}' > ${ro}/claude.json`,
-      `mount -o remount,ro ${ro}`,
-      `${BUN} ${join(ROOT, "mcp-inspect.ts")} config --client claude-desktop --file ${ro}/claude.json --write -- node /srv/s.js; echo "exit=$?"`,
-      `ls -A ${ro}`,
-      `cat ${ro}/claude.json`,
-    ].join(" && ");
-    const run = Bun.spawnSync(["unshare", "-m", "sh", "-c", script], { env: { ...process.env, NO_COLOR: "1" } });
-    const out = `${run.stdout}${run.stderr}`;
-    expect(out).toContain("cannot write");
-    expect(out).toContain("read-only file system");
-    expect(out).toContain("exit=1");
-    expect(out).not.toContain(".bak-");
-    expect(out).toContain('{"mcpServers":{}}');
-  } finally {
-    rmSync(ro, { recursive: true, force: true });
-  }
-});
+test.skipIf(process.getuid?.() !== 0)(
+  "--write to a read-only file system: a one-line error, the file unchanged, and no backup left behind",
+  () => {
+    const ro = mkdtempSync("/tmp/mcpkit-ro-");
+    try {
+      const script = [
+        `mount -t tmpfs tmpfs ${ro}`,
+        `printf '{"mcpServers":{}}' > ${ro}/claude.json`,
+        `mount -o remount,ro ${ro}`,
+        `${BUN} ${join(ROOT, "mcp-inspect.ts")} config --client claude-desktop --file ${ro}/claude.json --write -- node /srv/s.js; echo "exit=$?"`,
+        `ls -A ${ro}`,
+        `cat ${ro}/claude.json`,
+      ].join(" && ");
+      const run = Bun.spawnSync(["unshare", "-m", "sh", "-c", script], { env: { ...process.env, NO_COLOR: "1" } });
+      const out = `${run.stdout}${run.stderr}`;
+      expect(out).toContain("cannot write");
+      expect(out).toContain("read-only file system");
+      expect(out).toContain("exit=1");
+      expect(out).not.toContain(".bak-");
+      expect(out).toContain('{"mcpServers":{}}');
+    } finally {
+      rmSync(ro, { recursive: true, force: true });
+    }
+  },
+);
 
 test("--write --client codex appends a [mcp_servers.<name>] table, keeps every comment and table, and replaces its own table when run again", async () => {
   const codexHome = join(dir, "codex-home");
@@ -119,13 +162,18 @@ model = "mini"
 `;
   writeFileSync(file, original);
   const env = { CODEX_HOME: codexHome };
-  const first = await runTool("mcp-inspect.ts", ["config", "--client", "codex", "--name", "dev", "--write", "--", "node", "/srv/s.js"], { env });
+  const first = await runTool("mcp-inspect.ts", ["config", "--client", "codex", "--name", "dev", "--write", "--", "node", "/srv/s.js"], {
+    env,
+  });
   expect(first.stderr).toBe("");
   expect(first.stdout).toContain(`wrote "dev" to ${file}`);
-  const again = await runTool("mcp-inspect.ts", ["config", "--client", "codex", "--name", "dev", "--write", "--", "node", "/srv/t.js"], { env });
+  const again = await runTool("mcp-inspect.ts", ["config", "--client", "codex", "--name", "dev", "--write", "--", "node", "/srv/t.js"], {
+    env,
+  });
   expect(again.code).toBe(0);
   const text = readFileSync(file, "utf8");
-  for (const kept of ["# my Codex settings", 'model = "o3" # the model', "[mcp_servers.keep]", "# profiles below", "[profiles.fast]"]) expect(text).toContain(kept);
+  for (const kept of ["# my Codex settings", 'model = "o3" # the model', "[mcp_servers.keep]", "# profiles below", "[profiles.fast]"])
+    expect(text).toContain(kept);
   expect(text).not.toContain('command = "old"');
   expect(text).not.toContain("OLD");
   const parsed = parseToml(text) as any;
@@ -138,7 +186,10 @@ test("a Codex server defined as an inline table is not rewritten: a one-line err
   const text = `[mcp_servers]\ndev = { command = "old" } # inline\n`;
   const result = tomlWithServer(text, "dev", { command: "new", args: [] }, "config.toml");
   expect(result).toMatchObject({ ok: false, error: expect.stringContaining("in a form this tool does not edit") });
-  expect(tomlWithServer("not = [toml", "dev", { command: "x" }, "config.toml")).toMatchObject({ ok: false, error: expect.stringContaining("is not valid TOML") });
+  expect(tomlWithServer("not = [toml", "dev", { command: "x" }, "config.toml")).toMatchObject({
+    ok: false,
+    error: expect.stringContaining("is not valid TOML"),
+  });
 });
 
 test("config --write writes the files discovery reads: windsurf, gemini, codex and Claude Code's user file list the server", async () => {
@@ -148,7 +199,11 @@ test("config --write writes the files discovery reads: windsurf, gemini, codex a
   mkdirSync(join(project, ".git"), { recursive: true });
   const env = { HOME: home, XDG_CONFIG_HOME: "", CODEX_HOME: "" };
   for (const client of ["windsurf", "gemini", "codex", "claude-code-user"]) {
-    const written = await runTool("mcp-inspect.ts", ["config", "--client", client, "--name", `via-${client}`, "--write", "--", "node", "/srv/s.js"], { env, cwd: project });
+    const written = await runTool(
+      "mcp-inspect.ts",
+      ["config", "--client", client, "--name", `via-${client}`, "--write", "--", "node", "/srv/s.js"],
+      { env, cwd: project },
+    );
     expect(written.code).toBe(0);
   }
   const listed = await runTool("mcp-inspect.ts", ["servers", "--json"], { env, cwd: project });

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { McpError, RawClient } from "../lib/client/raw-client.ts";
 import type { MessageChannel } from "../lib/transport/channel.ts";
-import { waitUntil } from "./helpers.ts";
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
+import { waitUntil } from "./helpers.ts";
 
 /** A channel whose peer is a function: each request gets the function's answer, or none. */
 class ScriptedChannel implements MessageChannel {
@@ -10,7 +10,9 @@ class ScriptedChannel implements MessageChannel {
   onclose?: (reason?: string) => void;
   readonly sent: JsonRpcMessage[] = [];
   starts = 0;
-  constructor(readonly answer: (request: JsonRpcRequest) => JsonObject | { error: { code: number; message: string; data?: unknown } } | undefined) {}
+  constructor(
+    readonly answer: (request: JsonRpcRequest) => JsonObject | { error: { code: number; message: string; data?: unknown } } | undefined,
+  ) {}
   async start() {
     this.starts++;
   }
@@ -19,7 +21,10 @@ class ScriptedChannel implements MessageChannel {
     if (!("method" in message) || !("id" in message)) return;
     const reply = this.answer(message as JsonRpcRequest);
     if (reply === undefined) return;
-    const response = "error" in reply && typeof reply.error === "object" ? { jsonrpc: "2.0" as const, id: message.id, error: reply.error as { code: number; message: string } } : { jsonrpc: "2.0" as const, id: message.id, result: reply as JsonObject };
+    const response =
+      "error" in reply && typeof reply.error === "object"
+        ? { jsonrpc: "2.0" as const, id: message.id, error: reply.error as { code: number; message: string } }
+        : { jsonrpc: "2.0" as const, id: message.id, result: reply as JsonObject };
     queueMicrotask(() => this.onmessage?.(response));
   }
   push(message: JsonRpcMessage) {
@@ -36,7 +41,8 @@ class ScriptedChannel implements MessageChannel {
 const info = { name: "test", version: "0" };
 const legacyServer = (request: JsonRpcRequest) => {
   if (request.method === "server/discover") return { error: { code: -32601, message: "Method not found" } };
-  if (request.method === "initialize") return { protocolVersion: request.params!.protocolVersion as string, capabilities: { tools: {} }, serverInfo: { name: "old" } };
+  if (request.method === "initialize")
+    return { protocolVersion: request.params!.protocolVersion as string, capabilities: { tools: {} }, serverInfo: { name: "old" } };
   return {};
 };
 
@@ -44,11 +50,21 @@ describe("era negotiation", () => {
   test("a modern server answers server/discover; later requests carry the _meta envelope", async () => {
     const channel = new ScriptedChannel((request) =>
       request.method === "server/discover"
-        ? { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, instructions: "hi", _meta: { "io.modelcontextprotocol/serverInfo": { name: "new" } } }
+        ? {
+            supportedVersions: ["2026-07-28"],
+            capabilities: { tools: {} },
+            instructions: "hi",
+            _meta: { "io.modelcontextprotocol/serverInfo": { name: "new" } },
+          }
         : { tools: [] },
     );
     const client = new RawClient(channel, { clientInfo: info });
-    expect(await client.connect()).toMatchObject({ era: "modern", protocolVersion: "2026-07-28", serverInfo: { name: "new" }, instructions: "hi" });
+    expect(await client.connect()).toMatchObject({
+      era: "modern",
+      protocolVersion: "2026-07-28",
+      serverInfo: { name: "new" },
+      instructions: "hi",
+    });
     await client.request("tools/list");
     const meta = (channel.sent.at(-1) as JsonRpcRequest).params!._meta as JsonObject;
     expect(meta["io.modelcontextprotocol/protocolVersion"]).toBe("2026-07-28");
@@ -65,7 +81,9 @@ describe("era negotiation", () => {
 
   test("an unsupported-version error that offers only 2025 revisions falls back too", async () => {
     const channel = new ScriptedChannel((request) =>
-      request.method === "server/discover" ? { error: { code: -32022, message: "Unsupported", data: { supported: ["2025-06-18"] } } } : legacyServer(request),
+      request.method === "server/discover"
+        ? { error: { code: -32022, message: "Unsupported", data: { supported: ["2025-06-18"] } } }
+        : legacyServer(request),
     );
     expect((await new RawClient(channel, { clientInfo: info }).connect()).era).toBe("legacy");
   });
@@ -74,13 +92,19 @@ describe("era negotiation", () => {
     const channel = new ScriptedChannel(legacyServer);
     await new RawClient(channel, { clientInfo: info, protocolVersion: "2025-06-18" }).connect();
     expect(channel.methods()[0]).toBe("initialize");
-    const stubborn = new ScriptedChannel((request) => (request.method === "initialize" ? { protocolVersion: "2025-11-25", capabilities: {} } : {}));
-    await expect(new RawClient(stubborn, { clientInfo: info, protocolVersion: "2025-06-18" }).connect()).rejects.toThrow("pinned 2025-06-18");
+    const stubborn = new ScriptedChannel((request) =>
+      request.method === "initialize" ? { protocolVersion: "2025-11-25", capabilities: {} } : {},
+    );
+    await expect(new RawClient(stubborn, { clientInfo: info, protocolVersion: "2025-06-18" }).connect()).rejects.toThrow(
+      "pinned 2025-06-18",
+    );
   });
 
   test("a pinned 2026 revision fails against a legacy server instead of falling back", async () => {
     const channel = new ScriptedChannel(legacyServer);
-    await expect(new RawClient(channel, { clientInfo: info, protocolVersion: "2026-07-28" }).connect()).rejects.toThrow("does not offer protocol 2026-07-28");
+    await expect(new RawClient(channel, { clientInfo: info, protocolVersion: "2026-07-28" }).connect()).rejects.toThrow(
+      "does not offer protocol 2026-07-28",
+    );
     expect(channel.methods()).not.toContain("initialize");
   });
 });

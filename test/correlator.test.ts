@@ -5,7 +5,12 @@ import type { JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 function peer() {
   const sent: JsonRpcRequest[] = [];
   const cancelled: unknown[] = [];
-  return { sent, cancelled, send: async (request: JsonRpcRequest) => void sent.push(request), cancel: (id: unknown, reason: string) => void cancelled.push([id, reason]) };
+  return {
+    sent,
+    cancelled,
+    send: async (request: JsonRpcRequest) => void sent.push(request),
+    cancel: (id: unknown, reason: string) => void cancelled.push([id, reason]),
+  };
 }
 
 describe("RequestCorrelator", () => {

@@ -38,10 +38,16 @@ test("--stateful under deno: the daemon is started under deno too, and keeps the
   const dir = mkdtempSync("/tmp/mcpd-deno-");
   const env = { MCPKIT_DAEMON_DIR: dir };
   try {
-    const opened = await underDeno(["mcp-inspect.ts", "call-tool", "begin_session", "user=deno", "--stateful", "--", BUN, join(ROOT, "test/fixtures/gated-server.ts")], env);
+    const opened = await underDeno(
+      ["mcp-inspect.ts", "call-tool", "begin_session", "user=deno", "--stateful", "--", BUN, join(ROOT, "test/fixtures/gated-server.ts")],
+      env,
+    );
     expect(opened.stderr).toBe("");
     expect(JSON.parse(opened.stdout).data.content[0].text).toBe("session open for deno");
-    const listed = await underDeno(["mcp-inspect.ts", "list-tools", "--stateful", "--", BUN, join(ROOT, "test/fixtures/gated-server.ts")], env);
+    const listed = await underDeno(
+      ["mcp-inspect.ts", "list-tools", "--stateful", "--", BUN, join(ROOT, "test/fixtures/gated-server.ts")],
+      env,
+    );
     expect(JSON.parse(listed.stdout).data.tools.map((t: { name: string }) => t.name)).toContain("secret_echo");
   } finally {
     await underDeno(["mcp-daemon.ts", "stop"], env);

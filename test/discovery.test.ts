@@ -6,11 +6,20 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { AuthStore } from "../lib/auth/store.ts";
 import { configEntryTarget } from "../lib/targets/target.ts";
-import { BUN, FAULTY, REFERENCE, inspect, removeTempDirs, tempDir } from "./helpers.ts";
+import { BUN, FAULTY, inspect, REFERENCE, removeTempDirs, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);
 
-const SECRETS = ["secret-desktop-value", "secret-local-header", "secret-cursor-header", "secret-windsurf-header", "secret-codex-value", "secret-team-header", "secret-gemini-header", "stored-token-value"];
+const SECRETS = [
+  "secret-desktop-value",
+  "secret-local-header",
+  "secret-cursor-header",
+  "secret-windsurf-header",
+  "secret-codex-value",
+  "secret-team-header",
+  "secret-gemini-header",
+  "stored-token-value",
+];
 const ECHO = { command: BUN, args: [FAULTY] };
 const echoWith = (env: Record<string, string>) => ({ ...ECHO, env });
 
@@ -42,13 +51,26 @@ function fullLayout(): Layout {
   const layout = emptyLayout();
   const { home, project } = layout;
   const json = (file: string, value: unknown) => write(file, JSON.stringify(value, null, 2));
-  json(join(home, ".config", "Claude", "claude_desktop_config.json"), { mcpServers: { "desktop-echo": echoWith({ API_KEY: "secret-desktop-value" }) } });
+  json(join(home, ".config", "Claude", "claude_desktop_config.json"), {
+    mcpServers: { "desktop-echo": echoWith({ API_KEY: "secret-desktop-value" }) },
+  });
   json(join(home, ".claude.json"), {
     numStartups: 3,
     mcpServers: { "code-user": ECHO, shared: echoWith({ WHICH: "user" }) },
-    projects: { [project]: { mcpServers: { "code-local": { type: "http", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer secret-local-header" } } } } },
+    projects: {
+      [project]: {
+        mcpServers: {
+          "code-local": { type: "http", url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer secret-local-header" } },
+        },
+      },
+    },
   });
-  json(join(home, ".cursor", "mcp.json"), { mcpServers: { "cursor-user": { url: "https://cursor.example/mcp", headers: { "X-Api-Key": "secret-cursor-header" } }, "path-named": ECHO } });
+  json(join(home, ".cursor", "mcp.json"), {
+    mcpServers: {
+      "cursor-user": { url: "https://cursor.example/mcp", headers: { "X-Api-Key": "secret-cursor-header" } },
+      "path-named": ECHO,
+    },
+  });
   write(
     join(home, ".config", "Code", "User", "mcp.json"),
     `// VS Code: JSONC, inputs beside servers
@@ -58,7 +80,9 @@ function fullLayout(): Layout {
 }`,
   );
   json(join(home, ".config", "Code - Insiders", "User", "mcp.json"), { servers: { "insiders-user": { type: "stdio", ...ECHO } } });
-  json(join(home, ".codeium", "windsurf", "mcp_config.json"), { mcpServers: { "windsurf-user": { serverUrl: "https://windsurf.example/mcp", headers: { "X-Key": "secret-windsurf-header" } } } });
+  json(join(home, ".codeium", "windsurf", "mcp_config.json"), {
+    mcpServers: { "windsurf-user": { serverUrl: "https://windsurf.example/mcp", headers: { "X-Key": "secret-windsurf-header" } } },
+  });
   write(
     join(home, ".codex", "config.toml"),
     `# Codex
@@ -81,7 +105,10 @@ command = "nothing"
 enabled = false
 `,
   );
-  json(join(home, ".gemini", "settings.json"), { theme: "dark", mcpServers: { "gemini-user": { httpUrl: "https://gemini.example/mcp", headers: { "X-Goog": "secret-gemini-header" } } } });
+  json(join(home, ".gemini", "settings.json"), {
+    theme: "dark",
+    mcpServers: { "gemini-user": { httpUrl: "https://gemini.example/mcp", headers: { "X-Goog": "secret-gemini-header" } } },
+  });
   json(join(project, ".mcp.json"), { mcpServers: { "proj-echo": ECHO, shared: echoWith({ WHICH: "project" }) } });
   json(join(project, ".cursor", "mcp.json"), { mcpServers: { "cursor-proj": ECHO } });
   json(join(project, ".vscode", "mcp.json"), { servers: { "vscode-proj": { type: "stdio", ...ECHO } } });
@@ -89,17 +116,23 @@ enabled = false
   return layout;
 }
 
-const run = (layout: Layout, args: string[], extraEnv: Record<string, string> = {}) => inspect(args, { env: { ...layout.env, ...extraEnv }, cwd: layout.project });
+const run = (layout: Layout, args: string[], extraEnv: Record<string, string> = {}) =>
+  inspect(args, { env: { ...layout.env, ...extraEnv }, cwd: layout.project });
 
 test("servers lists every client's servers with their files, clients and scopes, and never an env or header value", async () => {
   const layout = fullLayout();
   const { home, project } = layout;
-  AuthStore.open({ HOME: home }).update("https://cursor.example/mcp", (entry) => ({ ...entry, tokens: { access_token: "stored-token-value", token_type: "Bearer" } }));
+  AuthStore.open({ HOME: home }).update("https://cursor.example/mcp", (entry) => ({
+    ...entry,
+    tokens: { access_token: "stored-token-value", token_type: "Bearer" },
+  }));
   const listed = await run(layout, ["servers"]);
   expect(listed.stderr).toBe("");
   expect(listed.code).toBe(0);
   const rows = listed.json.data.servers as any[];
-  const where = Object.fromEntries(rows.map((row) => [row.name === "shared" ? `shared/${row.scope}` : row.name, [row.client, row.scope, row.file]]));
+  const where = Object.fromEntries(
+    rows.map((row) => [row.name === "shared" ? `shared/${row.scope}` : row.name, [row.client, row.scope, row.file]]),
+  );
   expect(where).toEqual({
     "desktop-echo": ["claude-desktop", "user", join(home, ".config", "Claude", "claude_desktop_config.json")],
     "code-user": ["claude-code", "user", join(home, ".claude.json")],
@@ -122,8 +155,18 @@ test("servers lists every client's servers with their files, clients and scopes,
   });
   const row = (name: string) => rows.find((candidate) => candidate.name === name);
   expect(row("desktop-echo")).toMatchObject({ transport: "stdio", command: BUN, env: ["API_KEY"], headers: [] });
-  expect(row("codex-http")).toMatchObject({ transport: "http", url: "https://codex.example/mcp", headers: ["X-Team", "Authorization"], auth: "Authorization header" });
-  expect(row("windsurf-user")).toMatchObject({ transport: "http", url: "https://windsurf.example/mcp", headers: ["X-Key"], auth: "sign-in needed if the server asks" });
+  expect(row("codex-http")).toMatchObject({
+    transport: "http",
+    url: "https://codex.example/mcp",
+    headers: ["X-Team", "Authorization"],
+    auth: "Authorization header",
+  });
+  expect(row("windsurf-user")).toMatchObject({
+    transport: "http",
+    url: "https://windsurf.example/mcp",
+    headers: ["X-Key"],
+    auth: "sign-in needed if the server asks",
+  });
   expect(row("cursor-user")).toMatchObject({ headers: ["X-Api-Key"], auth: "signed in" });
   expect(row("vscode-user")).toMatchObject({ env: ["TOKEN"], inputs: ["token"] });
   expect(row("codex-off")).toMatchObject({ turnedOff: true });
@@ -131,7 +174,9 @@ test("servers lists every client's servers with their files, clients and scopes,
   expect(row("code-user").approved).toBeUndefined();
   const text = await run(layout, ["servers", "--text"]);
   expect(text.code).toBe(0);
-  expect(text.stdout).toContain(`proj-echo  claude-code, project: ${join(project, ".mcp.json")}  [not approved (mcp-inspect servers --approve proj-echo)]`);
+  expect(text.stdout).toContain(
+    `proj-echo  claude-code, project: ${join(project, ".mcp.json")}  [not approved (mcp-inspect servers --approve proj-echo)]`,
+  );
   expect(text.stdout).toContain("http https://cursor.example/mcp · headers X-Api-Key · signed in");
   for (const secret of SECRETS) {
     expect(listed.stdout).not.toContain(secret);
@@ -146,7 +191,11 @@ test("servers --json is the envelope every command prints: success, data.servers
   expect(listed.code).toBe(0);
   expect(Object.keys(listed.json)).toEqual(["success", "data", "metadata"]);
   expect(listed.json.success).toBe(true);
-  expect(listed.json.data).toEqual({ servers: [expect.objectContaining({ name: "one", client: "cursor", scope: "user" })], project: layout.project, problems: [] });
+  expect(listed.json.data).toEqual({
+    servers: [expect.objectContaining({ name: "one", client: "cursor", scope: "user" })],
+    project: layout.project,
+    problems: [],
+  });
   expect(listed.json.metadata).toMatchObject({ command: "servers", timestamp: expect.any(String), durationMs: expect.any(Number) });
 });
 
@@ -154,7 +203,13 @@ test("with nothing configured, servers exits 9 (nothing there) and says where it
   const layout = emptyLayout();
   const listed = await run(layout, ["servers"]);
   expect(listed.code).toBe(9);
-  expect(listed.json).toMatchObject({ success: false, error: { code: "NOTHING_THERE", details: { looked: expect.arrayContaining([join(layout.home, ".claude.json"), join(layout.project, ".mcp.json")]) } } });
+  expect(listed.json).toMatchObject({
+    success: false,
+    error: {
+      code: "NOTHING_THERE",
+      details: { looked: expect.arrayContaining([join(layout.home, ".claude.json"), join(layout.project, ".mcp.json")]) },
+    },
+  });
   const text = await run(layout, ["servers", "--text"]);
   expect(text.code).toBe(9);
   expect(text.stderr).toStartWith("error: no MCP servers are configured for this user or project");
@@ -179,7 +234,17 @@ test("--server NAME resolves a configured entry and calls it, a Codex TOML entry
 test("--config takes a Codex config.toml too: its [mcp_servers.<name>] tables, env included; a broken one is a one-line error", async () => {
   const layout = fullLayout();
   const toml = join(layout.home, ".codex", "config.toml");
-  const codex = await run(layout, ["call-tool", "env", "--params", '{"name":"CODEX_SECRET"}', "--no-validate", "--config", toml, "--server", "codex-echo"]);
+  const codex = await run(layout, [
+    "call-tool",
+    "env",
+    "--params",
+    '{"name":"CODEX_SECRET"}',
+    "--no-validate",
+    "--config",
+    toml,
+    "--server",
+    "codex-echo",
+  ]);
   expect(codex.code).toBe(0);
   expect(codex.json.data.content[0].text).toBe("secret-codex-value");
   const broken = join(layout.project, "broken.toml");
@@ -209,12 +274,21 @@ test("two different entries of one name in the same scope are an error that name
 
 test("a project entry shadows a user entry of the same name, and a local entry shadows both", async () => {
   const layout = fullLayout();
-  const whichOf = async () => (await run(layout, ["call-tool", "env", "--params", '{"name":"WHICH"}', "--no-validate", "--server", "shared"])).json;
+  const whichOf = async () =>
+    (await run(layout, ["call-tool", "env", "--params", '{"name":"WHICH"}', "--no-validate", "--server", "shared"])).json;
   expect((await run(layout, ["servers", "--approve", "shared"])).code).toBe(0);
   expect((await whichOf()).data.content[0].text).toBe("project");
   const listed = await run(layout, ["servers"]);
-  expect(listed.json.data.servers.find((row: any) => row.name === "shared" && row.scope === "user").shadowedBy).toBe(join(layout.project, ".mcp.json"));
-  write(join(layout.home, ".claude.json"), JSON.stringify({ mcpServers: { shared: echoWith({ WHICH: "user" }) }, projects: { [layout.project]: { mcpServers: { shared: echoWith({ WHICH: "local" }) } } } }));
+  expect(listed.json.data.servers.find((row: any) => row.name === "shared" && row.scope === "user").shadowedBy).toBe(
+    join(layout.project, ".mcp.json"),
+  );
+  write(
+    join(layout.home, ".claude.json"),
+    JSON.stringify({
+      mcpServers: { shared: echoWith({ WHICH: "user" }) },
+      projects: { [layout.project]: { mcpServers: { shared: echoWith({ WHICH: "local" }) } } },
+    }),
+  );
   expect((await whichOf()).data.content[0].text).toBe("local");
 });
 
@@ -239,13 +313,17 @@ test("a project entry runs only once approved; servers --approve approves it, an
   const layout = fullLayout();
   const refused = await run(layout, ["list-tools", "--server", "proj-echo"]);
   expect(refused.code).toBe(1);
-  expect(refused.json.error.message).toContain(`"proj-echo" comes from the project file ${join(layout.project, ".mcp.json")} and is not approved yet`);
+  expect(refused.json.error.message).toContain(
+    `"proj-echo" comes from the project file ${join(layout.project, ".mcp.json")} and is not approved yet`,
+  );
   expect(refused.json.error.message).toContain("mcp-inspect servers --approve proj-echo");
   const text = await run(layout, ["list-tools", "--server", "proj-echo", "--text"]);
   expect(text.stderr.trim().split("\n")).toHaveLength(1);
   const approved = await run(layout, ["servers", "--approve", "proj-echo"]);
   expect(approved.code).toBe(0);
-  expect(approved.json.data.approved).toEqual([{ name: "proj-echo", file: join(layout.project, ".mcp.json"), runs: `runs ${BUN} ${FAULTY}` }]);
+  expect(approved.json.data.approved).toEqual([
+    { name: "proj-echo", file: join(layout.project, ".mcp.json"), runs: `runs ${BUN} ${FAULTY}` },
+  ]);
   const listed = await run(layout, ["list-tools", "--server", "proj-echo"]);
   expect(listed.code).toBe(0);
   expect(listed.json.data.tools.map((tool: any) => tool.name)).toEqual(["echo"]);
@@ -261,7 +339,9 @@ test("a VS Code entry with ${input:...} and no terminal: a one-line error that n
   const layout = fullLayout();
   const result = await run(layout, ["list-tools", "--server", "vscode-user", "--text"]);
   expect(result.code).toBe(1);
-  expect(result.stderr).toBe(`error: "vscode-user" in ${join(layout.home, ".config", "Code", "User", "mcp.json")} needs \${input:token} (Your token), typed only at a terminal (run it on one)\n`);
+  expect(result.stderr).toBe(
+    `error: "vscode-user" in ${join(layout.home, ".config", "Code", "User", "mcp.json")} needs \${input:token} (Your token), typed only at a terminal (run it on one)\n`,
+  );
 });
 
 test("a config file that cannot be parsed is named once, and the other files are still read", async () => {
@@ -272,7 +352,10 @@ test("a config file that cannot be parsed is named once, and the other files are
   const listed = await run(layout, ["servers"]);
   expect(listed.code).toBe(0);
   expect(listed.json.data.servers.map((row: any) => row.name)).toEqual(["fine"]);
-  expect(listed.json.data.problems).toEqual([expect.stringContaining(`${join(layout.home, ".claude.json")} is not valid JSON`), expect.stringContaining(`${join(layout.home, ".codex", "config.toml")} is not valid TOML`)]);
+  expect(listed.json.data.problems).toEqual([
+    expect.stringContaining(`${join(layout.home, ".claude.json")} is not valid JSON`),
+    expect.stringContaining(`${join(layout.home, ".codex", "config.toml")} is not valid TOML`),
+  ]);
   const text = await run(layout, ["servers", "--text"]);
   expect(text.stderr.match(/\.claude\.json is not valid JSON/g)).toHaveLength(1);
 });
@@ -313,7 +396,9 @@ function inTerminal(layout: Layout, args: string[]) {
 test("on a terminal, an unapproved project entry is shown and asked about, and the answer is remembered", async () => {
   const layout = fullLayout();
   const session = inTerminal(layout, ["list-tools", "--server", "proj-echo"]);
-  await session.see(`"proj-echo" comes from the project file ${join(layout.project, ".mcp.json")} and has not been approved yet. It runs ${BUN} ${FAULTY}.`);
+  await session.see(
+    `"proj-echo" comes from the project file ${join(layout.project, ".mcp.json")} and has not been approved yet. It runs ${BUN} ${FAULTY}.`,
+  );
   await session.see("Run it, and remember this answer for this entry? [y/N] ");
   session.type("y\r");
   await session.see("echo(message: string)");
@@ -336,13 +421,35 @@ test("on a terminal, a VS Code ${input:...} is typed without being shown, and re
 test("each client's own spelling reads as the same target: Gemini httpUrl, Windsurf serverUrl, Codex headers from variables, env_vars, an envFile", () => {
   const dir = tempDir("mcpkit-fields-");
   const env = { TEAM_TOKEN: "t-1", MY_TOKEN: "b-2", PASSED: "p-3" };
-  expect(configEntryTarget("g.json", "g", { httpUrl: "https://g.example/mcp" }, env)).toMatchObject({ ok: true, value: { kind: "http", url: "https://g.example/mcp", transport: "streamable-http" } });
-  expect(configEntryTarget("w.json", "w", { serverUrl: "https://w.example/mcp" }, env)).toMatchObject({ ok: true, value: { kind: "http", url: "https://w.example/mcp" } });
-  const codex = configEntryTarget("c.toml", "c", { url: "https://c.example/mcp", http_headers: { "X-A": "a" }, env_http_headers: { "X-Team": "TEAM_TOKEN" }, bearer_token_env_var: "MY_TOKEN" }, env);
+  expect(configEntryTarget("g.json", "g", { httpUrl: "https://g.example/mcp" }, env)).toMatchObject({
+    ok: true,
+    value: { kind: "http", url: "https://g.example/mcp", transport: "streamable-http" },
+  });
+  expect(configEntryTarget("w.json", "w", { serverUrl: "https://w.example/mcp" }, env)).toMatchObject({
+    ok: true,
+    value: { kind: "http", url: "https://w.example/mcp" },
+  });
+  const codex = configEntryTarget(
+    "c.toml",
+    "c",
+    {
+      url: "https://c.example/mcp",
+      http_headers: { "X-A": "a" },
+      env_http_headers: { "X-Team": "TEAM_TOKEN" },
+      bearer_token_env_var: "MY_TOKEN",
+    },
+    env,
+  );
   expect(codex).toMatchObject({ ok: true, value: { headers: { "X-A": "a", "X-Team": "t-1", Authorization: "Bearer b-2" } } });
-  expect(configEntryTarget("c.toml", "c", { command: "x", env_vars: ["PASSED", "UNSET_ONE"], env: { OWN: "o" } }, env)).toMatchObject({ ok: true, value: { env: { PASSED: "p-3", OWN: "o" } } });
-  write(join(dir, ".env"), "# comment\nexport FROM_FILE=1\nQUOTED=\"a b\"\nOWN=from-file\n");
+  expect(configEntryTarget("c.toml", "c", { command: "x", env_vars: ["PASSED", "UNSET_ONE"], env: { OWN: "o" } }, env)).toMatchObject({
+    ok: true,
+    value: { env: { PASSED: "p-3", OWN: "o" } },
+  });
+  write(join(dir, ".env"), '# comment\nexport FROM_FILE=1\nQUOTED="a b"\nOWN=from-file\n');
   const withFile = configEntryTarget(join(dir, "mcp.json"), "v", { command: "x", envFile: ".env", env: { OWN: "entry" } }, env);
   expect(withFile).toMatchObject({ ok: true, value: { env: { FROM_FILE: "1", QUOTED: "a b", OWN: "entry" } } });
-  expect(configEntryTarget("c.toml", "off", { command: "x", enabled: false }, env)).toMatchObject({ ok: false, error: 'server "off" in c.toml is turned off there (enabled = false)' });
+  expect(configEntryTarget("c.toml", "off", { command: "x", enabled: false }, env)).toMatchObject({
+    ok: false,
+    error: 'server "off" in c.toml is turned off there (enabled = false)',
+  });
 });

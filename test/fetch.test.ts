@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { fetchWithinOrigin, readBodyCapped, readBodyHead, RedirectRefusedError } from "../lib/io/fetch.ts";
+import { fetchWithinOrigin, RedirectRefusedError, readBodyCapped, readBodyHead } from "../lib/io/fetch.ts";
 
 const seen: { method: string; path: string; key: string | null; body: string }[] = [];
 const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("elsewhere") });

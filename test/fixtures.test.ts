@@ -3,13 +3,32 @@
  * on the 2025 handshake and on 2026-07-28; the faulty server misbehaves as advertised.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { Client, StreamableHTTPClientTransport, type ClientOptions } from "@modelcontextprotocol/client";
-import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
+import { Client, type ClientOptions, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { alive, BUN, FAULTY, REFERENCE, waitUntil } from "./helpers.ts";
 
 const T = 30_000; // generous bound against hangs, not a performance check
 
-const TOOLS = ["add", "big", "crash", "echo", "elicit", "elicit_later", "elicit_url", "fail", "grow", "log", "region_query", "roots", "sample", "slow", "slow_task", "touch", "typed", "whoami"];
+const TOOLS = [
+  "add",
+  "big",
+  "crash",
+  "echo",
+  "elicit",
+  "elicit_later",
+  "elicit_url",
+  "fail",
+  "grow",
+  "log",
+  "region_query",
+  "roots",
+  "sample",
+  "slow",
+  "slow_task",
+  "touch",
+  "typed",
+  "whoami",
+];
 const MODERN = "2026-07-28";
 
 // ---- bookkeeping: everything spawned or connected here is torn down ----------------------------
@@ -146,8 +165,13 @@ async function checkCoreSurface(client: Client): Promise<void> {
 /** sampling / elicitation / roots: server->client requests on 2025, input_required rounds on 2026. */
 async function checkClientFeatures(client: Client): Promise<void> {
   expect(firstText(await client.callTool({ name: "sample", arguments: { prompt: "hello?" } }))).toBe("sampled answer");
-  expect(JSON.parse(firstText(await client.callTool({ name: "elicit", arguments: {} })))).toEqual({ action: "accept", content: { name: "Ann" } });
-  expect(JSON.parse(firstText(await client.callTool({ name: "roots", arguments: {} })))).toEqual([{ uri: "file:///tmp/root", name: "root" }]);
+  expect(JSON.parse(firstText(await client.callTool({ name: "elicit", arguments: {} })))).toEqual({
+    action: "accept",
+    content: { name: "Ann" },
+  });
+  expect(JSON.parse(firstText(await client.callTool({ name: "roots", arguments: {} })))).toEqual([
+    { uri: "file:///tmp/root", name: "root" },
+  ]);
 }
 
 /** Resource subscriptions: resources/subscribe on 2025, subscriptions/listen on 2026; `touch` fires. */
@@ -274,7 +298,10 @@ describe("reference server over Streamable HTTP", () => {
       await checkClientFeatures(pinned);
       await checkSubscription(pinned);
       const progress: number[] = [];
-      const r = await pinned.callTool({ name: "slow", arguments: { steps: 6, delayMs: 10 } }, { onprogress: (p) => void progress.push(p.progress) });
+      const r = await pinned.callTool(
+        { name: "slow", arguments: { steps: 6, delayMs: 10 } },
+        { onprogress: (p) => void progress.push(p.progress) },
+      );
       expect(firstText(r)).toBe("done 6 steps");
       expectProgress(progress, 6);
       await pinned.close();

@@ -1,8 +1,9 @@
 // Shared by the e2e tests: run our entry scripts as real processes, and start fixture servers.
-import { spawn } from "bun";
+
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawn } from "bun";
 import { processAlive } from "../lib/io/process.ts";
 
 export const ROOT = join(import.meta.dir, "..");
@@ -35,7 +36,8 @@ export async function runTool(
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: "1", ...options.env },
     // A number is a file descriptor to read from (e.g. an open /dev/zero).
-    stdin: options.stdin === undefined ? "ignore" : typeof options.stdin === "number" ? options.stdin : new TextEncoder().encode(options.stdin),
+    stdin:
+      options.stdin === undefined ? "ignore" : typeof options.stdin === "number" ? options.stdin : new TextEncoder().encode(options.stdin),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -72,7 +74,10 @@ export async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>,
   return seen;
 }
 
-export async function startHttpServer(command: string[], options: { env?: Record<string, string>; pattern?: RegExp } = {}): Promise<HttpFixture> {
+export async function startHttpServer(
+  command: string[],
+  options: { env?: Record<string, string>; pattern?: RegExp } = {},
+): Promise<HttpFixture> {
   const child = spawn(command, { env: { ...process.env, ...options.env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
   const reader = child.stderr.getReader();
   const decoder = new TextDecoder();

@@ -1,7 +1,8 @@
 // Drives the real mcp-host process as a user would: lines in on stdin, the transcript read back
 // from stdout, Ctrl-C as SIGINT.
-import { spawn, type Subprocess } from "bun";
+
 import { join } from "node:path";
+import { type Subprocess, spawn } from "bun";
 import { BUN, NO_VENDOR_KEYS, ROOT } from "./helpers.ts";
 
 export const HOST = join(ROOT, "mcp-host.ts");
@@ -38,7 +39,9 @@ export class HostDriver {
         return match;
       }
       if (Date.now() > deadline) {
-        throw new Error(`timed out waiting for ${regex}\n--- transcript since last match ---\n${rest}\n--- stderr ---\n${this.stderr.slice(-2000)}`);
+        throw new Error(
+          `timed out waiting for ${regex}\n--- transcript since last match ---\n${rest}\n--- stderr ---\n${this.stderr.slice(-2000)}`,
+        );
       }
       await Bun.sleep(10);
     }

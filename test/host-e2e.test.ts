@@ -3,7 +3,7 @@
 // 2026-07-28 and on the 2025 handshake. Every step asserts what the user would see; the last line
 // printed names how many checks passed.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";

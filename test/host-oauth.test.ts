@@ -7,22 +7,22 @@
  * test/oauth.test.ts.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
 import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isBrowserSafeUrl } from "../lib/terminal/browser.ts";
-import { CALLBACK_PATH } from "../lib/auth/callback.ts";
+import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
 import { ChannelTransport } from "../host/channel-transport.ts";
-import { openChannel } from "../lib/open.ts";
 import { connectionFailure } from "../host/servers.ts";
-import { readUntil } from "./helpers.ts";
+import { CALLBACK_PATH } from "../lib/auth/callback.ts";
 import type { AuthUi } from "../lib/auth/oauth.ts";
 import type { ChannelAuth } from "../lib/open.ts";
+import { openChannel } from "../lib/open.ts";
 import type { HttpTarget } from "../lib/targets/target.ts";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { startOAuthServer, type OAuthFixture, type OAuthFixtureOptions } from "./fixtures/oauth-server.ts";
+import { isBrowserSafeUrl } from "../lib/terminal/browser.ts";
+import { type OAuthFixture, type OAuthFixtureOptions, startOAuthServer } from "./fixtures/oauth-server.ts";
+import { readUntil } from "./helpers.ts";
 
 const T = 20_000; // generous bound against hangs, not a performance check
 const MODERN = "2026-07-28";
@@ -355,7 +355,9 @@ describe("refusals", () => {
         () => undefined,
         (e: Error) => e,
       );
-      expect(err?.message).toBe(`timed out waiting for the browser to come back to http://127.0.0.1:${port}${CALLBACK_PATH} (run mcp-inspect auth --url ${server.url} to try again)`);
+      expect(err?.message).toBe(
+        `timed out waiting for the browser to come back to http://127.0.0.1:${port}${CALLBACK_PATH} (run mcp-inspect auth --url ${server.url} to try again)`,
+      );
       expect(await listening(port)).toBe(false);
     },
     T,
@@ -452,10 +454,7 @@ describe("callback listener", () => {
       const openUrl = (url: string) => (timeline.push("open"), browser.openUrl(url));
       const [ca, cb] = [client(), client()];
 
-      await Promise.all([
-        connect(ca, a.url, { ui, callbackPort: port, openUrl }),
-        connect(cb, b.url, { ui, callbackPort: port, openUrl }),
-      ]);
+      await Promise.all([connect(ca, a.url, { ui, callbackPort: port, openUrl }), connect(cb, b.url, { ui, callbackPort: port, openUrl })]);
       expect(timeline).toEqual(["confirm", "open", "confirm", "open"]);
       expect(await whoami(ca)).toBe(`authorized as ${a.record.registrations[0]!.client_id}`);
       expect(await whoami(cb)).toBe(`authorized as ${b.record.registrations[0]!.client_id}`);
@@ -476,7 +475,9 @@ describe("callback listener", () => {
           () => undefined,
           (e: Error) => e,
         );
-        expect(err?.message).toBe(`cannot listen for the OAuth callback on 127.0.0.1:${port}: the port is in use (choose another --callback-port)`);
+        expect(err?.message).toBe(
+          `cannot listen for the OAuth callback on 127.0.0.1:${port}: the port is in use (choose another --callback-port)`,
+        );
         expect(server.record.registrations).toHaveLength(0);
       } finally {
         await new Promise((r) => blocker.close(r));
@@ -530,7 +531,8 @@ describe("isBrowserSafeUrl", () => {
     ["javascript:alert(1)", false],
     ["ftp://auth.example.com/", false],
   ];
-  for (const [url, safe] of cases) test(`${url} -> ${safe ? "opened" : "refused"}`, () => expect(isBrowserSafeUrl(new URL(url))).toBe(safe));
+  for (const [url, safe] of cases)
+    test(`${url} -> ${safe ? "opened" : "refused"}`, () => expect(isBrowserSafeUrl(new URL(url))).toBe(safe));
 });
 
 // ---- the fixture as a script ------------------------------------------------------------------------

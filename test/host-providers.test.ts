@@ -2,12 +2,18 @@
 // loopback fake of the vendor's API (test/fixtures/fake-vendors.ts): what goes on the wire, what
 // comes back out of a streamed reply, how the model is chosen, and how failures read.
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { createAnthropicProvider, mapStopReason, pickAnthropicModel } from "../host/providers/anthropic.ts";
-import { createGeminiProvider, mapFinishReason as mapGeminiFinish, pickGeminiModel, SKIP_SIGNATURE_CHECK, SYNTHETIC_ID_PREFIX } from "../host/providers/gemini.ts";
-import { createOpenAIProvider, mapFinishReason as mapOpenAIFinish, maxTokensParam, pickOpenAIModel } from "../host/providers/openai.ts";
 import type { ChatMessage, GenerateRequest, LLMProvider, ProviderOptions, ToolSpec } from "../host/provider.ts";
-import { closedPort } from "./helpers.ts";
+import { createAnthropicProvider, mapStopReason, pickAnthropicModel } from "../host/providers/anthropic.ts";
+import {
+  createGeminiProvider,
+  mapFinishReason as mapGeminiFinish,
+  pickGeminiModel,
+  SKIP_SIGNATURE_CHECK,
+  SYNTHETIC_ID_PREFIX,
+} from "../host/providers/gemini.ts";
+import { createOpenAIProvider, mapFinishReason as mapOpenAIFinish, maxTokensParam, pickOpenAIModel } from "../host/providers/openai.ts";
 import { anthropicStream, type FakeVendor, geminiStream, hanging, openaiStream, startFakeVendor } from "./fixtures/fake-vendors.ts";
+import { closedPort } from "./helpers.ts";
 
 const anthropic = startFakeVendor("anthropic");
 const openai = startFakeVendor("openai");
@@ -27,7 +33,13 @@ const WEATHER_TOOL: ToolSpec = {
 };
 /** A conversation that uses every part type: text, image, two tool calls, one ok and one failed result. */
 const HISTORY: ChatMessage[] = [
-  { role: "user", content: [{ type: "text", text: "What is in this picture? And the weather in Paris?" }, { type: "image", data: PNG_BASE64, mimeType: "image/png" }] },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "What is in this picture? And the weather in Paris?" },
+      { type: "image", data: PNG_BASE64, mimeType: "image/png" },
+    ],
+  },
   {
     role: "assistant",
     content: [
@@ -44,7 +56,14 @@ const HISTORY: ChatMessage[] = [
     ],
   },
 ];
-const FULL_REQUEST: GenerateRequest = { system: "Be terse.", messages: HISTORY, tools: [WEATHER_TOOL], maxTokens: 321, temperature: 0.25, stopSequences: ["END"] };
+const FULL_REQUEST: GenerateRequest = {
+  system: "Be terse.",
+  messages: HISTORY,
+  tools: [WEATHER_TOOL],
+  maxTokens: 321,
+  temperature: 0.25,
+  stopSequences: ["END"],
+};
 const HELLO: GenerateRequest = { messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], maxTokens: 50 };
 /** The streamed reply every vendor gives in the streaming test: three text deltas, then a tool call in pieces. */
 const TEXT_DELTAS = ["Let me ", "check ", "Lyon."];
@@ -54,7 +73,8 @@ function options(fake: FakeVendor, env: Record<string, string>, model?: string):
   const urlVar = `${fake.vendor.toUpperCase()}_BASE_URL`;
   return { env: { [urlVar]: fake.url, ...env }, ...(model ? { model } : {}) };
 }
-const anthropicOptions = (env: Record<string, string> = {}, model?: string) => options(anthropic, { ANTHROPIC_API_KEY: "sk-ant-test", ...env }, model);
+const anthropicOptions = (env: Record<string, string> = {}, model?: string) =>
+  options(anthropic, { ANTHROPIC_API_KEY: "sk-ant-test", ...env }, model);
 const openaiOptions = (env: Record<string, string> = {}, model?: string) => options(openai, { OPENAI_API_KEY: "sk-test", ...env }, model);
 const geminiOptions = (env: Record<string, string> = {}, model?: string) => options(gemini, { GEMINI_API_KEY: "gm-test", ...env }, model);
 
@@ -155,7 +175,14 @@ describe("anthropic", () => {
   });
 
   test("streams text_delta events to onText in order and parses the tool_use built from input_json_delta", async () => {
-    anthropic.replies = [anthropicStream({ model: "claude-sonnet-5-5-20260801", text: TEXT_DELTAS, toolCall: { id: "toolu_01", name: "get_weather", argumentChunks: LYON_ARGUMENT_CHUNKS }, stop: "tool_use" })];
+    anthropic.replies = [
+      anthropicStream({
+        model: "claude-sonnet-5-5-20260801",
+        text: TEXT_DELTAS,
+        toolCall: { id: "toolu_01", name: "get_weather", argumentChunks: LYON_ARGUMENT_CHUNKS },
+        stop: "tool_use",
+      }),
+    ];
     const { deltas, result } = await streamedTurn(await createAnthropicProvider(anthropicOptions({}, "claude-sonnet-5-5")));
     expect(deltas).toEqual(TEXT_DELTAS);
     expect(result).toEqual({
@@ -195,14 +222,18 @@ describe("anthropic", () => {
   });
 
   test("HTTP 401 becomes one line with the status, the vendor's message and the key to check", async () => {
-    anthropic.replies = [{ kind: "error", status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } }];
+    anthropic.replies = [
+      { kind: "error", status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } },
+    ];
     const error = await failure(await createAnthropicProvider(anthropicOptions({}, "m")));
     expect(error.message).toBe("anthropic: HTTP 401: invalid x-api-key (check ANTHROPIC_API_KEY)");
     expectOneLine(error);
   });
 
   test("HTTP 500 is retried once, then becomes one line", async () => {
-    anthropic.replies = [{ kind: "error", status: 500, body: { type: "error", error: { type: "api_error", message: "Internal server error" } } }];
+    anthropic.replies = [
+      { kind: "error", status: 500, body: { type: "error", error: { type: "api_error", message: "Internal server error" } } },
+    ];
     const error = await failure(await createAnthropicProvider(anthropicOptions({}, "m")));
     expect(error.message).toBe("anthropic: HTTP 500: Internal server error");
     expectOneLine(error);
@@ -225,10 +256,18 @@ describe("anthropic", () => {
 describe("anthropic model picker", () => {
   const at = (id: string, created_at: string, extra: object = {}) => ({ id, created_at, ...extra });
   test("matches Sonnet by id when a compatible gateway sends no `line` field", () => {
-    expect(pickAnthropicModel([at("claude-3-7-sonnet-latest", "2025-02-24T00:00:00Z"), at("claude-sonnet-4-0", "2025-05-22T00:00:00Z"), at("claude-opus-4-1", "2025-08-05T00:00:00Z")] as never)).toBe("claude-sonnet-4-0");
+    expect(
+      pickAnthropicModel([
+        at("claude-3-7-sonnet-latest", "2025-02-24T00:00:00Z"),
+        at("claude-sonnet-4-0", "2025-05-22T00:00:00Z"),
+        at("claude-opus-4-1", "2025-08-05T00:00:00Z"),
+      ] as never),
+    ).toBe("claude-sonnet-4-0");
   });
   test("trusts `line: null` over a Sonnet-looking id", () => {
-    expect(pickAnthropicModel([at("not-really-sonnet", "2026-01-01T00:00:00Z", { line: null, lifecycle: "active" })] as never)).toBeUndefined();
+    expect(
+      pickAnthropicModel([at("not-really-sonnet", "2026-01-01T00:00:00Z", { line: null, lifecycle: "active" })] as never),
+    ).toBeUndefined();
   });
 });
 
@@ -264,7 +303,9 @@ describe("openai", () => {
   test("a server listing no GPT model (e.g. Ollama) is a one-line error naming OPENAI_MODEL and --model", async () => {
     openai.models = [model("llama3.2:latest", 1_730_000_000)];
     const error = await rejection(createOpenAIProvider(openaiOptions()));
-    expect(error.message).toBe(`openai: the models API lists no mainline GPT chat model at ${openai.url} (set OPENAI_MODEL or pass --model)`);
+    expect(error.message).toBe(
+      `openai: the models API lists no mainline GPT chat model at ${openai.url} (set OPENAI_MODEL or pass --model)`,
+    );
   });
 
   test("maps system, roles, images, tool calls, tool results (failures prefixed Error:) and function tools onto the wire", async () => {
@@ -279,7 +320,12 @@ describe("openai", () => {
       max_tokens: 321,
       temperature: 0.25,
       stop: ["END"],
-      tools: [{ type: "function", function: { name: "get_weather", description: WEATHER_TOOL.description, parameters: WEATHER_TOOL.inputSchema } }],
+      tools: [
+        {
+          type: "function",
+          function: { name: "get_weather", description: WEATHER_TOOL.description, parameters: WEATHER_TOOL.inputSchema },
+        },
+      ],
       messages: [
         { role: "system", content: "Be terse." },
         {
@@ -309,9 +355,19 @@ describe("openai", () => {
     const provider = await createOpenAIProvider(openaiOptions({}, "m"));
     const screenshot: ChatMessage = {
       role: "user",
-      content: [{ type: "tool_result", toolUseId: "call_shot", isError: false, content: [{ type: "image", data: PNG_BASE64, mimeType: "image/png" }] }],
+      content: [
+        {
+          type: "tool_result",
+          toolUseId: "call_shot",
+          isError: false,
+          content: [{ type: "image", data: PNG_BASE64, mimeType: "image/png" }],
+        },
+      ],
     };
-    await provider.generate({ ...HELLO, messages: [{ role: "assistant", content: [{ type: "tool_use", id: "call_shot", name: "screenshot", input: {} }] }, screenshot] });
+    await provider.generate({
+      ...HELLO,
+      messages: [{ role: "assistant", content: [{ type: "tool_use", id: "call_shot", name: "screenshot", input: {} }] }, screenshot],
+    });
     const messages = openai.requestsTo("/v1/chat/completions")[0]?.body.messages;
     expect(messages.slice(1)).toEqual([
       { role: "tool", tool_call_id: "call_shot", content: "(the result is the image that follows)" },
@@ -326,7 +382,14 @@ describe("openai", () => {
   });
 
   test("streams content deltas to onText in order and assembles the tool call from tool_calls deltas", async () => {
-    openai.replies = [openaiStream({ model: "gpt-5.1-2025-11-13", text: TEXT_DELTAS, toolCall: { id: "call_Lyon", name: "get_weather", argumentChunks: LYON_ARGUMENT_CHUNKS }, stop: "tool_calls" })];
+    openai.replies = [
+      openaiStream({
+        model: "gpt-5.1-2025-11-13",
+        text: TEXT_DELTAS,
+        toolCall: { id: "call_Lyon", name: "get_weather", argumentChunks: LYON_ARGUMENT_CHUNKS },
+        stop: "tool_calls",
+      }),
+    ];
     const { deltas, result } = await streamedTurn(await createOpenAIProvider(openaiOptions({}, "gpt-5.1")));
     expect(deltas).toEqual(TEXT_DELTAS);
     expect(result).toEqual({
@@ -362,14 +425,22 @@ describe("openai", () => {
   });
 
   test("HTTP 401 becomes one line with the status, the vendor's message and the key to check", async () => {
-    openai.replies = [{ kind: "error", status: 401, body: { error: { message: "Incorrect API key provided: sk-test.", type: "invalid_request_error", code: "invalid_api_key" } } }];
+    openai.replies = [
+      {
+        kind: "error",
+        status: 401,
+        body: { error: { message: "Incorrect API key provided: sk-test.", type: "invalid_request_error", code: "invalid_api_key" } },
+      },
+    ];
     const error = await failure(await createOpenAIProvider(openaiOptions({}, "m")));
     expect(error.message).toBe("openai: HTTP 401: Incorrect API key provided: sk-test. (check OPENAI_API_KEY)");
     expectOneLine(error);
   });
 
   test("HTTP 500 is retried once, then becomes one line", async () => {
-    openai.replies = [{ kind: "error", status: 500, body: { error: { message: "The server had an error\nwhile processing your request." } } }];
+    openai.replies = [
+      { kind: "error", status: 500, body: { error: { message: "The server had an error\nwhile processing your request." } } },
+    ];
     const error = await failure(await createOpenAIProvider(openaiOptions({}, "m")));
     expect(error.message).toBe("openai: HTTP 500: The server had an error while processing your request.");
     expectOneLine(error);
@@ -394,16 +465,31 @@ describe("openai model picker", () => {
   test("a dated snapshot counts when its alias is not listed", () => {
     expect(pickOpenAIModel([at("gpt-4.1", 10), at("gpt-5-2025-08-07", 20), at("gpt-5-pro", 30)])).toBe("gpt-5-2025-08-07");
   });
-  test.each(["gpt-5.1-mini", "gpt-5-nano", "gpt-5-pro", "gpt-4o-audio-preview", "gpt-4o-realtime-preview", "gpt-4o-search-preview", "gpt-4o-transcribe", "gpt-4o-mini-tts", "gpt-image-1", "gpt-5-codex", "gpt-3.5-turbo-instruct", "gpt-oss-20b", "gpt-5-chat-latest"])(
-    "%s is never picked",
-    (id) => {
-      expect(pickOpenAIModel([at(id, 99), at("gpt-4.1", 1)])).toBe("gpt-4.1");
-    },
-  );
+  test.each([
+    "gpt-5.1-mini",
+    "gpt-5-nano",
+    "gpt-5-pro",
+    "gpt-4o-audio-preview",
+    "gpt-4o-realtime-preview",
+    "gpt-4o-search-preview",
+    "gpt-4o-transcribe",
+    "gpt-4o-mini-tts",
+    "gpt-image-1",
+    "gpt-5-codex",
+    "gpt-3.5-turbo-instruct",
+    "gpt-oss-20b",
+    "gpt-5-chat-latest",
+  ])("%s is never picked", (id) => {
+    expect(pickOpenAIModel([at(id, 99), at("gpt-4.1", 1)])).toBe("gpt-4.1");
+  });
 });
 
 describe("gemini", () => {
-  const model = (id: string, actions = ["generateContent", "countTokens"]) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: actions });
+  const model = (id: string, actions = ["generateContent", "countTokens"]) => ({
+    name: `models/${id}`,
+    displayName: id,
+    supportedGenerationMethods: actions,
+  });
   const LISTED = [
     model("gemini-2.0-flash"),
     model("gemini-2.5-flash-001"),
@@ -437,7 +523,9 @@ describe("gemini", () => {
   test("no stable Flash listed is a one-line error naming GEMINI_MODEL and --model", async () => {
     gemini.models = [model("gemini-3-flash-preview"), model("gemini-2.5-pro")];
     const error = await rejection(createGeminiProvider(geminiOptions()));
-    expect(error.message).toBe("gemini: the models API lists no stable Flash model supporting generateContent (set GEMINI_MODEL or pass --model)");
+    expect(error.message).toBe(
+      "gemini: the models API lists no stable Flash model supporting generateContent (set GEMINI_MODEL or pass --model)",
+    );
   });
 
   test("maps system, roles, images, function calls, function responses (failures under `error`) and parametersJsonSchema onto the wire", async () => {
@@ -450,9 +538,21 @@ describe("gemini", () => {
     expect(sent?.body).toMatchObject({
       systemInstruction: { parts: [{ text: "Be terse." }] },
       generationConfig: { maxOutputTokens: 321, temperature: 0.25, stopSequences: ["END"] },
-      tools: [{ functionDeclarations: [{ name: "get_weather", description: WEATHER_TOOL.description, parametersJsonSchema: WEATHER_TOOL.inputSchema }] }],
+      tools: [
+        {
+          functionDeclarations: [
+            { name: "get_weather", description: WEATHER_TOOL.description, parametersJsonSchema: WEATHER_TOOL.inputSchema },
+          ],
+        },
+      ],
       contents: [
-        { role: "user", parts: [{ text: "What is in this picture? And the weather in Paris?" }, { inlineData: { mimeType: "image/png", data: PNG_BASE64 } }] },
+        {
+          role: "user",
+          parts: [
+            { text: "What is in this picture? And the weather in Paris?" },
+            { inlineData: { mimeType: "image/png", data: PNG_BASE64 } },
+          ],
+        },
         {
           role: "model",
           parts: [
@@ -481,10 +581,18 @@ describe("gemini", () => {
       role: "user",
       content: [
         { type: "text", text: "Here it is." },
-        { type: "tool_result", toolUseId: "fc-shot", isError: false, content: [{ type: "image", data: PNG_BASE64, mimeType: "image/png" }] },
+        {
+          type: "tool_result",
+          toolUseId: "fc-shot",
+          isError: false,
+          content: [{ type: "image", data: PNG_BASE64, mimeType: "image/png" }],
+        },
       ],
     };
-    await provider.generate({ ...HELLO, messages: [{ role: "assistant", content: [{ type: "tool_use", id: "fc-shot", name: "screenshot", input: {} }] }, screenshot] });
+    await provider.generate({
+      ...HELLO,
+      messages: [{ role: "assistant", content: [{ type: "tool_use", id: "fc-shot", name: "screenshot", input: {} }] }, screenshot],
+    });
     expect(gemini.requestsTo(":streamGenerateContent")[0]?.body.contents[1]).toEqual({
       role: "user",
       parts: [
@@ -497,7 +605,14 @@ describe("gemini", () => {
   });
 
   test("streams text parts to onText in order and returns the functionCall part as a tool_use with its id", async () => {
-    gemini.replies = [geminiStream({ model: "gemini-2.5-flash", text: TEXT_DELTAS, toolCall: { id: "fc-7", name: "get_weather", argumentChunks: LYON_ARGUMENT_CHUNKS }, stop: "STOP" })];
+    gemini.replies = [
+      geminiStream({
+        model: "gemini-2.5-flash",
+        text: TEXT_DELTAS,
+        toolCall: { id: "fc-7", name: "get_weather", argumentChunks: LYON_ARGUMENT_CHUNKS },
+        stop: "STOP",
+      }),
+    ];
     const { deltas, result } = await streamedTurn(await createGeminiProvider(geminiOptions({}, "gemini-2.5-flash")));
     expect(deltas).toEqual(TEXT_DELTAS);
     expect(result).toEqual({
@@ -512,7 +627,11 @@ describe("gemini", () => {
 
   test("a function call without an id gets a synthetic one, which maps back to an id-less call and response with its thoughtSignature", async () => {
     gemini.replies = [
-      geminiStream({ model: "m", toolCall: { name: "get_weather", argumentChunks: ['{"city":"Oslo"}'], thoughtSignature: "c2lnbmF0dXJl" }, stop: "STOP" }),
+      geminiStream({
+        model: "m",
+        toolCall: { name: "get_weather", argumentChunks: ['{"city":"Oslo"}'], thoughtSignature: "c2lnbmF0dXJl" },
+        stop: "STOP",
+      }),
       geminiStream({ model: "m", text: ["Cold."], stop: "STOP" }),
     ];
     const provider = await createGeminiProvider(geminiOptions({}, "m"));
@@ -533,7 +652,10 @@ describe("gemini", () => {
     });
     expect(second.content).toEqual([{ type: "text", text: "Cold." }]);
     const contents = gemini.requestsTo(":streamGenerateContent")[1]?.body.contents;
-    expect(contents[1]).toEqual({ role: "model", parts: [{ functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "c2lnbmF0dXJl" }] });
+    expect(contents[1]).toEqual({
+      role: "model",
+      parts: [{ functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "c2lnbmF0dXJl" }],
+    });
     expect(contents[2]).toEqual({ role: "user", parts: [{ functionResponse: { name: "get_weather", response: { output: "-3°C" } } }] });
   });
 
@@ -556,14 +678,22 @@ describe("gemini", () => {
   });
 
   test("HTTP 401 becomes one line with the status, the vendor's message and the key to check", async () => {
-    gemini.replies = [{ kind: "error", status: 401, body: { error: { code: 401, message: "API key not valid. Please pass a valid API key.", status: "UNAUTHENTICATED" } } }];
+    gemini.replies = [
+      {
+        kind: "error",
+        status: 401,
+        body: { error: { code: 401, message: "API key not valid. Please pass a valid API key.", status: "UNAUTHENTICATED" } },
+      },
+    ];
     const error = await failure(await createGeminiProvider(geminiOptions({}, "m")));
     expect(error.message).toBe("gemini: HTTP 401: API key not valid. Please pass a valid API key. (check GEMINI_API_KEY)");
     expectOneLine(error);
   });
 
   test("HTTP 500 is retried once, then becomes one line", async () => {
-    gemini.replies = [{ kind: "error", status: 500, body: { error: { code: 500, message: "An internal error has occurred.", status: "INTERNAL" } } }];
+    gemini.replies = [
+      { kind: "error", status: 500, body: { error: { code: 500, message: "An internal error has occurred.", status: "INTERNAL" } } },
+    ];
     const error = await failure(await createGeminiProvider(geminiOptions({}, "m")));
     expect(error.message).toBe("gemini: HTTP 500: An internal error has occurred.");
     expectOneLine(error);
@@ -581,55 +711,90 @@ describe("gemini", () => {
 describe("gemini model picker", () => {
   const model = (id: string) => ({ name: `models/${id}`, supportedActions: ["generateContent"] });
   test("compares versions numerically (2.10 after 2.9) and prefers the alias to its -001 snapshot", () => {
-    expect(pickGeminiModel([model("gemini-2.9-flash"), model("gemini-2.10-flash-001"), model("gemini-2.10-flash")])).toBe("gemini-2.10-flash");
+    expect(pickGeminiModel([model("gemini-2.9-flash"), model("gemini-2.10-flash-001"), model("gemini-2.10-flash")])).toBe(
+      "gemini-2.10-flash",
+    );
     expect(pickGeminiModel([model("gemini-2.9-flash"), model("gemini-2.10-flash-001")])).toBe("gemini-2.10-flash-001");
   });
-  test.each(["gemini-3-flash-lite", "gemini-3-flash-preview", "gemini-3-flash-exp", "gemini-3-flash-thinking-exp", "gemini-3-flash-image", "gemini-3-flash-preview-tts", "gemini-live-3-flash", "gemini-flash-latest"])(
-    "%s is never picked",
-    (id) => {
-      expect(pickGeminiModel([model(id), model("gemini-2.0-flash")])).toBe("gemini-2.0-flash");
-    },
-  );
+  test.each([
+    "gemini-3-flash-lite",
+    "gemini-3-flash-preview",
+    "gemini-3-flash-exp",
+    "gemini-3-flash-thinking-exp",
+    "gemini-3-flash-image",
+    "gemini-3-flash-preview-tts",
+    "gemini-live-3-flash",
+    "gemini-flash-latest",
+  ])("%s is never picked", (id) => {
+    expect(pickGeminiModel([model(id), model("gemini-2.0-flash")])).toBe("gemini-2.0-flash");
+  });
 });
 
 describe("aborting mid-stream", () => {
   const FIRST_WORDS = ["First ", "words"];
   test.each([
-    ["anthropic", () => createAnthropicProvider(anthropicOptions({}, "m")), () => (anthropic.replies = [hanging(anthropicStream({ model: "m", text: FIRST_WORDS, stop: "end_turn" }))])],
-    ["openai", () => createOpenAIProvider(openaiOptions({}, "m")), () => (openai.replies = [hanging(openaiStream({ model: "m", text: FIRST_WORDS, stop: "stop" }))])],
-    ["gemini", () => createGeminiProvider(geminiOptions({}, "m")), () => (gemini.replies = [hanging(geminiStream({ model: "m", text: FIRST_WORDS, stop: "STOP" }))])],
-  ] as const)("%s: aborting after the first delta ends a stream the server keeps open, with an AbortError", async (_vendor, create, queueHangingReply) => {
-    queueHangingReply();
-    const provider = await create();
-    const controller = new AbortController();
-    const deltas: string[] = [];
-    const onText = (delta: string) => {
-      deltas.push(delta);
-      controller.abort();
-    };
-    const error = await failure(provider, { ...HELLO, signal: controller.signal, onText });
-    expect(error.name).toBe("AbortError");
-    expect(deltas[0]).toBe(FIRST_WORDS[0]);
-  });
+    [
+      "anthropic",
+      () => createAnthropicProvider(anthropicOptions({}, "m")),
+      () => (anthropic.replies = [hanging(anthropicStream({ model: "m", text: FIRST_WORDS, stop: "end_turn" }))]),
+    ],
+    [
+      "openai",
+      () => createOpenAIProvider(openaiOptions({}, "m")),
+      () => (openai.replies = [hanging(openaiStream({ model: "m", text: FIRST_WORDS, stop: "stop" }))]),
+    ],
+    [
+      "gemini",
+      () => createGeminiProvider(geminiOptions({}, "m")),
+      () => (gemini.replies = [hanging(geminiStream({ model: "m", text: FIRST_WORDS, stop: "STOP" }))]),
+    ],
+  ] as const)(
+    "%s: aborting after the first delta ends a stream the server keeps open, with an AbortError",
+    async (_vendor, create, queueHangingReply) => {
+      queueHangingReply();
+      const provider = await create();
+      const controller = new AbortController();
+      const deltas: string[] = [];
+      const onText = (delta: string) => {
+        deltas.push(delta);
+        controller.abort();
+      };
+      const error = await failure(provider, { ...HELLO, signal: controller.signal, onText });
+      expect(error.name).toBe("AbortError");
+      expect(deltas[0]).toBe(FIRST_WORDS[0]);
+    },
+  );
 });
 
 describe("an error reported inside a 200 stream", () => {
   test("anthropic: an `error` event mid-stream becomes one line with its type and message", async () => {
     const { events } = anthropicStream({ model: "m", text: ["par"], stop: "end_turn" });
-    anthropic.replies = [{ kind: "stream", events: [...events.slice(0, 3), { event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }] }];
+    anthropic.replies = [
+      {
+        kind: "stream",
+        events: [
+          ...events.slice(0, 3),
+          { event: "error", data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } },
+        ],
+      },
+    ];
     const error = await failure(await createAnthropicProvider(anthropicOptions({}, "m")));
     expect(error.message).toBe("anthropic: overloaded_error: Overloaded");
   });
 
   test("openai: an `error` chunk mid-stream becomes one line with its message", async () => {
     const { events } = openaiStream({ model: "m", text: ["par"], stop: "stop" });
-    openai.replies = [{ kind: "stream", events: [events[0]!, { data: { error: { message: "The model is overloaded", type: "server_error" } } }] }];
+    openai.replies = [
+      { kind: "stream", events: [events[0]!, { data: { error: { message: "The model is overloaded", type: "server_error" } } }] },
+    ];
     const error = await failure(await createOpenAIProvider(openaiOptions({}, "m")));
     expect(error.message).toBe("openai: The model is overloaded");
   });
 
   test("gemini: an `error` chunk in the stream becomes one line with its status and message", async () => {
-    gemini.replies = [{ kind: "stream", events: [{ data: { error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } } }] }];
+    gemini.replies = [
+      { kind: "stream", events: [{ data: { error: { code: 503, message: "The model is overloaded.", status: "UNAVAILABLE" } } }] },
+    ];
     const error = await failure(await createGeminiProvider(geminiOptions({}, "m")));
     expect(error.message).toBe("gemini: HTTP 503: The model is overloaded.");
   });
@@ -638,7 +803,11 @@ describe("an error reported inside a 200 stream", () => {
 describe("unreachable or misconfigured endpoints", () => {
   const refused = `http://127.0.0.1:${closedPort()}`;
   test.each([
-    ["anthropic", () => createAnthropicProvider({ env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: refused }, model: "m" }), "ANTHROPIC_BASE_URL"],
+    [
+      "anthropic",
+      () => createAnthropicProvider({ env: { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: refused }, model: "m" }),
+      "ANTHROPIC_BASE_URL",
+    ],
     ["openai", () => createOpenAIProvider({ env: { OPENAI_BASE_URL: `${refused}/v1` }, model: "m" }), "OPENAI_BASE_URL"],
     ["gemini", () => createGeminiProvider({ env: { GEMINI_API_KEY: "k", GEMINI_BASE_URL: refused }, model: "m" }), "GEMINI_BASE_URL"],
   ] as const)("%s: a refused connection is one line naming the base URL to check", async (vendor, create, urlVar) => {

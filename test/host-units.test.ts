@@ -1,13 +1,13 @@
 // The pure parts of mcp-host: the tool namespace the model sees, form answers checked against the
 // requested schema, prompt arguments, command lines split without a shell, and the scripted model.
 import { describe, expect, test } from "bun:test";
+import { PassThrough } from "node:stream";
 import { parseField } from "../host/asks.ts";
 import { parsePairs } from "../host/commands.ts";
 import { createScriptedProvider } from "../host/providers/scripted.ts";
+import { Terminal } from "../host/terminal.ts";
 import { resultParts, ToolNamespace, uniqueServerKey, VENDOR_NAME_MAX } from "../host/tools.ts";
 import { splitCommandLine } from "../lib/io/command-line.ts";
-import { PassThrough } from "node:stream";
-import { Terminal } from "../host/terminal.ts";
 
 const schema = { type: "object", properties: {} };
 
@@ -23,7 +23,15 @@ describe("tool namespace", () => {
   test("names a vendor would reject are rewritten, capped at 64, and still map back", () => {
     const namespace = new ToolNamespace();
     const long = `search.${"x".repeat(100)}`;
-    const specs = namespace.rebuild([{ key: "s", tools: [{ name: "get/item.v2", inputSchema: schema }, { name: long, inputSchema: schema }] }]);
+    const specs = namespace.rebuild([
+      {
+        key: "s",
+        tools: [
+          { name: "get/item.v2", inputSchema: schema },
+          { name: long, inputSchema: schema },
+        ],
+      },
+    ]);
     expect(specs[0]!.name).toBe("mcp__s__get_item_v2");
     expect(specs[1]!.name.length).toBeLessThanOrEqual(VENDOR_NAME_MAX);
     for (const spec of specs) expect(spec.name).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -33,7 +41,16 @@ describe("tool namespace", () => {
 
   test("names that collide after rewriting get suffixes, each still unique", () => {
     const namespace = new ToolNamespace();
-    const specs = namespace.rebuild([{ key: "s", tools: [{ name: "a.b", inputSchema: schema }, { name: "a/b", inputSchema: schema }, { name: "a_b", inputSchema: schema }] }]);
+    const specs = namespace.rebuild([
+      {
+        key: "s",
+        tools: [
+          { name: "a.b", inputSchema: schema },
+          { name: "a/b", inputSchema: schema },
+          { name: "a_b", inputSchema: schema },
+        ],
+      },
+    ]);
     expect(specs.map((s) => s.name)).toEqual(["mcp__s__a_b", "mcp__s__a_b_2", "mcp__s__a_b_3"]);
     expect(specs.map((s) => namespace.resolve(s.name)?.tool.name)).toEqual(["a.b", "a/b", "a_b"]);
   });
@@ -75,7 +92,13 @@ describe("elicitation form fields", () => {
   test("booleans, enums (by value, title or number) and multi-select arrays", () => {
     expect(parseField("yes", { type: "boolean" })).toEqual({ ok: true, value: true });
     expect(parseField("maybe", { type: "boolean" }).ok).toBe(false);
-    const color = { type: "string", oneOf: [{ const: "r", title: "Red" }, { const: "g", title: "Green" }] };
+    const color = {
+      type: "string",
+      oneOf: [
+        { const: "r", title: "Red" },
+        { const: "g", title: "Green" },
+      ],
+    };
     expect(parseField("green", color)).toEqual({ ok: true, value: "g" });
     expect(parseField("1", color)).toEqual({ ok: true, value: "r" });
     expect(parseField("blue", color).ok).toBe(false);
@@ -98,7 +121,10 @@ test("prompt arguments: key=value, quoted values", () => {
 
 describe("command lines split without a shell", () => {
   test("quotes and escapes as a POSIX shell reads them", () => {
-    expect(splitCommandLine(`node "my server.js" --name 'a b' x\\ y`)).toEqual({ ok: true, value: ["node", "my server.js", "--name", "a b", "x y"] });
+    expect(splitCommandLine(`node "my server.js" --name 'a b' x\\ y`)).toEqual({
+      ok: true,
+      value: ["node", "my server.js", "--name", "a b", "x y"],
+    });
     expect(splitCommandLine(`echo "$HOME" '*'`)).toEqual({ ok: true, value: ["echo", "$HOME", "*"] });
     expect(splitCommandLine(`a "" b`)).toEqual({ ok: true, value: ["a", "", "b"] });
   });
@@ -111,16 +137,27 @@ describe("command lines split without a shell", () => {
 
 describe("the scripted model", () => {
   const tools = [
-    { name: "mcp__s__add", inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } },
+    {
+      name: "mcp__s__add",
+      inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    },
     { name: "mcp__s__echo", inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } },
   ];
 
   test("calls the tool a message names, with arguments typed by its schema", async () => {
     const model = createScriptedProvider();
-    const result = await model.generate({ messages: [{ role: "user", content: [{ type: "text", text: "call add a=2 b=3" }] }], tools, maxTokens: 100 });
+    const result = await model.generate({
+      messages: [{ role: "user", content: [{ type: "text", text: "call add a=2 b=3" }] }],
+      tools,
+      maxTokens: 100,
+    });
     expect(result.stopReason).toBe("tool_use");
     expect(result.content.find((p) => p.type === "tool_use")).toMatchObject({ name: "mcp__s__add", input: { a: 2, b: 3 } });
-    const echo = await model.generate({ messages: [{ role: "user", content: [{ type: "text", text: "echo two words" }] }], tools, maxTokens: 100 });
+    const echo = await model.generate({
+      messages: [{ role: "user", content: [{ type: "text", text: "echo two words" }] }],
+      tools,
+      maxTokens: 100,
+    });
     expect(echo.content.find((p) => p.type === "tool_use")).toMatchObject({ name: "mcp__s__echo", input: { message: "two words" } });
   });
 
@@ -131,7 +168,10 @@ describe("the scripted model", () => {
       messages: [
         { role: "user", content: [{ type: "text", text: "add" }] },
         { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "mcp__s__add", input: {} }] },
-        { role: "user", content: [{ type: "tool_result", toolUseId: "t1", content: [{ type: "text", text: "bad input" }], isError: true }] },
+        {
+          role: "user",
+          content: [{ type: "tool_result", toolUseId: "t1", content: [{ type: "text", text: "bad input" }], isError: true }],
+        },
       ],
       tools,
       maxTokens: 100,
@@ -220,7 +260,12 @@ test("sampling: the user approves, and maxTokens is capped whatever the server a
     },
   };
   stdin.write("y\n");
-  const result = await answerSampling("srv", { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 50_000, systemPrompt: "be brief" }, term, provider);
+  const result = await answerSampling(
+    "srv",
+    { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 50_000, systemPrompt: "be brief" },
+    term,
+    provider,
+  );
   term.close();
   expect(asked).toEqual([SAMPLING_MAX_TOKENS]);
   expect(result).toEqual({ role: "assistant", content: { type: "text", text: "ok" }, model: "m", stopReason: "endTurn" });

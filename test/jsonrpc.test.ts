@@ -13,7 +13,13 @@ describe("parseMessage", () => {
     const parsed = parseMessage(text);
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
-    const actual = isRequest(parsed.value) ? "request" : isNotification(parsed.value) ? "notification" : isResponse(parsed.value) ? "response" : "?";
+    const actual = isRequest(parsed.value)
+      ? "request"
+      : isNotification(parsed.value)
+        ? "notification"
+        : isResponse(parsed.value)
+          ? "response"
+          : "?";
     expect(actual).toBe(kind);
   });
 
@@ -78,7 +84,7 @@ describe("idFromEdges", () => {
     ['{"jsonrpc":"2.0","method":"x","params":{"id":5', "", undefined],
     ['{"result":{"content":[{"type":"text","text":"xxxx', 'xxxx"}]},"jsonrpc":"2.0","id":"out"}', "out"],
     ['{"result":{"content":[{"type":"text","text":"xxxx', 'xxxx","id":9}]}}', undefined],
-    ['{"jsonrpc":"2.0","method":"tools/call","params":{"message":"xxxxx', "xxx\"}}}", undefined],
+    ['{"jsonrpc":"2.0","method":"tools/call","params":{"message":"xxxxx', 'xxx"}}}', undefined],
     ["not json at all", '"id":1}', undefined],
   ])("%s ... %s -> %j", (head, tail, id) => {
     expect(idFromEdges(head, tail)).toBe(id as never);

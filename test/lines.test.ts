@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { LineSplitter, type LineError } from "../lib/wire/lines.ts";
+import { type LineError, LineSplitter } from "../lib/wire/lines.ts";
 
 const encoder = new TextEncoder();
 

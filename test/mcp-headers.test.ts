@@ -6,7 +6,10 @@ test("annotated parameters reachable through properties become Mcp-Param headers
     type: "object",
     properties: {
       region: { type: "string", "x-mcp-header": "Region" },
-      limits: { type: "object", properties: { max: { type: "integer", "x-mcp-header": "Max" }, dry: { type: "boolean", "x-mcp-header": "Dry" } } },
+      limits: {
+        type: "object",
+        properties: { max: { type: "integer", "x-mcp-header": "Max" }, dry: { type: "boolean", "x-mcp-header": "Dry" } },
+      },
     },
   };
   const specs = paramHeaderSpecs(schema);
@@ -25,7 +28,10 @@ test.each([
   [{ type: "object", properties: { a: { type: "array", items: { type: "string", "x-mcp-header": "A" } } } }, "not reachable"],
   [{ type: "object", anyOf: [{ properties: { a: { type: "string", "x-mcp-header": "A" } } }] }, "not reachable"],
   [{ type: "object", properties: { a: { type: "string", "x-mcp-header": "Bad Name" } } }, "not a header token"],
-  [{ type: "object", properties: { a: { type: "string", "x-mcp-header": "X" }, b: { type: "string", "x-mcp-header": "x" } } }, "used twice"],
+  [
+    { type: "object", properties: { a: { type: "string", "x-mcp-header": "X" }, b: { type: "string", "x-mcp-header": "x" } } },
+    "used twice",
+  ],
 ])("a broken annotation rules the tool out: %j", (schema, fragment) => {
   const specs = paramHeaderSpecs(schema);
   expect(specs.ok).toBe(false);

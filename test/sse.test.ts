@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SseParser, type SseEvent } from "../lib/wire/sse.ts";
+import { type SseEvent, SseParser } from "../lib/wire/sse.ts";
 
 const encoder = new TextEncoder();
 
@@ -33,7 +33,7 @@ describe("SseParser", () => {
   });
 
   test("every split of a CRLF stream, a multi-byte character and a BOM gives the same events", () => {
-    const text = "\uFEFFdata: héllo 🎉\r\n\r\nevent: x\r\ndata: {\"a\":1}\r\n\r\n";
+    const text = '\uFEFFdata: héllo 🎉\r\n\r\nevent: x\r\ndata: {"a":1}\r\n\r\n';
     for (const chunks of everySplit(text)) {
       const { events } = parse(chunks);
       expect(events.map((e) => [e.event, e.data])).toEqual([

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { MAX_STDERR_LINE_BYTES, STDERR_TAIL_BYTES } from "../lib/wire/limits.ts";
 import { ServerStderr } from "../lib/transport/stderr.ts";
+import { MAX_STDERR_LINE_BYTES, STDERR_TAIL_BYTES } from "../lib/wire/limits.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -6,7 +6,10 @@ import { BUN, FAULTY, INITIALIZE, waitUntil } from "./helpers.ts";
 
 describe("the environment a server gets", () => {
   test("only allow-listed variables, never API keys or exported bash functions, plus what was configured", () => {
-    const env = serverEnvironment({ TOKEN: "configured" }, { PATH: "/bin", HOME: "/h", ANTHROPIC_API_KEY: "secret", OPENAI_API_KEY: "secret", SHELL: "() { :; }; echo pwned" });
+    const env = serverEnvironment(
+      { TOKEN: "configured" },
+      { PATH: "/bin", HOME: "/h", ANTHROPIC_API_KEY: "secret", OPENAI_API_KEY: "secret", SHELL: "() { :; }; echo pwned" },
+    );
     expect(env).toEqual({ PATH: "/bin", HOME: "/h", TOKEN: "configured" });
   });
 });
@@ -21,7 +24,9 @@ describe("StdioChannel", () => {
   });
 
   test("a missing working directory is named", async () => {
-    await expect(new StdioChannel({ command: BUN, cwd: "/nonexistent/dir" }).start()).rejects.toThrow("working directory not found: /nonexistent/dir");
+    await expect(new StdioChannel({ command: BUN, cwd: "/nonexistent/dir" }).start()).rejects.toThrow(
+      "working directory not found: /nonexistent/dir",
+    );
   });
 
   test("junk lines are reported as skipped, messages arrive with their raw text, close is idempotent", async () => {

@@ -20,10 +20,17 @@ const server = Bun.serve({
     const legacy = new URL(request.url).pathname === "/legacy";
     if (message.method === "server/discover") {
       if (legacy) return new Response("unknown", { status: 400 });
-      return Response.json({ jsonrpc: "2.0", id: message.id, result: { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, resultType: "complete" } });
+      return Response.json({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, resultType: "complete" },
+      });
     }
     if (message.method === "initialize") {
-      return Response.json({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2025-11-25", capabilities: {} } }, { headers: { "Mcp-Session-Id": "s-1" } });
+      return Response.json(
+        { jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2025-11-25", capabilities: {} } },
+        { headers: { "Mcp-Session-Id": "s-1" } },
+      );
     }
     if (message.id === undefined) return new Response(null, { status: 202 });
     // A tool call that streams progress and never finishes on its own.
@@ -32,7 +39,15 @@ const server = Bun.serve({
     let timer: ReturnType<typeof setInterval>;
     const body = new ReadableStream({
       start(controller) {
-        timer = setInterval(() => controller.enqueue(new TextEncoder().encode(`data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } })}\n\n`)), 20);
+        timer = setInterval(
+          () =>
+            controller.enqueue(
+              new TextEncoder().encode(
+                `data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } })}\n\n`,
+              ),
+            ),
+          20,
+        );
       },
       cancel() {
         clearInterval(timer);
@@ -47,10 +62,16 @@ afterAll(() => server.stop(true));
 test("2026-07-28 over HTTP: request headers mirror the body, and cancelling closes the stream instead of posting", async () => {
   seen.length = 0;
   streamAborted = Promise.withResolvers<void>();
-  const client = new RawClient(new HttpChannel({ url: `http://127.0.0.1:${server.port}/modern` }), { clientInfo: { name: "t", version: "0" } });
+  const client = new RawClient(new HttpChannel({ url: `http://127.0.0.1:${server.port}/modern` }), {
+    clientInfo: { name: "t", version: "0" },
+  });
   expect((await client.connect()).era).toBe("modern");
   const aborter = new AbortController();
-  const call = client.request("tools/call", { name: "slow tool", arguments: {} }, { signal: aborter.signal, onprogress: () => aborter.abort(new Error("stop")) });
+  const call = client.request(
+    "tools/call",
+    { name: "slow tool", arguments: {} },
+    { signal: aborter.signal, onprogress: () => aborter.abort(new Error("stop")) },
+  );
   await expect(call).rejects.toThrow("stop");
   await streamAborted.promise;
   const posted = seen.find((request) => request.method === "tools/call")!;
@@ -64,7 +85,9 @@ test("2026-07-28 over HTTP: request headers mirror the body, and cancelling clos
 
 test("2025 over HTTP: a 400 to the probe leads to initialize; the session id and version travel after it; cancel is a notification", async () => {
   seen.length = 0;
-  const client = new RawClient(new HttpChannel({ url: `http://127.0.0.1:${server.port}/legacy` }), { clientInfo: { name: "t", version: "0" } });
+  const client = new RawClient(new HttpChannel({ url: `http://127.0.0.1:${server.port}/legacy` }), {
+    clientInfo: { name: "t", version: "0" },
+  });
   expect(await client.connect()).toMatchObject({ era: "legacy", protocolVersion: "2025-11-25" });
   const aborter = new AbortController();
   const call = client.request("tools/call", { name: "x" }, { signal: aborter.signal, onprogress: () => aborter.abort(new Error("stop")) });

@@ -96,12 +96,25 @@ describe("config files", () => {
 
   test("an entry's oauth block: a pre-registered client (its secret from the environment), scopes and a callback port", () => {
     const file = configFile("oauth.json", {
-      mcpServers: { linear: { url: "https://mcp.example.com/mcp", oauth: { clientId: "abc", clientSecret: "${SECRET}", scopes: ["read", "write"], callbackPort: 8765 } } },
+      mcpServers: {
+        linear: {
+          url: "https://mcp.example.com/mcp",
+          oauth: { clientId: "abc", clientSecret: "${SECRET}", scopes: ["read", "write"], callbackPort: 8765 },
+        },
+      },
     });
     const result = resolveTarget({ config: file, server: "linear" }, [], { SECRET: "s3cr3t" });
-    expect(result.ok && result.value.kind === "http" && result.value.oauth).toEqual({ clientId: "abc", clientSecret: "s3cr3t", scopes: ["read", "write"], callbackPort: 8765 });
+    expect(result.ok && result.value.kind === "http" && result.value.oauth).toEqual({
+      clientId: "abc",
+      clientSecret: "s3cr3t",
+      scopes: ["read", "write"],
+      callbackPort: 8765,
+    });
     const bad = configFile("bad-oauth.json", { mcpServers: { x: { url: "https://x.example/mcp", oauth: { callbackPort: "soon" } } } });
-    expect(resolveTarget({ config: bad }, [])).toMatchObject({ ok: false, error: expect.stringContaining('"oauth.callbackPort" must be a port number') });
+    expect(resolveTarget({ config: bad }, [])).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('"oauth.callbackPort" must be a port number'),
+    });
   });
 
   test("VS Code servers in JSONC with comments, trailing commas and ${env:VAR}", () => {

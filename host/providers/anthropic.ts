@@ -1,11 +1,11 @@
 // The Anthropic Messages API behind the model seam, through the official SDK.
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type {
+  StopReason as AnthropicStopReason,
   Base64ImageSource,
   ContentBlock,
   ImageBlockParam,
   MessageParam,
-  StopReason as AnthropicStopReason,
   TextBlockParam,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
@@ -21,7 +21,15 @@ import type {
   TextPart,
   ToolSpec,
 } from "../provider.ts";
-import { abortedError, baseUrlFrom, messageWithCause, resolveModel, VENDOR_MAX_RETRIES, vendorError, type VendorFailure } from "./resolve-model.ts";
+import {
+  abortedError,
+  baseUrlFrom,
+  messageWithCause,
+  resolveModel,
+  VENDOR_MAX_RETRIES,
+  type VendorFailure,
+  vendorError,
+} from "./resolve-model.ts";
 
 const VENDOR = "anthropic";
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -87,7 +95,11 @@ export async function createAnthropicProvider(options: ProviderOptions): Promise
         if (onText) stream.on("text", (delta) => onText(delta));
         const message = await stream.finalMessage();
         request.signal?.throwIfAborted();
-        return { content: fromAnthropicContent(message.content), stopReason: mapStopReason(message.stop_reason), model: message.model || model };
+        return {
+          content: fromAnthropicContent(message.content),
+          stopReason: mapStopReason(message.stop_reason),
+          model: message.model || model,
+        };
       } catch (error) {
         if (request.signal?.aborted || error instanceof APIUserAbortError) throw abortedError(VENDOR);
         throw toOneLineError(error, context);
@@ -164,7 +176,8 @@ export function mapStopReason(reason: AnthropicStopReason | null): StopReason {
 type ErrorContext = Pick<VendorFailure, "keyVar" | "endpoint">;
 
 function toOneLineError(error: unknown, context: ErrorContext): Error {
-  if (error instanceof APIConnectionError) return vendorError({ vendor: VENDOR, message: messageWithCause(error), unreachable: true, ...context });
+  if (error instanceof APIConnectionError)
+    return vendorError({ vendor: VENDOR, message: messageWithCause(error), unreachable: true, ...context });
   if (error instanceof APIError) {
     const message = error.apiMessage ?? error.message.replace(/^\d+\s*/, "");
     // An `error` event inside a 200 stream has no status to say what kind of failure it was.

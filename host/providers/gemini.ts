@@ -1,6 +1,7 @@
 // The Gemini API (generateContent) behind the model seam, through the official @google/genai SDK.
-import { ApiError, FinishReason, GoogleGenAI } from "@google/genai";
+
 import type { Content, FunctionDeclaration, GenerateContentResponse, Model, Part } from "@google/genai";
+import { ApiError, FinishReason, GoogleGenAI } from "@google/genai";
 import type {
   ChatMessage,
   GenerateRequest,
@@ -12,7 +13,15 @@ import type {
   ToolResultPart,
   ToolSpec,
 } from "../provider.ts";
-import { abortedError, baseUrlFrom, messageWithCause, resolveModel, VENDOR_MAX_RETRIES, vendorError, type VendorFailure } from "./resolve-model.ts";
+import {
+  abortedError,
+  baseUrlFrom,
+  messageWithCause,
+  resolveModel,
+  VENDOR_MAX_RETRIES,
+  type VendorFailure,
+  vendorError,
+} from "./resolve-model.ts";
 
 const VENDOR = "gemini";
 export const GEMINI_DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/";
@@ -43,7 +52,9 @@ export function pickGeminiModel(models: readonly Pick<Model, "name" | "supported
     if (!match?.[1] || !model.supportedActions?.includes("generateContent")) return [];
     return [{ id, version: match[1].split(".").map(Number), isSnapshot: Boolean(match[2]) }];
   });
-  candidates.sort((a, b) => compareVersions(b.version, a.version) || Number(a.isSnapshot) - Number(b.isSnapshot) || b.id.localeCompare(a.id));
+  candidates.sort(
+    (a, b) => compareVersions(b.version, a.version) || Number(a.isSnapshot) - Number(b.isSnapshot) || b.id.localeCompare(a.id),
+  );
   return candidates[0]?.id;
 }
 

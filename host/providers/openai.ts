@@ -20,7 +20,15 @@ import type {
   ToolResultPart,
   ToolSpec,
 } from "../provider.ts";
-import { abortedError, baseUrlFrom, messageWithCause, resolveModel, VENDOR_MAX_RETRIES, vendorError, type VendorFailure } from "./resolve-model.ts";
+import {
+  abortedError,
+  baseUrlFrom,
+  messageWithCause,
+  resolveModel,
+  VENDOR_MAX_RETRIES,
+  type VendorFailure,
+  vendorError,
+} from "./resolve-model.ts";
 
 const VENDOR = "openai";
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -197,7 +205,9 @@ export function toOpenAIMessages(system: string | undefined, messages: ChatMessa
 function toAssistantMessage(message: ChatMessage): ChatCompletionMessageParam {
   const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
   const calls = message.content.flatMap((part) =>
-    part.type === "tool_use" ? [{ id: part.id, type: "function" as const, function: { name: part.name, arguments: JSON.stringify(part.input) } }] : [],
+    part.type === "tool_use"
+      ? [{ id: part.id, type: "function" as const, function: { name: part.name, arguments: JSON.stringify(part.input) } }]
+      : [],
   );
   return { role: "assistant", content: text || null, ...(calls.length ? { tool_calls: calls } : {}) };
 }
@@ -247,7 +257,8 @@ export function toOpenAITool(spec: ToolSpec): ChatCompletionFunctionTool {
 type ErrorContext = Pick<VendorFailure, "keyVar" | "endpoint">;
 
 function toOneLineError(error: unknown, context: ErrorContext): Error {
-  if (error instanceof APIConnectionError) return vendorError({ vendor: VENDOR, message: messageWithCause(error), unreachable: true, ...context });
+  if (error instanceof APIConnectionError)
+    return vendorError({ vendor: VENDOR, message: messageWithCause(error), unreachable: true, ...context });
   if (error instanceof APIError) {
     const body = error.error as { message?: unknown } | undefined;
     const message = typeof body?.message === "string" ? body.message : error.message.replace(/^\d+\s*/, "");

@@ -37,9 +37,7 @@ export async function resolveModel<Listed>(choice: ModelChoice<Listed>): Promise
   }
   const picked = choice.pick(listed);
   if (picked) return picked;
-  throw new Error(
-    `${choice.vendor}: the models API lists no ${choice.wanted} (set ${choice.envVar} or pass --model)`,
-  );
+  throw new Error(`${choice.vendor}: the models API lists no ${choice.wanted} (set ${choice.envVar} or pass --model)`);
 }
 
 export interface BaseUrl {

@@ -16,7 +16,10 @@ export function createScriptedProvider(): LLMProvider {
     model: "scripted",
     async generate(request: GenerateRequest): Promise<GenerateResult> {
       const turn = respond(request, () => `call_${++calls}`);
-      const text = turn.filter((part): part is TextPart => part.type === "text").map((part) => part.text).join("");
+      const text = turn
+        .filter((part): part is TextPart => part.type === "text")
+        .map((part) => part.text)
+        .join("");
       for (const word of text.match(/\S+\s*/g) ?? []) {
         if (request.signal?.aborted) throw new Error("aborted");
         request.onText?.(word);
@@ -40,7 +43,8 @@ function respond(request: GenerateRequest, nextId: () => string): (TextPart | To
 
   const attached = [...text.matchAll(ATTACHMENT)].map((m) => `${m[2]} from ${m[1]}`);
   const asked = text.replace(/<resource [\s\S]*?<\/resource>/g, "").trim();
-  if (attached.length > 0) return [say(`(scripted) I read ${attached.join(" and ")} (${text.length} characters with the question "${firstLine(asked)}").`)];
+  if (attached.length > 0)
+    return [say(`(scripted) I read ${attached.join(" and ")} (${text.length} characters with the question "${firstLine(asked)}").`)];
 
   const call = toolCall(asked, tools, nextId);
   if (call) return [say(`(scripted) Calling ${call.name}.`), call];
@@ -81,7 +85,7 @@ function toolCall(text: string, tools: ToolSpec[], nextId: () => string): ToolUs
   if (!wanted) return undefined;
   const tool = tools.find((t) => t.name.toLowerCase() === wanted) ?? tools.find((t) => t.name.toLowerCase().endsWith(`__${wanted}`));
   if (!tool) return undefined;
-  const properties = ((tool.inputSchema.properties ?? {}) as Record<string, { type?: string }>);
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
   const input: Record<string, unknown> = {};
   const loose: string[] = [];
   for (const word of words.slice(1)) {

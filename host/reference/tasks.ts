@@ -14,9 +14,10 @@
  * Tasks live in this process, not in a server instance (2026-07-28 builds one per request, 2025 HTTP
  * sessions come and go), under unguessable ids, since the id is all that guards them.
  */
-import { waitMs } from "../../lib/io/reading.ts";
+
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import * as z from "zod";
+import { waitMs } from "../../lib/io/reading.ts";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_RELATED_TASK, TASKS_EXTENSION } from "../../lib/wire/protocol.ts";
 
 export const TASK_TOOL = "slow_task";
@@ -91,13 +92,18 @@ export function answerTaskMessage(message: unknown, notify?: Notify): Promise<Js
       (result) => ({ jsonrpc: "2.0", id: message.id, result }),
       (error) => {
         const rpc = error instanceof RpcError ? error : new RpcError(INTERNAL_ERROR, (error as Error).message);
-        return { jsonrpc: "2.0", id: message.id, error: { code: rpc.code, message: rpc.message, ...(rpc.data !== undefined ? { data: rpc.data } : {}) } };
+        return {
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: rpc.code, message: rpc.message, ...(rpc.data !== undefined ? { data: rpc.data } : {}) },
+        };
       },
     );
 }
 
 function routeOf(method: string, params: Json, modern: boolean, meta: Json, notify?: Notify): (() => Json | Promise<Json>) | undefined {
-  if (method === "tools/call" && params.name === TASK_TOOL) return () => (modern ? createModern(params, meta) : createLegacy(params, meta, notify));
+  if (method === "tools/call" && params.name === TASK_TOOL)
+    return () => (modern ? createModern(params, meta) : createLegacy(params, meta, notify));
   const known = modern ? ["tasks/get", "tasks/update", "tasks/cancel"] : ["tasks/get", "tasks/result", "tasks/cancel"];
   if (!known.includes(method)) return undefined;
   return () => {
@@ -168,7 +174,8 @@ export function withTasks(inner: Transport): Transport {
 
 function createLegacy(params: Json, meta: Json, notify?: Notify): Json {
   // Spec: a tool whose taskSupport is "required" answers a plain call with -32601.
-  if (!isObject(params.task)) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${TASK_TOOL} runs only as a task (tools/call with params.task)`);
+  if (!isObject(params.task))
+    throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${TASK_TOOL} runs only as a task (tools/call with params.task)`);
   const asked = params.task.ttl;
   const ttlMs = typeof asked === "number" && asked > 0 ? Math.min(asked, TASK_TTL_MS) : TASK_TTL_MS;
   const token = meta.progressToken;
@@ -177,7 +184,13 @@ function createLegacy(params: Json, meta: Json, notify?: Notify): Json {
       notify({
         jsonrpc: "2.0",
         method: "notifications/progress",
-        params: { progressToken: token, progress: done, total: steps, message: `step ${done}/${steps}`, _meta: { [META_RELATED_TASK]: { taskId: task.taskId } } },
+        params: {
+          progressToken: token,
+          progress: done,
+          total: steps,
+          message: `step ${done}/${steps}`,
+          _meta: { [META_RELATED_TASK]: { taskId: task.taskId } },
+        },
       });
     }
   });
@@ -192,17 +205,34 @@ function createModern(params: Json, meta: Json): Json {
 
 function argumentsOf(params: Json): z.infer<typeof SLOW_TASK_INPUT> {
   const parsed = SLOW_TASK_INPUT.safeParse(params.arguments ?? {});
-  if (!parsed.success) throw new RpcError(INVALID_PARAMS, `Invalid arguments for tool ${TASK_TOOL}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new RpcError(
+      INVALID_PARAMS,
+      `Invalid arguments for tool ${TASK_TOOL}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
+    );
   return parsed.data;
 }
 
 /** Creates the task and runs it in the background: `steps` steps of `delayMs`, each in statusMessage. */
-function start({ steps, delayMs }: z.infer<typeof SLOW_TASK_INPUT>, ttlMs: number, onstep?: (done: number, steps: number) => void): TaskRecord {
+function start(
+  { steps, delayMs }: z.infer<typeof SLOW_TASK_INPUT>,
+  ttlMs: number,
+  onstep?: (done: number, steps: number) => void,
+): TaskRecord {
   forgetExpired();
   if (tasks.size >= MAX_TASKS) throw new RpcError(INTERNAL_ERROR, `too many tasks at once (at most ${MAX_TASKS})`);
   const now = new Date().toISOString();
   const stop = new AbortController();
-  const task: TaskRecord = { taskId: crypto.randomUUID(), status: "working", statusMessage: `step 0/${steps}`, createdAt: now, lastUpdatedAt: now, ttlMs, stop, ended: Promise.resolve() };
+  const task: TaskRecord = {
+    taskId: crypto.randomUUID(),
+    status: "working",
+    statusMessage: `step 0/${steps}`,
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs,
+    stop,
+    ended: Promise.resolve(),
+  };
   task.ended = (async () => {
     let done = 0;
     while (done < steps && !stop.signal.aborted) {
@@ -269,7 +299,16 @@ function legacyView(task: TaskRecord): Json {
 
 function modernView(task: TaskRecord): Json {
   const { taskId, status, statusMessage, createdAt, lastUpdatedAt, ttlMs } = task;
-  return { taskId, status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs: TASK_POLL_INTERVAL_MS, ...(status === "completed" ? { result: task.result } : {}) };
+  return {
+    taskId,
+    status,
+    statusMessage,
+    createdAt,
+    lastUpdatedAt,
+    ttlMs,
+    pollIntervalMs: TASK_POLL_INTERVAL_MS,
+    ...(status === "completed" ? { result: task.result } : {}),
+  };
 }
 
 function declaresExtension(meta: Json): boolean {
@@ -278,11 +317,18 @@ function declaresExtension(meta: Json): boolean {
 }
 
 function missingExtension(): RpcError {
-  return new RpcError(MISSING_CLIENT_CAPABILITY, "Missing required client capability", { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
+  return new RpcError(MISSING_CLIENT_CAPABILITY, "Missing required client capability", {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
 }
 
 function isRequest(message: unknown): message is RpcRequest {
-  return isObject(message) && typeof message.method === "string" && "id" in message && (typeof message.id === "string" || typeof message.id === "number");
+  return (
+    isObject(message) &&
+    typeof message.method === "string" &&
+    "id" in message &&
+    (typeof message.id === "string" || typeof message.id === "number")
+  );
 }
 
 function isObject(value: unknown): value is Json {
@@ -291,4 +337,5 @@ function isObject(value: unknown): value is Json {
 
 const text = (t: string): Json => ({ content: [{ type: "text", text: t }] });
 
-const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });

@@ -1,10 +1,10 @@
 // `mcp-inspect auth`: sign in to an OAuth server now (inspect/auth.ts), --logout, --list.
-import { defineCommand, type CommandDef } from "citty";
+import { type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
 import { onExitSignals } from "../../lib/io/signals.ts";
 import { describeTarget } from "../../lib/targets/target.ts";
 import { AUTH_COMMAND_ARGS } from "../flags.ts";
-import { channelAuth, checkTarget, reporter, usageProblem, wantsJson, type Args, type Invocation } from "../invocation.ts";
+import { type Args, channelAuth, checkTarget, type Invocation, reporter, usageProblem, wantsJson } from "../invocation.ts";
 import { CommandError, EXIT, successEnvelope } from "../output.ts";
 
 export function authCommand(invocation: Invocation): CommandDef<any> {
@@ -30,7 +30,8 @@ export function authCommand(invocation: Invocation): CommandDef<any> {
 async function runAuth(args: Args, invocation: Invocation): Promise<void> {
   const json = wantsJson(args);
   const { metadata, fail: failed } = reporter(args.list ? "auth --list" : args.logout ? "auth --logout" : "auth", json);
-  const done = (data: unknown, target?: string) => void process.stdout.write(`${json ? successEnvelope(data, metadata(target)) : JSON.stringify(data, null, 2)}\n`);
+  const done = (data: unknown, target?: string) =>
+    void process.stdout.write(`${json ? successEnvelope(data, metadata(target)) : JSON.stringify(data, null, 2)}\n`);
   const problem = usageProblem(args, AUTH_COMMAND_ARGS, invocation);
   if (problem) return failed(new CommandError(EXIT.usage, problem));
   const { listSignIns, logout, signIn } = await import("../auth.ts");
@@ -40,7 +41,8 @@ async function runAuth(args: Args, invocation: Invocation): Promise<void> {
     if (args.list) return done(listSignIns());
     const target = await checkTarget(args, invocation);
     if (!target.ok) return failed(new CommandError(EXIT.usage, target.error));
-    if (target.value.kind !== "http") return failed(new CommandError(EXIT.usage, "auth is for HTTP servers (give --url, or a --config entry with a url)"));
+    if (target.value.kind !== "http")
+      return failed(new CommandError(EXIT.usage, "auth is for HTTP servers (give --url, or a --config entry with a url)"));
     const auth = channelAuth(args, "ask");
     if (!auth.ok) return failed(new CommandError(EXIT.usage, auth.error));
     // Ctrl-C (SIGTERM, SIGHUP) ends the wait for the browser, and the listener with it.

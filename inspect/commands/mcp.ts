@@ -1,8 +1,8 @@
 // `mcp-inspect mcp`: the target's inspection as a stdio MCP server (inspect/mcp-mode.ts).
-import { defineCommand, type CommandDef } from "citty";
+import { type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
 import { MCP_ARGS } from "../flags.ts";
-import { checkTarget, logLevelOf, timeoutOf, usageProblem, type Args, type Invocation } from "../invocation.ts";
+import { type Args, checkTarget, type Invocation, logLevelOf, timeoutOf, usageProblem } from "../invocation.ts";
 import { EXIT } from "../output.ts";
 
 export function mcpCommand(invocation: Invocation, version: string): CommandDef<any> {

@@ -1,7 +1,7 @@
 // The one-shot commands: each reads its input from argv (prepare: arguments, files, stdin, all
 // before any server is asked), connects to one server, runs one operation (inspect/operations.ts),
 // prints one result, then closes and exits with the code that says what happened.
-import { defineCommand, type ArgsDef, type CommandDef } from "citty";
+import { type ArgsDef, type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
 import { McpError } from "../../lib/client/raw-client.ts";
 import { onExitSignals } from "../../lib/io/signals.ts";
@@ -10,12 +10,23 @@ import { describeTarget, type Target } from "../../lib/targets/target.ts";
 import { atTerminal } from "../../lib/terminal/terminal-io.ts";
 import { pairsToArguments, readParams } from "../arguments.ts";
 import { earlyInterruption } from "../early-server.ts";
-import { ONE_SHOT, oneShotArgs, TASK_ACTIONS, type OneShotName } from "../flags.ts";
-import { channelAuth, checkTarget, logLevelOf, requirePositional, taskStatusWriter, timeoutOf, usageProblem, wantsJson, type Args, type Invocation } from "../invocation.ts";
+import { ONE_SHOT, type OneShotName, oneShotArgs, TASK_ACTIONS } from "../flags.ts";
+import {
+  type Args,
+  channelAuth,
+  checkTarget,
+  type Invocation,
+  logLevelOf,
+  requirePositional,
+  taskStatusWriter,
+  timeoutOf,
+  usageProblem,
+  wantsJson,
+} from "../invocation.ts";
 import * as operations from "../operations.ts";
-import { CommandError, EXIT, classify, errorEnvelope, renderText, successEnvelope, type Metadata } from "../output.ts";
+import { CommandError, classify, EXIT, errorEnvelope, type Metadata, renderText, successEnvelope } from "../output.ts";
 import type { GivenAnswers } from "../questions.ts";
-import { openSession, Watchdog, type Call } from "../session.ts";
+import { type Call, openSession, Watchdog } from "../session.ts";
 import { signature, type ToolLike } from "../signatures.ts";
 import * as tasks from "../tasks.ts";
 
@@ -45,7 +56,15 @@ const COMMANDS: { [N in OneShotName]: OneShot<any> } = {
       if (args.detach) requireLastingServer(args, target, "--detach");
       const mode: tasks.TaskMode = args.detach ? "detach" : args.task ? "wait" : "auto";
       const lasting = tasks.outlivesProcess(target, Boolean(args.stateful));
-      return { name, base: await paramsOf(args, signal), pairs, validate: args.validate !== false, mode, lasting, onstatus: taskStatusWriter(args) };
+      return {
+        name,
+        base: await paramsOf(args, signal),
+        pairs,
+        validate: args.validate !== false,
+        mode,
+        lasting,
+        onstatus: taskStatusWriter(args),
+      };
     },
     act: operations.callTool,
   },
@@ -59,13 +78,17 @@ const COMMANDS: { [N in OneShotName]: OneShot<any> } = {
       // Prompt arguments are strings by the spec: no coercion.
       const built = pairsToArguments(args._.slice(1), undefined, await paramsOf(args, signal), { strings: true });
       if (!built.ok) throw new CommandError(EXIT.usage, built.error);
-      return { name, values: Object.fromEntries(Object.entries(built.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])) };
+      return {
+        name,
+        values: Object.fromEntries(Object.entries(built.value).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])),
+      };
     },
     act: operations.getPrompt,
   },
   complete: {
     prepare(args) {
-      if (Boolean(args.prompt) === Boolean(args.resource)) throw new CommandError(EXIT.usage, "give exactly one of --prompt <name> or --resource <uri-template>");
+      if (Boolean(args.prompt) === Boolean(args.resource))
+        throw new CommandError(EXIT.usage, "give exactly one of --prompt <name> or --resource <uri-template>");
       if (typeof args.argument !== "string") throw new CommandError(EXIT.usage, "--argument name=value is required");
       const equals = args.argument.indexOf("=");
       if (equals <= 0) throw new CommandError(EXIT.usage, `bad --argument ${JSON.stringify(args.argument)} (write name=value)`);
@@ -85,9 +108,14 @@ const COMMANDS: { [N in OneShotName]: OneShot<any> } = {
   task: {
     prepare(args, _signal, target) {
       const action = args._[0] as tasks.TaskAction | undefined;
-      if (!action || !TASK_ACTIONS.includes(action)) throw new CommandError(EXIT.usage, `task needs one of ${TASK_ACTIONS.join(", ")} (e.g. mcp-inspect task get <id> --url http://127.0.0.1:3000/mcp)`);
+      if (!action || !TASK_ACTIONS.includes(action))
+        throw new CommandError(
+          EXIT.usage,
+          `task needs one of ${TASK_ACTIONS.join(", ")} (e.g. mcp-inspect task get <id> --url http://127.0.0.1:3000/mcp)`,
+        );
       const taskId = args._[1];
-      if (!taskId) throw new CommandError(EXIT.usage, `missing the task's id (e.g. mcp-inspect task ${action} <id> --url http://127.0.0.1:3000/mcp)`);
+      if (!taskId)
+        throw new CommandError(EXIT.usage, `missing the task's id (e.g. mcp-inspect task ${action} <id> --url http://127.0.0.1:3000/mcp)`);
       requireLastingServer(args, target, "task");
       return { action, taskId, onstatus: taskStatusWriter(args) };
     },
@@ -99,7 +127,11 @@ const COMMANDS: { [N in OneShotName]: OneShot<any> } = {
 export function oneShotCommand(name: OneShotName, invocation: Invocation, version: string): CommandDef<any> {
   const args = oneShotArgs(name);
   return withExamples(
-    defineCommand({ meta: { name, description: ONE_SHOT[name].description }, args, run: ({ args: parsed }) => runOneShot(name, parsed as Args, args, invocation, version) }),
+    defineCommand({
+      meta: { name, description: ONE_SHOT[name].description },
+      args,
+      run: ({ args: parsed }) => runOneShot(name, parsed as Args, args, invocation, version),
+    }),
     ONE_SHOT[name].examples,
   );
 }
@@ -143,7 +175,12 @@ async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocati
   const early = earlyInterruption();
   if (early) {
     signalled = true;
-    watchdog.abort(new CommandError(early.code, `interrupted by ${early.signal === "SIGINT" ? "Ctrl-C" : early.signal} before the server was asked anything`));
+    watchdog.abort(
+      new CommandError(
+        early.code,
+        `interrupted by ${early.signal === "SIGINT" ? "Ctrl-C" : early.signal} before the server was asked anything`,
+      ),
+    );
   }
   let prepared: unknown;
   try {
@@ -151,7 +188,9 @@ async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocati
   } catch (error) {
     watchdog.stop();
     const timedOut = error instanceof McpError && error.kind === "timeout";
-    return report(timedOut ? new CommandError(EXIT.timeout, `reading the arguments took longer than --timeout (${timeoutMs} ms)`) : classify(error));
+    return report(
+      timedOut ? new CommandError(EXIT.timeout, `reading the arguments took longer than --timeout (${timeoutMs} ms)`) : classify(error),
+    );
   }
 
   let answers: GivenAnswers | undefined;
@@ -167,7 +206,16 @@ async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocati
   auth.value.signal = watchdog.signal;
   auth.value.onUserWait = (waiting) => (waiting ? watchdog.pause() : watchdog.reset());
   const questions = { terminal: atTerminal(), server: describeTarget(target.value), ...(answers ? { answers } : {}) };
-  const sessionOptions = { version, timeoutMs, protocolVersion: args["protocol-version"], logLevel: logLevelOf(args), logFile: args["log-file"], stateful: Boolean(args.stateful), auth: auth.value, questions };
+  const sessionOptions = {
+    version,
+    timeoutMs,
+    protocolVersion: args["protocol-version"],
+    logLevel: logLevelOf(args),
+    logFile: args["log-file"],
+    stateful: Boolean(args.stateful),
+    auth: auth.value,
+    questions,
+  };
   const session = await openSession(target.value, sessionOptions);
   try {
     await session.connect(watchdog);
@@ -176,7 +224,8 @@ async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocati
     if ((name === "call-tool" || name === "task") && (data as { isError?: boolean }).isError === true) {
       const text = ((data as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === "text")?.text;
       report(new CommandError(EXIT.toolError, `the tool reported an error${text ? `: ${text.slice(0, 200)}` : ""}`), data);
-    } else if (args.format === "signatures" && name === "list-tools") process.stdout.write(signatureLines((data as { tools: ToolLike[] }).tools));
+    } else if (args.format === "signatures" && name === "list-tools")
+      process.stdout.write(signatureLines((data as { tools: ToolLike[] }).tools));
     else if (json) process.stdout.write(`${successEnvelope(data, metadata())}\n`);
     else process.stdout.write(`${renderText(name, data)}\n`);
   } catch (error) {

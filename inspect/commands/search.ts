@@ -1,13 +1,13 @@
 // `mcp-inspect grep` and `mcp-inspect skill`: both ask many servers at once for their tools
 // (inspect/grep.ts), the same servers chosen the same way: one given server, every entry of
 // --config, else every configured server `--server NAME` would reach.
-import { defineCommand, type CommandDef } from "citty";
+import { type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
 import { stripControl } from "../../lib/io/text.ts";
 import { describeTarget, loadConfigTargets, type Target } from "../../lib/targets/target.ts";
 import { GREP_ARGS, SKILL_ARGS } from "../flags.ts";
 import type { NamedTarget } from "../grep.ts";
-import { checkTarget, reporter, usageProblem, wantsJson, type Args, type Invocation } from "../invocation.ts";
+import { type Args, checkTarget, type Invocation, reporter, usageProblem, wantsJson } from "../invocation.ts";
 import { CommandError, EXIT, errorEnvelope, successEnvelope } from "../output.ts";
 
 export function grepCommand(invocation: Invocation, version: string): CommandDef<any> {
@@ -56,12 +56,16 @@ async function runGrep(args: Args, invocation: Invocation, version: string): Pro
   process.exitCode = found.matches.length > 0 ? EXIT.ok : EXIT.nothingThere;
   if (json) {
     // Exit 9 is a failure of the search, in the contract's shape: success false, and the data still there.
-    const envelope = found.matches.length > 0 ? successEnvelope(found, metadata()) : errorEnvelope(new CommandError(EXIT.nothingThere, nothing), metadata(), found);
+    const envelope =
+      found.matches.length > 0
+        ? successEnvelope(found, metadata())
+        : errorEnvelope(new CommandError(EXIT.nothingThere, nothing), metadata(), found);
     process.stdout.write(`${envelope}\n`);
     return;
   }
   for (const match of found.matches) process.stdout.write(`${stripControl(match.server)}: ${match.signature}\n`);
-  for (const failure of found.failures) process.stderr.write(`${stripControl(failure.server)}: ${failure.code}: ${stripControl(failure.error)}\n`);
+  for (const failure of found.failures)
+    process.stderr.write(`${stripControl(failure.server)}: ${failure.code}: ${stripControl(failure.error)}\n`);
   if (found.matches.length === 0) process.stderr.write(`${nothing}\n`);
 }
 
@@ -70,7 +74,8 @@ async function runSkill(args: Args, invocation: Invocation, version: string): Pr
   // With --out - stdout is the skill itself, so an error goes to stderr even for an agent.
   const { metadata, fail } = reporter("skill", json && args.out !== "-");
   const problem =
-    usageProblem(args, SKILL_ARGS, invocation) ?? (typeof args.out === "string" && args.out !== "" ? undefined : "--out DIR is required (the directory for SKILL.md, or - to print it)");
+    usageProblem(args, SKILL_ARGS, invocation) ??
+    (typeof args.out === "string" && args.out !== "" ? undefined : "--out DIR is required (the directory for SKILL.md, or - to print it)");
   if (problem) return fail(new CommandError(EXIT.usage, problem));
   const targets = await searchedServers(args, invocation);
   if (!targets.ok) return fail(targets.error);
@@ -90,16 +95,30 @@ async function runSkill(args: Args, invocation: Invocation, version: string): Pr
   } catch (error) {
     return fail(new CommandError(EXIT.usage, `cannot write ${file}: ${(error as Error).message}`));
   }
-  const data = { file, servers: surveyed.map((entry) => ({ server: entry.server, tools: entry.tools?.length ?? 0, ...(entry.failure ? { error: entry.failure.error } : {}) })) };
+  const data = {
+    file,
+    servers: surveyed.map((entry) => ({
+      server: entry.server,
+      tools: entry.tools?.length ?? 0,
+      ...(entry.failure ? { error: entry.failure.error } : {}),
+    })),
+  };
   if (json) process.stdout.write(`${successEnvelope(data, metadata())}\n`);
   else process.stdout.write(`wrote ${file} (${surveyed.length} servers)\n`);
 }
 
 /** What grep and skill ask: the servers of searchedTargets, none being an error (exit 9). */
-async function searchedServers(args: Args, invocation: Invocation): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: CommandError }> {
+async function searchedServers(
+  args: Args,
+  invocation: Invocation,
+): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: CommandError }> {
   const targets = await searchedTargets(args, invocation);
   if (!targets.ok) return { ok: false, error: new CommandError(EXIT.usage, targets.error) };
-  if (targets.value.length === 0) return { ok: false, error: new CommandError(EXIT.nothingThere, "no servers are configured for this user or project (see mcp-inspect servers)") };
+  if (targets.value.length === 0)
+    return {
+      ok: false,
+      error: new CommandError(EXIT.nothingThere, "no servers are configured for this user or project (see mcp-inspect servers)"),
+    };
   return targets;
 }
 
@@ -109,12 +128,21 @@ function surveyOptions(args: Args, version: string) {
 }
 
 /** What grep searches: one given server, every entry of --config, else every configured (and approved) server. */
-async function searchedTargets(args: Args, invocation: Invocation): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
+async function searchedTargets(
+  args: Args,
+  invocation: Invocation,
+): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
   const flags = (target: Target) => (target.kind === "http" ? `--url ${target.url}` : `-- ${[target.command, ...target.args].join(" ")}`);
-  const named = (target: Target, select = flags(target)): NamedTarget => ({ server: target.name ?? describeTarget(target), target, select });
+  const named = (target: Target, select = flags(target)): NamedTarget => ({
+    server: target.name ?? describeTarget(target),
+    target,
+    select,
+  });
   if (args.config && !args.server) {
     const loaded = loadConfigTargets(args.config);
-    return loaded.ok ? { ok: true, value: loaded.value.map((target) => named(target, `--config ${args.config} --server ${target.name}`)) } : loaded;
+    return loaded.ok
+      ? { ok: true, value: loaded.value.map((target) => named(target, `--config ${args.config} --server ${target.name}`)) }
+      : loaded;
   }
   if (args.config || args.server || args.url || invocation.command.length > 0) {
     const target = await checkTarget(args, invocation);

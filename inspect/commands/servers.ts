@@ -1,8 +1,8 @@
 // `mcp-inspect servers`: every configured server (inspect/servers.ts lists them), --approve NAME.
-import { defineCommand, type CommandDef } from "citty";
+import { type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
 import { SERVERS_ARGS } from "../flags.ts";
-import { usageProblem, wantsJson, type Args, type Invocation } from "../invocation.ts";
+import { type Args, type Invocation, usageProblem, wantsJson } from "../invocation.ts";
 
 export function serversCommand(invocation: Invocation): CommandDef<any> {
   const command = defineCommand({
@@ -14,10 +14,22 @@ export function serversCommand(invocation: Invocation): CommandDef<any> {
     args: SERVERS_ARGS,
     async run({ args }) {
       const parsed = args as Args;
-      const stray = parsed._[0] === undefined ? undefined : `unexpected argument ${JSON.stringify(parsed._[0])} (servers takes no arguments; --approve NAME approves one)`;
+      const stray =
+        parsed._[0] === undefined
+          ? undefined
+          : `unexpected argument ${JSON.stringify(parsed._[0])} (servers takes no arguments; --approve NAME approves one)`;
       const { runServers } = await import("../servers.ts");
-      process.exitCode = await runServers({ approve: parsed.approve as string | undefined, json: wantsJson(parsed), problem: usageProblem(parsed, SERVERS_ARGS, invocation) ?? stray });
+      process.exitCode = await runServers({
+        approve: parsed.approve as string | undefined,
+        json: wantsJson(parsed),
+        problem: usageProblem(parsed, SERVERS_ARGS, invocation) ?? stray,
+      });
     },
   });
-  return withExamples(command, ["mcp-inspect servers", "mcp-inspect servers --json", "mcp-inspect servers --approve github", "mcp-inspect list-tools --server github        # a listed server, by name"]);
+  return withExamples(command, [
+    "mcp-inspect servers",
+    "mcp-inspect servers --json",
+    "mcp-inspect servers --approve github",
+    "mcp-inspect list-tools --server github        # a listed server, by name",
+  ]);
 }

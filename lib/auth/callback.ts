@@ -40,15 +40,30 @@ export async function listenForCallback(port: number, expectedState: string): Pr
     const state = url.searchParams.get("state");
     if (state === null || state !== expectedState) {
       const what = state === null ? "has no state parameter" : "has a state parameter that does not match";
-      return page(res, 400, "Not this sign-in", `This callback ${what} the sign-in under way, so it was refused. The sign-in goes on waiting for its own callback.`);
+      return page(
+        res,
+        400,
+        "Not this sign-in",
+        `This callback ${what} the sign-in under way, so it was refused. The sign-in goes on waiting for its own callback.`,
+      );
     }
     consumed = true;
     res.on("finish", () => void close());
     settle.resolve(url.searchParams);
     if (!url.searchParams.has("code")) {
-      return page(res, 400, "Authorization not granted", "The authorization server did not grant access. See the terminal for details; you can close this window.");
+      return page(
+        res,
+        400,
+        "Authorization not granted",
+        "The authorization server did not grant access. See the terminal for details; you can close this window.",
+      );
     }
-    return page(res, 200, "Authorization received", "mcpkit received the authorization. You can close this window and return to the terminal.");
+    return page(
+      res,
+      200,
+      "Authorization received",
+      "mcpkit received the authorization. You can close this window and return to the terminal.",
+    );
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -6,14 +6,14 @@
 // number of times. One refresh or sign-in at a time per resource, across processes: the one that
 // waited re-reads the store and uses what the other got.
 import { randomBytes } from "node:crypto";
-import { openInBrowser } from "../terminal/browser.ts";
 import { fetchWithinOrigin } from "../io/fetch.ts";
+import { oneLine } from "../io/text.ts";
+import { openInBrowser } from "../terminal/browser.ts";
 import { listenForCallback } from "./callback.ts";
 import { AuthRequiredError, signInError } from "./errors.ts";
-import { oneLine } from "../io/text.ts";
+import { CLIENT_METADATA_URL, type PreRegisteredClient, StoredProvider } from "./provider.ts";
 import { pastedCallback, unsafeAuthorizationUrl, waitFor } from "./redirect.ts";
 import { revokeTokens } from "./revoke.ts";
-import { CLIENT_METADATA_URL, StoredProvider, type PreRegisteredClient } from "./provider.ts";
 import { AuthStore, type StoredTokens } from "./store.ts";
 
 /** A token this close to its expiry is refreshed before it is used. */
@@ -144,12 +144,17 @@ export class OAuthSession {
     if (response.status === 403) {
       // Only insufficient_scope is a step-up; any other 403 is a refusal.
       if (challenge.error !== "insufficient_scope") return false;
-      if (this.#stepUps >= MAX_STEP_UPS) throw new AuthRequiredError(`${originOf(this.resource)} still refuses with insufficient_scope after ${MAX_STEP_UPS} step-ups (wanted: ${challenge.scope ?? "?"})`);
+      if (this.#stepUps >= MAX_STEP_UPS)
+        throw new AuthRequiredError(
+          `${originOf(this.resource)} still refuses with insufficient_scope after ${MAX_STEP_UPS} step-ups (wanted: ${challenge.scope ?? "?"})`,
+        );
       const wanted = union(this.#storedTokens()?.scope, challenge.scope, ...(this.#options.scopes ?? []));
       if (this.#options.signIn === "no") {
         // Kept, so that the command named here asks for exactly this.
         this.#store.update(this.resource, (entry) => void (entry.wantedScope = wanted));
-        throw new AuthRequiredError(`${originOf(this.resource)} needs wider access (scopes: ${wanted ?? "?"}): run ${this.#options.signInCommand}`);
+        throw new AuthRequiredError(
+          `${originOf(this.resource)} needs wider access (scopes: ${wanted ?? "?"}): run ${this.#options.signInCommand}`,
+        );
       }
       const stepped = await this.#signIn({ scope: wanted, force: true, resourceMetadataUrl: challenge.resourceMetadataUrl, signal });
       this.#stepUps++;
@@ -158,12 +163,23 @@ export class OAuthSession {
     if (sent?.refresh_token && (await this.#refresh(sent).catch(() => false))) return true;
     if (this.#options.signIn === "no") {
       // No Bearer challenge: the server may want an API key rather than OAuth.
-      const orHeader = /^\s*Bearer\b/i.test(response.headers.get("www-authenticate") ?? "") ? "" : ', or pass --header "Authorization: Bearer <token>"';
+      const orHeader = /^\s*Bearer\b/i.test(response.headers.get("www-authenticate") ?? "")
+        ? ""
+        : ', or pass --header "Authorization: Bearer <token>"';
       throw new AuthRequiredError(`${originOf(this.resource)} requires a sign-in (run ${this.#options.signInCommand}${orHeader})`);
     }
-    if (this.#signIns >= MAX_SIGN_INS) throw new AuthRequiredError(`${originOf(this.resource)} still answers HTTP 401 right after a sign-in (check the server's OAuth setup, or run ${this.#options.signInCommand})`);
+    if (this.#signIns >= MAX_SIGN_INS)
+      throw new AuthRequiredError(
+        `${originOf(this.resource)} still answers HTTP 401 right after a sign-in (check the server's OAuth setup, or run ${this.#options.signInCommand})`,
+      );
     const scope = await this.#wantedScope(challenge.scope, challenge.resourceMetadataUrl);
-    const signedIn = await this.#signIn({ scope, force: false, resourceMetadataUrl: challenge.resourceMetadataUrl, rejected: sent, signal });
+    const signedIn = await this.#signIn({
+      scope,
+      force: false,
+      resourceMetadataUrl: challenge.resourceMetadataUrl,
+      rejected: sent,
+      signal,
+    });
     this.#signIns++;
     return signedIn;
   }
@@ -176,7 +192,9 @@ export class OAuthSession {
     const configured = this.#options.scopes ?? [];
     if (challenged || configured.length === 0) return union(challenged, ...configured);
     const { discoverOAuthProtectedResourceMetadata } = await loadSdk();
-    const metadata = await discoverOAuthProtectedResourceMetadata(this.resource, { resourceMetadataUrl }, this.#fetch).catch(() => undefined);
+    const metadata = await discoverOAuthProtectedResourceMetadata(this.resource, { resourceMetadataUrl }, this.#fetch).catch(
+      () => undefined,
+    );
     return union(metadata?.scopes_supported?.join(" "), ...configured);
   }
 
@@ -195,7 +213,11 @@ export class OAuthSession {
   async #probe(): Promise<{ scope?: string; resourceMetadataUrl?: URL }> {
     const { extractWWWAuthenticateParams } = await loadSdk();
     const ping = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "ping" });
-    const answer = await this.#fetch(this.resource, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: ping }).catch(() => undefined);
+    const answer = await this.#fetch(this.resource, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: ping,
+    }).catch(() => undefined);
     await answer?.body?.cancel().catch(() => {});
     return answer && (answer.status === 401 || answer.status === 403) ? extractWWWAuthenticateParams(answer) : {};
   }
@@ -205,7 +227,9 @@ export class OAuthSession {
     return this.#store.withLock(this.resource, CALLBACK_TIMEOUT_MS, undefined, async () => {
       const entry = this.#store.read(this.resource);
       const configured = this.#options.client;
-      const client = configured ? { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) } : entry.client;
+      const client = configured
+        ? { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) }
+        : entry.client;
       const revoked = await revokeTokens(entry, client, this.#fetch);
       return { revoked, forgotten: this.#store.forget(this.resource) };
     });
@@ -231,7 +255,14 @@ export class OAuthSession {
     });
   }
 
-  async #signIn(request: { scope?: string; force: boolean; explicit?: boolean; resourceMetadataUrl?: URL; rejected?: StoredTokens; signal?: AbortSignal }): Promise<boolean> {
+  async #signIn(request: {
+    scope?: string;
+    force: boolean;
+    explicit?: boolean;
+    resourceMetadataUrl?: URL;
+    rejected?: StoredTokens;
+    signal?: AbortSignal;
+  }): Promise<boolean> {
     const policy = request.explicit ? "yes" : this.#options.signIn;
     if (policy === "no") throw new AuthRequiredError(`${originOf(this.resource)} requires a sign-in (run ${this.#options.signInCommand})`);
     const signal = anySignal(this.#options.signal, request.signal);
@@ -245,7 +276,10 @@ export class OAuthSession {
         await oneAtATime(async () => {
           if (policy === "ask") {
             const yes = await this.#options.ui.confirm?.(`${originOf(this.resource)} requires a sign-in. Sign in with your browser?`);
-            if (!yes) throw new AuthRequiredError(`signing in to ${originOf(this.resource)} was declined (run ${this.#options.signInCommand} to sign in)`);
+            if (!yes)
+              throw new AuthRequiredError(
+                `signing in to ${originOf(this.resource)} was declined (run ${this.#options.signInCommand} to sign in)`,
+              );
           }
           await this.#authorizeInBrowser(request.scope, request.force, request.resourceMetadataUrl, signal);
         });
@@ -253,7 +287,8 @@ export class OAuthSession {
         return true;
       });
     } catch (error) {
-      if (signal?.aborted && !(error instanceof AuthRequiredError)) throw new AuthRequiredError(`signing in to ${originOf(this.resource)} was cancelled`);
+      if (signal?.aborted && !(error instanceof AuthRequiredError))
+        throw new AuthRequiredError(`signing in to ${originOf(this.resource)} was cancelled`);
       throw error;
     } finally {
       this.#options.onUserWait?.(false);
@@ -261,7 +296,12 @@ export class OAuthSession {
   }
 
   /** The authorization code flow with PKCE S256: the browser (or a pasted URL) brings the code back. */
-  async #authorizeInBrowser(scope: string | undefined, force: boolean, resourceMetadataUrl: URL | undefined, signal: AbortSignal | undefined): Promise<void> {
+  async #authorizeInBrowser(
+    scope: string | undefined,
+    force: boolean,
+    resourceMetadataUrl: URL | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const { auth } = await loadSdk();
     const { ui } = this.#options;
     const state = randomBytes(STATE_BYTES).toString("base64url");
@@ -272,23 +312,38 @@ export class OAuthSession {
     const callback = paste ? undefined : await this.#listen(state, this.#options.callbackPort ?? storedPort);
     // Pasting needs no listener: a loopback redirect without a port matches any (RFC 8252 section 7.3).
     const pinned = this.#options.callbackPort;
-    const redirectUri = callback?.redirectUrl.href ?? entry.redirectUri ?? (pinned ? `http://127.0.0.1:${pinned}/callback` : PORTLESS_REDIRECT);
+    const redirectUri =
+      callback?.redirectUrl.href ?? entry.redirectUri ?? (pinned ? `http://127.0.0.1:${pinned}/callback` : PORTLESS_REDIRECT);
     let authorizationUrl: URL | undefined;
     let refusal: Error | undefined;
-    const provider: StoredProvider = this.#provider(redirectUri, (url) => {
-      const metadata = provider.discoveryState()?.authorizationServerMetadata as { code_challenge_methods_supported?: string[] } | undefined;
-      // No metadata at all is a 2025-03-26 server on its default endpoints, which predates the rule.
-      const problem = unsafeAuthorizationUrl(url, state, metadata ? (metadata.code_challenge_methods_supported ?? []) : ["S256"]);
-      if (problem) throw (refusal = new AuthRequiredError(problem));
-      authorizationUrl = url;
-    }, state);
+    const provider: StoredProvider = this.#provider(
+      redirectUri,
+      (url) => {
+        const metadata = provider.discoveryState()?.authorizationServerMetadata as
+          | { code_challenge_methods_supported?: string[] }
+          | undefined;
+        // No metadata at all is a 2025-03-26 server on its default endpoints, which predates the rule.
+        const problem = unsafeAuthorizationUrl(url, state, metadata ? (metadata.code_challenge_methods_supported ?? []) : ["S256"]);
+        if (problem) throw (refusal = new AuthRequiredError(problem));
+        authorizationUrl = url;
+      },
+      state,
+    );
     try {
-      const first = await auth(provider, { serverUrl: this.resource, scope, resourceMetadataUrl, fetchFn: this.#fetch, forceReauthorization: force }).catch((error: unknown) => {
+      const first = await auth(provider, {
+        serverUrl: this.resource,
+        scope,
+        resourceMetadataUrl,
+        fetchFn: this.#fetch,
+        forceReauthorization: force,
+      }).catch((error: unknown) => {
         throw refusal ?? signInError(this.resource, error, this.#options.signInCommand);
       });
       if (first === "AUTHORIZED") return;
       if (!authorizationUrl) throw new AuthRequiredError(`${originOf(this.resource)} gave no authorization URL`);
-      ui.print(`Sign in to ${originOf(this.resource)}: open this URL in a browser${paste ? ", then paste the address it sends you to" : ""}:`);
+      ui.print(
+        `Sign in to ${originOf(this.resource)}: open this URL in a browser${paste ? ", then paste the address it sends you to" : ""}:`,
+      );
       ui.print(authorizationUrl.href);
       if (this.#options.browser !== false) void (this.#options.openUrl ?? openInBrowser)(authorizationUrl.href).catch(() => {});
       const params = paste
@@ -303,9 +358,16 @@ export class OAuthSession {
       if (!code) {
         const error = params.get("error") ?? "no code";
         const description = params.get("error_description");
-        throw new AuthRequiredError(oneLine(`the authorization server did not grant access: ${error}${description ? ` (${description})` : ""}`));
+        throw new AuthRequiredError(
+          oneLine(`the authorization server did not grant access: ${error}${description ? ` (${description})` : ""}`),
+        );
       }
-      await auth(provider, { serverUrl: this.resource, authorizationCode: code, iss: params.get("iss") ?? undefined, fetchFn: this.#fetch }).catch((error: unknown) => {
+      await auth(provider, {
+        serverUrl: this.resource,
+        authorizationCode: code,
+        iss: params.get("iss") ?? undefined,
+        fetchFn: this.#fetch,
+      }).catch((error: unknown) => {
         throw signInError(this.resource, error, this.#options.signInCommand);
       });
       ui.print(`Signed in to ${originOf(this.resource)}.`);
@@ -329,7 +391,11 @@ export class OAuthSession {
     }
   }
 
-  #provider(redirectUri: string | undefined, onRedirect: (url: URL) => void, state = randomBytes(STATE_BYTES).toString("base64url")): StoredProvider {
+  #provider(
+    redirectUri: string | undefined,
+    onRedirect: (url: URL) => void,
+    state = randomBytes(STATE_BYTES).toString("base64url"),
+  ): StoredProvider {
     const fromEnv = process.env.MCPKIT_CLIENT_METADATA_URL;
     return new StoredProvider({
       store: this.#store,

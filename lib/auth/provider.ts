@@ -3,7 +3,13 @@
 // process made is seen, and what it saves lands there at once. Client identity in the spec's
 // order: a pre-registered client when configured, else a client ID metadata document (when the
 // authorization server supports them), else dynamic registration.
-import type { OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcontextprotocol/client";
+import type {
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from "@modelcontextprotocol/client";
 import type { AuthStore, StoredTokens } from "./store.ts";
 
 export const CLIENT_NAME = "mcpkit";
@@ -70,7 +76,8 @@ export class StoredProvider implements OAuthClientProvider {
 
   clientInformation(): StoredOAuthClientInformation | undefined {
     const configured = this.#options.client;
-    if (configured) return { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) };
+    if (configured)
+      return { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) };
     const client = this.#entry().client;
     return client as StoredOAuthClientInformation | undefined;
   }

@@ -24,9 +24,12 @@ export function pastedCallback(text: string, state: string): URLSearchParams {
   try {
     url = new URL(text.trim());
   } catch {
-    throw new AuthRequiredError("that is not the URL the browser was sent to (paste the whole address, http://127.0.0.1:…/callback?code=…)");
+    throw new AuthRequiredError(
+      "that is not the URL the browser was sent to (paste the whole address, http://127.0.0.1:…/callback?code=…)",
+    );
   }
-  if (url.searchParams.get("state") !== state) throw new AuthRequiredError("the pasted URL is not from this sign-in (its state does not match)");
+  if (url.searchParams.get("state") !== state)
+    throw new AuthRequiredError("the pasted URL is not from this sign-in (its state does not match)");
   return url.searchParams;
 }
 

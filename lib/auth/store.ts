@@ -117,7 +117,11 @@ export class AuthStore {
    * The holder keeps the lock fresh while it works, so a long sign-in never looks stale.
    */
   withLock<T>(resource: string, waitMs: number, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
-    return withLock(`${this.#file(resource)}.lock`, { maxAgeMs: AUTH_LOCK_MAX_AGE_MS, dirVariable: DIR_VARIABLE, waitMs, pollMs: 100, heartbeatMs: AUTH_LOCK_HEARTBEAT_MS, signal }, work);
+    return withLock(
+      `${this.#file(resource)}.lock`,
+      { maxAgeMs: AUTH_LOCK_MAX_AGE_MS, dirVariable: DIR_VARIABLE, waitMs, pollMs: 100, heartbeatMs: AUTH_LOCK_HEARTBEAT_MS, signal },
+      work,
+    );
   }
 
   #file(resource: string): string {

@@ -35,7 +35,10 @@ export interface Invocation {
  * moved to the front, so that options work before the command as well as after it
  * (`mcp-inspect --stateful call-tool x` = `mcp-inspect call-tool x --stateful`).
  */
-export function prepareArgv(argv: string[], options: { commands?: string[]; defs: ArgsDef[]; repeatable?: Record<string, string[]> }): Invocation {
+export function prepareArgv(
+  argv: string[],
+  options: { commands?: string[]; defs: ArgsDef[]; repeatable?: Record<string, string[]> },
+): Invocation {
   const { own, command } = splitAtDoubleDash(argv);
   const taken = takeRepeatable(own, options.repeatable ?? {});
   const rawArgs = options.commands ? commandFirst(taken.rest, options.commands, valueFlags(options.defs)) : taken.rest;
@@ -134,7 +137,12 @@ function camel(name: string): string {
  * citty answers an unknown subcommand with its help on stdout, where our tools keep only results
  * (and mcp-inspect its JSON contract): the mistake is caught first and reported as a usage error.
  */
-export function unknownCommandProblem(argv: string[], commands: string[], tool: string, takesValue: Set<string> = new Set()): string | undefined {
+export function unknownCommandProblem(
+  argv: string[],
+  commands: string[],
+  tool: string,
+  takesValue: Set<string> = new Set(),
+): string | undefined {
   let first: string | undefined;
   for (let i = 0; i < argv.length && first === undefined; i++) {
     const arg = argv[i]!;

@@ -2,9 +2,20 @@
 // client-config/write.ts builds it), printed, or with --write merged into that client's file.
 import { existsSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
-import { CLIENTS, clientConfigLocation, clientEntry, mergeIntoConfig, mergeIntoToml, toolCommand, type ClientName } from "../targets/client-config/write.ts";
+import {
+  CLIENTS,
+  type ClientName,
+  clientConfigLocation,
+  clientEntry,
+  mergeIntoConfig,
+  mergeIntoToml,
+  toolCommand,
+} from "../targets/client-config/write.ts";
 
-const CONFIG_USAGE = (tool: string, example: string) => `Usage: ${tool} config --client <${CLIENTS.join("|")}> [--name NAME] [--write] [--file PATH] [${tool} options] -- <server command>
+const CONFIG_USAGE = (
+  tool: string,
+  example: string,
+) => `Usage: ${tool} config --client <${CLIENTS.join("|")}> [--name NAME] [--write] [--file PATH] [${tool} options] -- <server command>
 
 Prints the entry a client needs to run ${tool} (with the absolute path of this binary); with --write,
 adds it to the client's config file (a backup is made first; other servers are kept).
@@ -17,7 +28,12 @@ Example:
  * `<tool> config ...`: own flags are read here; every other flag before `--` belongs to the tool
  * and goes into the entry's args, followed by the server command.
  */
-export async function runConfigCommand(tool: string, argv: string[], serverCommand: string[], options: { leadingArgs?: string[]; example: string; entryScript: string }): Promise<number> {
+export async function runConfigCommand(
+  tool: string,
+  argv: string[],
+  serverCommand: string[],
+  options: { leadingArgs?: string[]; example: string; entryScript: string },
+): Promise<number> {
   let client: string | undefined;
   let name: string | undefined;
   let file: string | undefined;
@@ -25,7 +41,8 @@ export async function runConfigCommand(tool: string, argv: string[], serverComma
   const passthrough: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
     const value = () => inline ?? argv[++i];
     if (flag === "--help" || flag === "-h") {
       process.stdout.write(CONFIG_USAGE(tool, options.example));
@@ -40,18 +57,27 @@ export async function runConfigCommand(tool: string, argv: string[], serverComma
     process.stderr.write(`error: ${message}\n`);
     return 1;
   };
-  if (!client || !(CLIENTS as readonly string[]).includes(client)) return fail(`--client must be one of ${CLIENTS.join(", ")} (see ${tool} config --help)`);
-  if (serverCommand.length === 0) return fail(`give the server command after --, e.g. ${tool} config --client ${client} ${options.example}`);
+  if (!client || !(CLIENTS as readonly string[]).includes(client))
+    return fail(`--client must be one of ${CLIENTS.join(", ")} (see ${tool} config --help)`);
+  if (serverCommand.length === 0)
+    return fail(`give the server command after --, e.g. ${tool} config --client ${client} ${options.example}`);
   name ??= basename(serverCommand.at(-1)!).replace(/\.[a-z]+$/i, "") || "server";
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) return fail(`--name ${JSON.stringify(name)} may hold only letters, digits, '_', '.' and '-'`);
   const location = clientConfigLocation(client as ClientName);
   const target = file ? resolve(file) : location.file;
-  const entry = clientEntry(client as ClientName, toolCommand(tool, [...(options.leadingArgs ?? []), ...passthrough, "--", ...serverCommand], process.execPath, options.entryScript));
+  const entry = clientEntry(
+    client as ClientName,
+    toolCommand(tool, [...(options.leadingArgs ?? []), ...passthrough, "--", ...serverCommand], process.execPath, options.entryScript),
+  );
   // A client may start the server from any directory: relative paths are worth a warning.
   const relative = [...passthrough, ...serverCommand.slice(1)].filter((arg) => !isAbsolute(arg) && !arg.startsWith("-") && existsSync(arg));
-  for (const arg of relative) process.stderr.write(`note: ${arg} is a relative path; the client may run it from another directory (use ${resolve(arg)})\n`);
+  for (const arg of relative)
+    process.stderr.write(`note: ${arg} is a relative path; the client may run it from another directory (use ${resolve(arg)})\n`);
   if (!write) {
-    const printed = location.format === "toml" ? (await import("../targets/client-config/toml.ts")).serverTable(name, entry) : `${JSON.stringify({ [location.key]: { [name]: entry } }, null, 2)}\n`;
+    const printed =
+      location.format === "toml"
+        ? (await import("../targets/client-config/toml.ts")).serverTable(name, entry)
+        : `${JSON.stringify({ [location.key]: { [name]: entry } }, null, 2)}\n`;
     process.stdout.write(printed);
     process.stderr.write(`add this to ${target} (or run again with --write)\n`);
     return 0;

@@ -18,7 +18,11 @@ export async function showHelp(command: CommandDef<any>, parent?: CommandDef<any
   process.stdout.write(await renderHelp(command, parent));
 }
 
-export async function renderHelp(command: CommandDef<any>, parent?: CommandDef<any>, options: { width?: number; colour?: boolean } = {}): Promise<string> {
+export async function renderHelp(
+  command: CommandDef<any>,
+  parent?: CommandDef<any>,
+  options: { width?: number; colour?: boolean } = {},
+): Promise<string> {
   const width = options.width ?? (process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : DEFAULT_WIDTH);
   const colour = options.colour ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
   const bold = (text: string) => (colour ? `\u001b[1m${text}\u001b[22m` : text);
@@ -29,7 +33,9 @@ export async function renderHelp(command: CommandDef<any>, parent?: CommandDef<a
   const subCommands = (await resolve<Record<string, unknown>>(command.subCommands)) ?? {};
   const out: string[] = [];
 
-  const positionals = Object.entries(args).filter(([, def]) => def.type === "positional").map(([key, def]) => (def.required === false ? `[${key}]` : `<${key}>`));
+  const positionals = Object.entries(args)
+    .filter(([, def]) => def.type === "positional")
+    .map(([key, def]) => (def.required === false ? `[${key}]` : `<${key}>`));
   const usage = [name, Object.keys(subCommands).length > 0 ? "<command>" : "", ...positionals, "[options]"].filter(Boolean).join(" ");
   out.push(`${bold("Usage:")} ${usage}${meta?.version && !parent ? `   (version ${meta.version})` : ""}`, "");
   if (meta?.description) out.push(...wrap(meta.description, width), "");
@@ -39,7 +45,8 @@ export async function renderHelp(command: CommandDef<any>, parent?: CommandDef<a
     const subMeta = await resolve<CommandMeta>((await resolve<CommandDef<any>>(sub as CommandDef<any>))?.meta);
     if (!subMeta?.hidden) commandRows.push([key, firstLine(subMeta?.description ?? "")]);
   }
-  if (commandRows.length > 0) out.push(bold("Commands:"), ...columns(commandRows, width), "", `Run ${name} <command> --help for a command's own options.`, "");
+  if (commandRows.length > 0)
+    out.push(bold("Commands:"), ...columns(commandRows, width), "", `Run ${name} <command> --help for a command's own options.`, "");
 
   const optionRows: [string, string][] = Object.entries(args)
     .filter(([, def]) => def.type !== "positional")

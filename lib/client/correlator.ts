@@ -1,7 +1,15 @@
 // Our own requests on a connection, the one way every tool keeps them: an id each, a timer that
 // progress restarts, the peer told when we give up (timeout or abort), and every one rejected
 // when the connection closes. The raw client, the proxy and the daemon all use it.
-import { isJsonObject, TRANSPORT_ERROR_DATA, type JsonObject, type JsonRpcErrorObject, type JsonRpcId, type JsonRpcRequest, type JsonRpcResponse } from "../wire/jsonrpc.ts";
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonRpcErrorObject,
+  type JsonRpcId,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  TRANSPORT_ERROR_DATA,
+} from "../wire/jsonrpc.ts";
 
 /** A failure the caller can classify: the server's JSON-RPC error, a timeout, or a closed link. */
 export class McpError extends Error {
@@ -107,7 +115,12 @@ export class RequestCorrelator {
         peer.cancel(id, error instanceof McpError && error.kind === "timeout" ? error.message : "cancelled by the user");
         reject(error);
       };
-      this.#pending.set(id, { resolve: (result) => (settle(), resolve(result)), reject: (error) => (settle(), reject(error)), onprogress: options.onprogress, restartTimer });
+      this.#pending.set(id, {
+        resolve: (result) => (settle(), resolve(result)),
+        reject: (error) => (settle(), reject(error)),
+        onprogress: options.onprogress,
+        restartTimer,
+      });
       if (signal?.aborted) return onabort();
       signal?.addEventListener("abort", onabort, { once: true });
       restartTimer();
@@ -124,7 +137,10 @@ export class RequestCorrelator {
     if ("error" in response) {
       const fromTransport = isJsonObject(response.error.data) && response.error.data.origin === TRANSPORT_ERROR_DATA.origin;
       // A transport error made up elsewhere (the daemon's session) may carry the HTTP status that caused it.
-      const status = fromTransport && typeof (response.error.data as { httpStatus?: unknown }).httpStatus === "number" ? ((response.error.data as { httpStatus: number }).httpStatus) : undefined;
+      const status =
+        fromTransport && typeof (response.error.data as { httpStatus?: unknown }).httpStatus === "number"
+          ? (response.error.data as { httpStatus: number }).httpStatus
+          : undefined;
       pending.reject(new McpError(fromTransport ? "transport" : "protocol", response.error.message, response.error, status));
     } else {
       pending.resolve(isJsonObject(response.result) ? response.result : {});
@@ -152,4 +168,3 @@ export class RequestCorrelator {
     this.rejectAll(reason);
   }
 }
-

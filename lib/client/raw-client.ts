@@ -1,6 +1,8 @@
 // The small raw MCP client: request/response correlation over any MessageChannel, the era
 // negotiation of both protocol generations, progress, cancellation and timeouts. It carries
 // results as plain JSON (no schema library), which keeps a one-shot call cheap to start.
+
+import type { CloseOptions, MessageChannel } from "../transport/channel.ts";
 import {
   ErrorCode,
   isJsonObject,
@@ -13,8 +15,6 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
 } from "../wire/jsonrpc.ts";
-import type { CloseOptions, MessageChannel } from "../transport/channel.ts";
-import { McpError, RequestCorrelator, type CorrelatorPeer, type Timers } from "./correlator.ts";
 import {
   LEGACY_PROTOCOL_VERSIONS,
   META_CLIENT_CAPABILITIES,
@@ -25,6 +25,7 @@ import {
   MODERN_PROTOCOL_VERSIONS,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from "../wire/protocol.ts";
+import { type CorrelatorPeer, McpError, RequestCorrelator, type Timers } from "./correlator.ts";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** A legacy server may stay silent on an unknown method; past this the probe counts as "legacy". */
@@ -166,12 +167,19 @@ export class RawClient {
   async #initialize(version: string, pinned: boolean): Promise<ServerIdentity> {
     const result = await this.#send(
       "initialize",
-      { protocolVersion: version, capabilities: this.#options.legacyCapabilities ?? this.#options.capabilities ?? {}, clientInfo: this.#options.clientInfo },
+      {
+        protocolVersion: version,
+        capabilities: this.#options.legacyCapabilities ?? this.#options.capabilities ?? {},
+        clientInfo: this.#options.clientInfo,
+      },
       { timeoutMs: this.#timeout() },
     );
     const negotiated = typeof result.protocolVersion === "string" ? result.protocolVersion : "";
     if (!LEGACY_PROTOCOL_VERSIONS.includes(negotiated) || (pinned && negotiated !== version)) {
-      throw new McpError("protocol", `the server answered initialize with protocol ${negotiated || "(none)"}, which this client does not speak${pinned ? ` (pinned ${version})` : ""}`);
+      throw new McpError(
+        "protocol",
+        `the server answered initialize with protocol ${negotiated || "(none)"}, which this client does not speak${pinned ? ` (pinned ${version})` : ""}`,
+      );
     }
     await this.#channel.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     this.#identity = legacyIdentity(result);
@@ -217,12 +225,17 @@ export class RawClient {
   }
 
   #send(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject> {
-    return this.#requests.request(this.#peer, method, params, { timeoutMs: options.timeoutMs ?? this.#timeout(), signal: options.signal, onprogress: options.onprogress });
+    return this.#requests.request(this.#peer, method, params, {
+      timeoutMs: options.timeoutMs ?? this.#timeout(),
+      signal: options.signal,
+      onprogress: options.onprogress,
+    });
   }
 
   #onmessage(message: JsonRpcMessage): void {
     if (isResponse(message)) {
-      if (!this.#requests.settle(message)) this.#channel.onerror?.(new Error(`ignored a response to unknown id ${JSON.stringify(message.id)}`));
+      if (!this.#requests.settle(message))
+        this.#channel.onerror?.(new Error(`ignored a response to unknown id ${JSON.stringify(message.id)}`));
       return;
     }
     if (isNotification(message)) {
@@ -244,7 +257,6 @@ export class RawClient {
     }
     await this.#channel.send(reply).catch(() => {});
   }
-
 }
 
 async function declineAllButPing(request: JsonRpcRequest): Promise<JsonObject> {
@@ -275,4 +287,3 @@ function supportedVersions(error: JsonRpcErrorObject): string[] | undefined {
   if (!isJsonObject(data) || !Array.isArray(data.supported)) return undefined;
   return data.supported.map(String);
 }
-

@@ -2,15 +2,31 @@
 // path as a direct connection (mcp-inspect reads it raw, mcp-host through ChannelTransport).
 // Finding or starting the daemon is lib/daemon-start.ts.
 import { connect, type Socket } from "node:net";
+import { type Flow, readChunks } from "../io/reading.ts";
+import type { Target } from "../targets/target.ts";
 import type { MessageChannel } from "../transport/channel.ts";
-import { encodeFrame, MAX_CONTROL_FRAME_BYTES, SESSION_EXTENSION, SESSION_EXTENSION_VERSION, SESSION_NOTIFICATION, sessionExtension, type SessionInfo } from "./protocol.ts";
-import type { DaemonPaths } from "./paths.ts";
-import { ensureDaemon, resolvePaths, type DaemonOptions } from "./start.ts";
-import { readChunks, type Flow } from "../io/reading.ts";
-import { isJsonObject, isNotification, parseMessage, serializeMessage, type JsonObject, type JsonRpcMessage, type RawMessage } from "../wire/jsonrpc.ts";
+import {
+  isJsonObject,
+  isNotification,
+  type JsonObject,
+  type JsonRpcMessage,
+  parseMessage,
+  type RawMessage,
+  serializeMessage,
+} from "../wire/jsonrpc.ts";
 import { LineWriter } from "../wire/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../wire/lines.ts";
-import type { Target } from "../targets/target.ts";
+import type { DaemonPaths } from "./paths.ts";
+import {
+  encodeFrame,
+  MAX_CONTROL_FRAME_BYTES,
+  SESSION_EXTENSION,
+  SESSION_EXTENSION_VERSION,
+  SESSION_NOTIFICATION,
+  type SessionInfo,
+  sessionExtension,
+} from "./protocol.ts";
+import { type DaemonOptions, ensureDaemon, resolvePaths } from "./start.ts";
 
 export type { DaemonOptions };
 
@@ -110,7 +126,10 @@ export class DaemonChannel implements MessageChannel {
         if (!parsed.ok) return this.onerror?.(new Error(`skipped a line from mcp-daemon that is not JSON-RPC (${parsed.error})`));
         this.onmessage?.(parsed.value, line);
       },
-      { maxLineBytes: MAX_LINE_BYTES, onerror: (error) => this.onerror?.(new Error(`dropped a ${error.bytes}-byte line from mcp-daemon (${error.kind})`)) },
+      {
+        maxLineBytes: MAX_LINE_BYTES,
+        onerror: (error) => this.onerror?.(new Error(`dropped a ${error.bytes}-byte line from mcp-daemon (${error.kind})`)),
+      },
     );
     this.#flow = readChunks(socket, {
       onchunk: (chunk) => {
@@ -138,7 +157,11 @@ export class DaemonChannel implements MessageChannel {
     // PATH, not on whatever the daemon's first caller had.
     const server =
       this.target.kind === "stdio"
-        ? { ...this.target, cwd: this.target.cwd ?? process.cwd(), env: { ...(process.env.PATH ? { PATH: process.env.PATH } : {}), ...this.target.env } }
+        ? {
+            ...this.target,
+            cwd: this.target.cwd ?? process.cwd(),
+            env: { ...(process.env.PATH ? { PATH: process.env.PATH } : {}), ...this.target.env },
+          }
         : this.target;
     const extensions = { [SESSION_EXTENSION]: SESSION_EXTENSION_VERSION };
     // Written now, not on "connect": the socket holds it until connected, and the daemon can answer
@@ -181,7 +204,8 @@ export class DaemonChannel implements MessageChannel {
     // With nothing left to flush (the usual end of a call, or an attach not yet answered) the
     // kernel already holds every byte of ours, so the socket goes at once.
     if (socket && !socket.destroyed) {
-      if (this.#attached && socket.writableLength > 0) await new Promise<void>((resolve) => socket.end(() => (socket.destroy(), resolve())));
+      if (this.#attached && socket.writableLength > 0)
+        await new Promise<void>((resolve) => socket.end(() => (socket.destroy(), resolve())));
       else socket.destroy();
     }
     this.#finish("detached from mcp-daemon");
@@ -199,7 +223,11 @@ function sessionInfoOf(message: JsonRpcMessage): SessionInfo | undefined {
   if (!isNotification(message) || message.method !== SESSION_NOTIFICATION) return undefined;
   const params = (message.params ?? {}) as Record<string, unknown>;
   const identity = params.identity as Record<string, unknown> | undefined;
-  const identityOk = isJsonObject(identity) && typeof identity.era === "string" && typeof identity.protocolVersion === "string" && isJsonObject(identity.capabilities);
+  const identityOk =
+    isJsonObject(identity) &&
+    typeof identity.era === "string" &&
+    typeof identity.protocolVersion === "string" &&
+    isJsonObject(identity.capabilities);
   const toolsOk = Array.isArray(params.tools) && params.tools.every(isJsonObject);
   return {
     version: Number(params.version) || SESSION_EXTENSION_VERSION,
@@ -207,4 +235,3 @@ function sessionInfoOf(message: JsonRpcMessage): SessionInfo | undefined {
     ...(identityOk && toolsOk ? { tools: params.tools as JsonObject[] } : {}),
   };
 }
-

@@ -26,9 +26,11 @@ export interface DaemonPaths {
  * another owner is refused, never "fixed".
  */
 export function daemonPaths(env: Record<string, string | undefined> = process.env): Result<DaemonPaths> {
-  if (process.platform === "win32") return { ok: false, error: "mcp-daemon needs Unix domain sockets and does not run on Windows yet (use one-shot commands there)" };
+  if (process.platform === "win32")
+    return { ok: false, error: "mcp-daemon needs Unix domain sockets and does not run on Windows yet (use one-shot commands there)" };
   const runtime = env.XDG_RUNTIME_DIR;
-  const dir = env.MCPKIT_DAEMON_DIR ?? (runtime && ownedByUs(runtime) ? join(runtime, "mcpkit") : join(env.HOME ?? homedir(), ".mcpkit", "run"));
+  const dir =
+    env.MCPKIT_DAEMON_DIR ?? (runtime && ownedByUs(runtime) ? join(runtime, "mcpkit") : join(env.HOME ?? homedir(), ".mcpkit", "run"));
   const checked = ensurePrivateDir(dir);
   if (!checked.ok) return checked;
   const paths: DaemonPaths = {
@@ -40,7 +42,10 @@ export function daemonPaths(env: Record<string, string | undefined> = process.en
     childrenFile: join(dir, "children.json"),
   };
   if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH_BYTES) {
-    return { ok: false, error: `the daemon socket path ${paths.socket} is ${Buffer.byteLength(paths.socket)} bytes, over this system's limit of ${MAX_SOCKET_PATH_BYTES} (set MCPKIT_DAEMON_DIR to a shorter directory)` };
+    return {
+      ok: false,
+      error: `the daemon socket path ${paths.socket} is ${Buffer.byteLength(paths.socket)} bytes, over this system's limit of ${MAX_SOCKET_PATH_BYTES} (set MCPKIT_DAEMON_DIR to a shorter directory)`,
+    };
   }
   return { ok: true, value: paths };
 }

@@ -22,8 +22,8 @@
 //   call is then one round trip to the daemon plus the call itself.
 import { createHash } from "node:crypto";
 import type { ServerIdentity } from "../client/raw-client.ts";
-import { isJsonObject, type JsonObject } from "../wire/jsonrpc.ts";
 import type { HttpTarget, Target } from "../targets/target.ts";
+import { isJsonObject, type JsonObject } from "../wire/jsonrpc.ts";
 
 export { MAX_CONTROL_FRAME_BYTES } from "../wire/limits.ts";
 
@@ -46,7 +46,11 @@ export function sessionExtension(extensions: unknown): number {
 }
 
 /** What a client may ask in its opening frame. */
-export type ControlFrame = { type: "hello" } | { type: "status" } | { type: "stop" } | { type: "attach"; server: Target; extensions?: unknown };
+export type ControlFrame =
+  | { type: "hello" }
+  | { type: "status" }
+  | { type: "stop" }
+  | { type: "attach"; server: Target; extensions?: unknown };
 
 /** A frame as one line on the socket, in this protocol's version. */
 export function encodeFrame(frame: { type: string; [field: string]: unknown }): string {
@@ -62,7 +66,11 @@ export function parseControlFrame(line: string): { ok: true; value: ControlFrame
     frame = undefined;
   }
   if (!isJsonObject(frame)) return { ok: false, error: "expected a JSON control frame (hello, status, attach or stop)" };
-  if (frame.protocol !== DAEMON_PROTOCOL) return { ok: false, error: `this daemon speaks protocol ${DAEMON_PROTOCOL}, not ${String(frame.protocol)} (restart it: mcp-daemon restart)` };
+  if (frame.protocol !== DAEMON_PROTOCOL)
+    return {
+      ok: false,
+      error: `this daemon speaks protocol ${DAEMON_PROTOCOL}, not ${String(frame.protocol)} (restart it: mcp-daemon restart)`,
+    };
   switch (frame.type) {
     case "hello":
     case "status":
@@ -87,7 +95,13 @@ function attachedServer(value: unknown): Target | string {
     if (!Array.isArray(value.args) || !value.args.every((arg) => typeof arg === "string")) return "args must be a list of strings";
     if (!strings(value.env)) return "env must be an object of strings";
     if (value.cwd !== undefined && typeof value.cwd !== "string") return "cwd must be a string";
-    return { kind: "stdio", command: value.command, args: value.args, env: value.env as Record<string, string>, ...(value.cwd ? { cwd: value.cwd as string } : {}) };
+    return {
+      kind: "stdio",
+      command: value.command,
+      args: value.args,
+      env: value.env as Record<string, string>,
+      ...(value.cwd ? { cwd: value.cwd as string } : {}),
+    };
   }
   if (value.kind === "http") {
     if (typeof value.url !== "string" || !/^https?:\/\//.test(value.url)) return "url must be an http(s) URL";
@@ -97,7 +111,15 @@ function attachedServer(value: unknown): Target | string {
     if (typeof oauth === "string") return oauth;
     const file = typeof value.configFile === "string" ? { configFile: value.configFile } : {};
     const name = typeof value.name === "string" ? { name: value.name } : {};
-    return { kind: "http", url: value.url, headers: value.headers as Record<string, string>, transport, ...file, ...name, ...(oauth ? { oauth } : {}) };
+    return {
+      kind: "http",
+      url: value.url,
+      headers: value.headers as Record<string, string>,
+      transport,
+      ...file,
+      ...name,
+      ...(oauth ? { oauth } : {}),
+    };
   }
   return 'kind must be "stdio" or "http"';
 }
@@ -108,7 +130,8 @@ function attachedOAuth(value: unknown): HttpTarget["oauth"] | string | undefined
   if (!isJsonObject(value)) return "oauth must be an object";
   if (value.clientId !== undefined && typeof value.clientId !== "string") return "oauth.clientId must be a string";
   if (value.clientSecret !== undefined && typeof value.clientSecret !== "string") return "oauth.clientSecret must be a string";
-  if (value.scopes !== undefined && !(Array.isArray(value.scopes) && value.scopes.every((scope) => typeof scope === "string"))) return "oauth.scopes must be a list of strings";
+  if (value.scopes !== undefined && !(Array.isArray(value.scopes) && value.scopes.every((scope) => typeof scope === "string")))
+    return "oauth.scopes must be a list of strings";
   if (value.callbackPort !== undefined && !Number.isInteger(value.callbackPort)) return "oauth.callbackPort must be a port number";
   return value as HttpTarget["oauth"];
 }

@@ -6,12 +6,12 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { connect } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { encodeFrame, MAX_CONTROL_FRAME_BYTES } from "./protocol.ts";
-import { daemonPaths, type DaemonPaths } from "./paths.ts";
 import { describeFsError, lockHolder, releaseLock, tryLock } from "../io/file-lock.ts";
 import { serverEnvironment } from "../transport/environment.ts";
 import type { JsonObject } from "../wire/jsonrpc.ts";
 import { LineSplitter } from "../wire/lines.ts";
+import { type DaemonPaths, daemonPaths } from "./paths.ts";
+import { encodeFrame, MAX_CONTROL_FRAME_BYTES } from "./protocol.ts";
 
 /** How long a starting daemon may take to answer its first hello. */
 export const DAEMON_START_TIMEOUT_MS = 10_000;
@@ -32,7 +32,11 @@ export interface DaemonOptions {
 }
 
 /** Sends one control frame and resolves with the first reply frame (or undefined). */
-export function daemonRequest(socketPath: string, frame: { type: string; [field: string]: unknown }, timeoutMs = PROBE_TIMEOUT_MS): Promise<JsonObject | undefined> {
+export function daemonRequest(
+  socketPath: string,
+  frame: { type: string; [field: string]: unknown },
+  timeoutMs = PROBE_TIMEOUT_MS,
+): Promise<JsonObject | undefined> {
   return new Promise((resolve) => {
     let done = false;
     const socket = connect(socketPath);
@@ -80,7 +84,8 @@ export function daemonCommand(env: Record<string, string | undefined> = process.
   }
   // import.meta.dir is Bun's own; a URL works under Deno too.
   const script = fileURLToPath(new URL("../../mcp-daemon.ts", import.meta.url));
-  if (existsSync(script)) return basename(process.execPath).startsWith("deno") ? [process.execPath, "run", "-A", script] : [process.execPath, script];
+  if (existsSync(script))
+    return basename(process.execPath).startsWith("deno") ? [process.execPath, "run", "-A", script] : [process.execPath, script];
   const sibling = join(dirname(process.execPath), "mcp-daemon");
   if (existsSync(sibling)) return [sibling];
   // One multi-tool binary dispatches on its first argument.
@@ -111,7 +116,9 @@ export async function ensureDaemon(options: DaemonOptions = {}): Promise<DaemonP
     if (await probeDaemon(paths.socket)) return paths;
   }
   const holder = lockHolder(paths.lockFile);
-  const where = existsSync(paths.logFile) ? `see ${paths.logFile}` : `${paths.lockFile} is held by ${holder ? `pid ${holder.split(" ")[0]}` : "nobody we can name"}`;
+  const where = existsSync(paths.logFile)
+    ? `see ${paths.logFile}`
+    : `${paths.lockFile} is held by ${holder ? `pid ${holder.split(" ")[0]}` : "nobody we can name"}`;
   throw new Error(`mcp-daemon did not start within ${DAEMON_START_TIMEOUT_MS} ms (${where})`);
 }
 
@@ -135,7 +142,16 @@ export function daemonEnvironment(base: Record<string, string | undefined>): Rec
 }
 
 /** What stateful HTTP sessions (which run inside the daemon) need to reach their servers. */
-const DAEMON_NETWORK_ENV = new Set(["XDG_RUNTIME_DIR", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS"]);
+const DAEMON_NETWORK_ENV = new Set([
+  "XDG_RUNTIME_DIR",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "NO_PROXY",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+]);
 
 async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline: number): Promise<void> {
   const [command, ...args] = options.command ?? daemonCommand(options.env);

@@ -110,7 +110,8 @@ export async function fetchWithinOrigin(url: string | URL, init: RequestInit = {
         next.href,
       );
     }
-    if (hop >= MAX_REDIRECTS) throw new RedirectRefusedError(`${url} redirected more than ${MAX_REDIRECTS} times (last to ${next.href})`, next.href);
+    if (hop >= MAX_REDIRECTS)
+      throw new RedirectRefusedError(`${url} redirected more than ${MAX_REDIRECTS} times (last to ${next.href})`, next.href);
     // As the fetch standard does: 303 turns into a GET, and so do 301/302 after a POST.
     if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
       method = "GET";

@@ -35,7 +35,8 @@ export function tryLock(lockFile: string, options: LockOptions): boolean {
         writeFileSync(lockFile, content, { mode: 0o600, flag: "wx" });
         return true;
       } catch (fallback) {
-        if ((fallback as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(describeFsError(fallback, lockFile, options.dirVariable));
+        if ((fallback as NodeJS.ErrnoException).code !== "EEXIST")
+          throw new Error(describeFsError(fallback, lockFile, options.dirVariable));
       }
     }
   } finally {

@@ -3,7 +3,7 @@
 // its default entry loads a fancy reporter and environment probes that cost ~8 ms of start-up in
 // a compiled binary, most of mcp-inspect's own budget.
 import { appendFileSync } from "node:fs";
-import { createConsola, type ConsolaInstance, type LogObject } from "consola/core";
+import { type ConsolaInstance, createConsola, type LogObject } from "consola/core";
 import { LOG_BUFFER_BYTES } from "../wire/limits.ts";
 import type { LineSink } from "../wire/line-writer.ts";
 

@@ -17,10 +17,13 @@ export function ensurePrivateDir(dir: string): Checked<string> {
     }
   }
   if (!stats.isDirectory()) return { ok: false, error: `${dir} is not a directory (move it away; mcpkit keeps private files there)` };
-  if (stats.uid !== process.getuid?.()) return { ok: false, error: `${dir} belongs to another user (uid ${stats.uid}); refusing to use it` };
+  if (stats.uid !== process.getuid?.())
+    return { ok: false, error: `${dir} belongs to another user (uid ${stats.uid}); refusing to use it` };
   if ((stats.mode & 0o077) !== 0) {
-    return { ok: false, error: `${dir} is accessible to other users (mode ${(stats.mode & 0o777).toString(8)}); run \`chmod 700 ${dir}\` and try again` };
+    return {
+      ok: false,
+      error: `${dir} is accessible to other users (mode ${(stats.mode & 0o777).toString(8)}); run \`chmod 700 ${dir}\` and try again`,
+    };
   }
   return { ok: true, value: dir };
 }
-

@@ -2,7 +2,7 @@
 // chunks that yield to the event loop (a signal or a timeout is still heard while /dev/zero is
 // read), and stoppable by an AbortSignal.
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
-import { readChunks, type NodeReadable } from "./reading.ts";
+import { type NodeReadable, readChunks } from "./reading.ts";
 
 export type CappedRead = { ok: true; text: string } | { ok: false; error: "too-large" | "aborted" | "unreadable"; detail?: string };
 

@@ -1,14 +1,19 @@
 // A config entry's `envFile` (VS Code and Cursor): a dotenv file of `KEY=value` lines whose
 // variables go to the server under the entry's own `env`. Read like a config file, capped; only
 // the plain dotenv forms, no `$VAR` expansion inside values, nothing is ever executed.
-import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
+
 import { readFileCappedSync } from "../io/read-capped.ts";
+import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
 
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/;
 
 export function readEnvFile(file: string): { ok: true; value: Record<string, string> } | { ok: false; error: string } {
   const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
-  if (!read.ok) return { ok: false, error: read.error === "too-large" ? `${file} is over the ${MAX_CONFIG_BYTES}-byte limit` : `cannot read ${file} (${read.detail})` };
+  if (!read.ok)
+    return {
+      ok: false,
+      error: read.error === "too-large" ? `${file} is over the ${MAX_CONFIG_BYTES}-byte limit` : `cannot read ${file} (${read.detail})`,
+    };
   return { ok: true, value: parseEnvText(read.text) };
 }
 

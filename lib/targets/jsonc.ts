@@ -1,7 +1,7 @@
 // JSON with comments and trailing commas (VS Code's mcp.json, Cursor's and Claude's files as people
 // edit them), read and edited with jsonc-parser: an edit changes only what it must, so comments,
 // trailing commas, number literals and the file's layout stay as the user wrote them.
-import { applyEdits, modify, parse, printParseErrorCode, type ParseError } from "jsonc-parser";
+import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from "jsonc-parser";
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 

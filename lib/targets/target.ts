@@ -5,12 +5,12 @@
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { splitCommandLine } from "../io/command-line.ts";
-import type { DiscoveryAsk } from "./discovery/ask.ts";
-import { readEnvFile } from "./env-file.ts";
-import { formatName, parseConfigText } from "./config-text.ts";
-import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
 import { readFileCappedSync } from "../io/read-capped.ts";
 import { isJsonObject } from "../wire/jsonrpc.ts";
+import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
+import { formatName, parseConfigText } from "./config-text.ts";
+import type { DiscoveryAsk } from "./discovery/ask.ts";
+import { readEnvFile } from "./env-file.ts";
 
 export interface StdioTarget {
   kind: "stdio";
@@ -64,10 +64,17 @@ type Env = Record<string, string | undefined>;
  * resolveTargetDiscovering found under that name); else a command line, quoted as a shell would
  * quote it. `--` always means a command.
  */
-export function resolveTarget(flags: TargetFlags, command: string[], environment: Env = process.env, discovered?: Result<Target>): Result<Target> {
+export function resolveTarget(
+  flags: TargetFlags,
+  command: string[],
+  environment: Env = process.env,
+  discovered?: Result<Target>,
+): Result<Target> {
   const named = [command.length > 0, Boolean(flags.url), Boolean(flags.config || flags.server)].filter(Boolean).length;
   if (named === 0) {
-    return fail("no server given (use `-- <command> [args]`, `--server <url|command>`, `--url <URL>` or `--config <file> [--server <name>]`)");
+    return fail(
+      "no server given (use `-- <command> [args]`, `--server <url|command>`, `--url <URL>` or `--config <file> [--server <name>]`)",
+    );
   }
   if (named > 1) return fail("give only one server: `-- <command>`, `--server`, `--url` or `--config`");
 
@@ -105,13 +112,22 @@ export interface DiscoveryLookup {
  * --config is first looked up among the servers configured for this user and project. lib/discovery
  * loads only then, so `-- cmd` and `--url` pay nothing for it.
  */
-export async function resolveTargetDiscovering(flags: TargetFlags, command: string[], environment: Env = process.env, lookup: DiscoveryLookup = {}): Promise<Result<Target>> {
+export async function resolveTargetDiscovering(
+  flags: TargetFlags,
+  command: string[],
+  environment: Env = process.env,
+  lookup: DiscoveryLookup = {},
+): Promise<Result<Target>> {
   const named = flags.server !== undefined && !flags.config && !flags.url && command.length === 0;
   return resolveTarget(flags, command, environment, named ? await discoveredTarget(flags.server!, environment, lookup) : undefined);
 }
 
 /** `--server X` as a configured server's name, or undefined when no client config has one so named (or X is a URL). */
-export async function discoveredTarget(value: string, environment: Env = process.env, lookup: DiscoveryLookup = {}): Promise<Result<Target> | undefined> {
+export async function discoveredTarget(
+  value: string,
+  environment: Env = process.env,
+  lookup: DiscoveryLookup = {},
+): Promise<Result<Target> | undefined> {
   if (/^https?:\/\//i.test(value)) return undefined;
   const { findServerTarget } = await import("./discovery/index.ts");
   return findServerTarget(value, { env: environment, ...lookup });
@@ -132,7 +148,15 @@ export function parseOverrides(flags: TargetFlags): Result<TargetOverrides> {
   if (!env.ok) return env;
   const transport = parseTransport(flags.transport);
   if (!transport.ok) return transport;
-  return { ok: true, value: { headers: headers.value, env: env.value, ...(flags.cwd ? { cwd: flags.cwd } : {}), ...(flags.transport ? { transport: transport.value } : {}) } };
+  return {
+    ok: true,
+    value: {
+      headers: headers.value,
+      env: env.value,
+      ...(flags.cwd ? { cwd: flags.cwd } : {}),
+      ...(flags.transport ? { transport: transport.value } : {}),
+    },
+  };
 }
 
 /**
@@ -142,7 +166,8 @@ export function parseOverrides(flags: TargetFlags): Result<TargetOverrides> {
 export function applyOverrides(targets: Target[], overrides: TargetOverrides): string | undefined {
   const http = targets.filter((target): target is HttpTarget => target.kind === "http");
   const stdio = targets.filter((target): target is StdioTarget => target.kind === "stdio");
-  if ((Object.keys(overrides.headers).length > 0 || overrides.transport) && http.length === 0) return "--header and --transport apply to URL servers only";
+  if ((Object.keys(overrides.headers).length > 0 || overrides.transport) && http.length === 0)
+    return "--header and --transport apply to URL servers only";
   if ((Object.keys(overrides.env).length > 0 || overrides.cwd) && stdio.length === 0) return "--env and --cwd apply to stdio servers only";
   for (const target of http) {
     Object.assign(target.headers, overrides.headers);
@@ -243,19 +268,28 @@ export function loadConfigTargets(file: string, environment: Env = process.env):
 
 function readConfigServers(file: string): Result<Record<string, unknown>> {
   const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
-  if (!read.ok) return fail(read.error === "too-large" ? `config ${file} is over the ${MAX_CONFIG_BYTES}-byte limit` : `cannot read config ${file} (${read.detail})`);
+  if (!read.ok)
+    return fail(
+      read.error === "too-large"
+        ? `config ${file} is over the ${MAX_CONFIG_BYTES}-byte limit`
+        : `cannot read config ${file} (${read.detail})`,
+    );
   const format = /\.toml$/i.test(file) ? "toml" : "json";
   const parsed = parseConfigText(read.text, format);
   if (!parsed.ok) return fail(`config ${file} is not valid ${formatName(format)} (${parsed.error})`);
   const servers = findServers(parsed.value);
-  if (!servers) return fail(format === "toml" ? `config ${file} has no [mcp_servers.<name>] table` : `config ${file} has no "mcpServers" or "servers" object`);
+  if (!servers)
+    return fail(
+      format === "toml" ? `config ${file} has no [mcp_servers.<name>] table` : `config ${file} has no "mcpServers" or "servers" object`,
+    );
   return { ok: true, value: servers };
 }
 
 /** One entry of a client's config as a target: the clients' own fields read, `${VAR}` expanded, an `envFile` merged under `env`. */
 export function configEntryTarget(file: string, name: string, entry: unknown, environment: Env): Result<Target> {
   if (!isJsonObject(entry)) return fail(`server "${name}" in ${file} is not an object`);
-  if (isTurnedOff(entry)) return fail(`server "${name}" in ${file} is turned off there (${entry.enabled === false ? "enabled = false" : '"disabled": true'})`);
+  if (isTurnedOff(entry))
+    return fail(`server "${name}" in ${file} is turned off there (${entry.enabled === false ? "enabled = false" : '"disabled": true'})`);
   const expanded = expandDeep(clientFields(entry, environment), environment);
   if (!expanded.ok) return fail(`server "${name}" in ${file}: ${expanded.error}`);
   const value = expanded.value as Record<string, unknown>;
@@ -280,12 +314,19 @@ export function isTurnedOff(entry: unknown): boolean {
 function clientFields(entry: Record<string, unknown>, environment: Env): Record<string, unknown> {
   const out = { ...entry };
   if (typeof entry.httpUrl === "string" && entry.url === undefined) Object.assign(out, { url: entry.httpUrl, type: "http" });
-  const headers: Record<string, unknown> = { ...(isJsonObject(entry.headers) ? entry.headers : {}), ...(isJsonObject(entry.http_headers) ? entry.http_headers : {}) };
-  if (isJsonObject(entry.env_http_headers)) for (const [header, variable] of Object.entries(entry.env_http_headers)) headers[header] = `\${${String(variable)}}`;
+  const headers: Record<string, unknown> = {
+    ...(isJsonObject(entry.headers) ? entry.headers : {}),
+    ...(isJsonObject(entry.http_headers) ? entry.http_headers : {}),
+  };
+  if (isJsonObject(entry.env_http_headers))
+    for (const [header, variable] of Object.entries(entry.env_http_headers)) headers[header] = `\${${String(variable)}}`;
   if (typeof entry.bearer_token_env_var === "string") headers.Authorization = `Bearer \${${entry.bearer_token_env_var}}`;
   if (Object.keys(headers).length > 0) out.headers = headers;
   if (Array.isArray(entry.env_vars)) {
-    const set = entry.env_vars.filter((variable): variable is string => typeof variable === "string" && Object.hasOwn(environment, variable) && environment[variable] !== undefined);
+    const set = entry.env_vars.filter(
+      (variable): variable is string =>
+        typeof variable === "string" && Object.hasOwn(environment, variable) && environment[variable] !== undefined,
+    );
     const passed = Object.fromEntries(set.map((variable) => [variable, `\${${variable}}`]));
     out.env = { ...passed, ...(isJsonObject(entry.env) ? entry.env : {}) };
   }
@@ -316,10 +357,22 @@ function entryToTarget(name: string, entry: Record<string, unknown>, file: strin
     const headers = stringRecord(entry.headers);
     if (!headers.ok) return fail(`${where}: headers ${headers.error}`);
     const type = entry.type ?? entry.transport;
-    const transport: HttpTransportChoice = type === "sse" ? "sse" : type === "http" || type === "streamable-http" ? "streamable-http" : "auto";
+    const transport: HttpTransportChoice =
+      type === "sse" ? "sse" : type === "http" || type === "streamable-http" ? "streamable-http" : "auto";
     const oauth = oauthSettings(entry.oauth);
     if (!oauth.ok) return fail(`${where}: ${oauth.error}`);
-    return { ok: true, value: { kind: "http", url: checked.value, headers: headers.value, transport, ...common, configFile: file, ...(oauth.value ? { oauth: oauth.value } : {}) } };
+    return {
+      ok: true,
+      value: {
+        kind: "http",
+        url: checked.value,
+        headers: headers.value,
+        transport,
+        ...common,
+        configFile: file,
+        ...(oauth.value ? { oauth: oauth.value } : {}),
+      },
+    };
   }
   if (typeof entry.command !== "string" || entry.command === "") return fail(`${where} has neither "command" nor "url"`);
   const args = entry.args ?? [];
@@ -341,15 +394,18 @@ function oauthSettings(value: unknown): Result<OAuthSettings | undefined> {
     settings.clientId = value.clientId;
   }
   if (value.clientSecret !== undefined) {
-    if (typeof value.clientSecret !== "string") return fail('"oauth.clientSecret" must be a string (write it as "${VAR}", not the secret itself)');
+    if (typeof value.clientSecret !== "string")
+      return fail('"oauth.clientSecret" must be a string (write it as "${VAR}", not the secret itself)');
     settings.clientSecret = value.clientSecret;
   }
   if (value.scopes !== undefined) {
-    if (!Array.isArray(value.scopes) || !value.scopes.every((scope) => typeof scope === "string")) return fail('"oauth.scopes" must be a list of strings');
+    if (!Array.isArray(value.scopes) || !value.scopes.every((scope) => typeof scope === "string"))
+      return fail('"oauth.scopes" must be a list of strings');
     settings.scopes = value.scopes;
   }
   if (value.callbackPort !== undefined) {
-    if (!Number.isInteger(value.callbackPort) || (value.callbackPort as number) < 1 || (value.callbackPort as number) > 65_535) return fail('"oauth.callbackPort" must be a port number');
+    if (!Number.isInteger(value.callbackPort) || (value.callbackPort as number) < 1 || (value.callbackPort as number) > 65_535)
+      return fail('"oauth.callbackPort" must be a port number');
     settings.callbackPort = value.callbackPort as number;
   }
   return { ok: true, value: settings };
@@ -406,7 +462,6 @@ function expandDeep(value: unknown, environment: Env): Result<unknown> {
   }
   return { ok: true, value };
 }
-
 
 function fail<T>(error: string): Result<T> {
   return { ok: false, error };

@@ -15,7 +15,11 @@ function isLoopbackHost(hostname: string): boolean {
 }
 
 /** The command lines that may open `url`, in the order to try them. */
-export function browserCommands(url: string, env: Record<string, string | undefined> = process.env, platform = process.platform): string[][] {
+export function browserCommands(
+  url: string,
+  env: Record<string, string | undefined> = process.env,
+  platform = process.platform,
+): string[][] {
   const fromEnv = (env.BROWSER ?? "")
     .split(":")
     .map((entry) => entry.trim())
@@ -23,7 +27,9 @@ export function browserCommands(url: string, env: Record<string, string | undefi
     .flatMap((entry) => {
       const words = splitCommandLine(entry);
       if (!words.ok) return [];
-      return [words.value.some((word) => word.includes("%s")) ? words.value.map((word) => word.replaceAll("%s", url)) : [...words.value, url]];
+      return [
+        words.value.some((word) => word.includes("%s")) ? words.value.map((word) => word.replaceAll("%s", url)) : [...words.value, url],
+      ];
     });
   if (fromEnv.length > 0) return fromEnv;
   if (platform === "darwin") return [["open", url]];

@@ -18,7 +18,13 @@ export interface FormIo {
   confirm(question: string, signal?: AbortSignal): Promise<boolean>;
 }
 
-export async function answerElicitation(server: string, params: Json, terminal: FormIo, openUrl: (url: string) => Promise<void>, signal?: AbortSignal): Promise<Json> {
+export async function answerElicitation(
+  server: string,
+  params: Json,
+  terminal: FormIo,
+  openUrl: (url: string) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<Json> {
   if (params.mode === "url") return answerUrlElicitation(server, params, terminal, openUrl, signal);
   terminal.print(`[${server}] asks: ${String(params.message ?? "")}`, "yellow");
   const schema = (params.requestedSchema ?? {}) as Json;
@@ -69,11 +75,17 @@ export function parseField(raw: string, field: Json): Parsed {
   const options = enumOptions(field);
   if (field.type === "array") {
     const itemOptions = enumOptions((field.items ?? {}) as Json);
-    const values = raw.split(",").map((value) => value.trim()).filter(Boolean);
+    const values = raw
+      .split(",")
+      .map((value) => value.trim())
+      .filter(Boolean);
     const chosen = values.map((value) => pickOption(value, itemOptions));
-    if (chosen.some((value) => value === undefined)) return { ok: false, error: `choose from: ${itemOptions.map((o) => o.value).join(", ")}` };
-    if (typeof field.minItems === "number" && chosen.length < field.minItems) return { ok: false, error: `choose at least ${field.minItems}` };
-    if (typeof field.maxItems === "number" && chosen.length > field.maxItems) return { ok: false, error: `choose at most ${field.maxItems}` };
+    if (chosen.some((value) => value === undefined))
+      return { ok: false, error: `choose from: ${itemOptions.map((o) => o.value).join(", ")}` };
+    if (typeof field.minItems === "number" && chosen.length < field.minItems)
+      return { ok: false, error: `choose at least ${field.minItems}` };
+    if (typeof field.maxItems === "number" && chosen.length > field.maxItems)
+      return { ok: false, error: `choose at most ${field.maxItems}` };
     return { ok: true, value: chosen };
   }
   if (options.length > 0) {
@@ -87,13 +99,16 @@ export function parseField(raw: string, field: Json): Parsed {
   }
   if (field.type === "number" || field.type === "integer") {
     const value = Number(raw);
-    if (!Number.isFinite(value) || (field.type === "integer" && !Number.isInteger(value))) return { ok: false, error: `enter ${field.type === "integer" ? "a whole number" : "a number"}` };
+    if (!Number.isFinite(value) || (field.type === "integer" && !Number.isInteger(value)))
+      return { ok: false, error: `enter ${field.type === "integer" ? "a whole number" : "a number"}` };
     if (typeof field.minimum === "number" && value < field.minimum) return { ok: false, error: `must be at least ${field.minimum}` };
     if (typeof field.maximum === "number" && value > field.maximum) return { ok: false, error: `must be at most ${field.maximum}` };
     return { ok: true, value };
   }
-  if (typeof field.minLength === "number" && raw.length < field.minLength) return { ok: false, error: `at least ${field.minLength} characters` };
-  if (typeof field.maxLength === "number" && raw.length > field.maxLength) return { ok: false, error: `at most ${field.maxLength} characters` };
+  if (typeof field.minLength === "number" && raw.length < field.minLength)
+    return { ok: false, error: `at least ${field.minLength} characters` };
+  if (typeof field.maxLength === "number" && raw.length > field.maxLength)
+    return { ok: false, error: `at most ${field.maxLength} characters` };
   if (field.format === "email" && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(raw)) return { ok: false, error: "enter an email address" };
   if (field.format === "uri" && !URL.canParse(raw)) return { ok: false, error: "enter a URI" };
   if (field.format === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(raw)) return { ok: false, error: "enter a date as YYYY-MM-DD" };
@@ -106,7 +121,8 @@ function enumOptions(field: Json): { value: string; title: string }[] {
     return (field.enum as string[]).map((value, i) => ({ value: String(value), title: names[i] ?? String(value) }));
   }
   const titled = (field.oneOf ?? field.anyOf) as Json[] | undefined;
-  if (Array.isArray(titled)) return titled.filter((o) => o && "const" in o).map((o) => ({ value: String(o.const), title: String(o.title ?? o.const) }));
+  if (Array.isArray(titled))
+    return titled.filter((o) => o && "const" in o).map((o) => ({ value: String(o.const), title: String(o.title ?? o.const) }));
   return [];
 }
 
@@ -119,11 +135,20 @@ function pickOption(raw: string, options: { value: string; title: string }[]): s
 
 function describeField(field: Json): string {
   const options = enumOptions(field.type === "array" ? ((field.items ?? {}) as Json) : field);
-  const kind = options.length > 0 ? `${field.type === "array" ? "some of" : "one of"} ${options.map((o, i) => `${i + 1}) ${o.title}`).join(", ")}` : String(field.format ?? field.type ?? "text");
+  const kind =
+    options.length > 0
+      ? `${field.type === "array" ? "some of" : "one of"} ${options.map((o, i) => `${i + 1}) ${o.title}`).join(", ")}`
+      : String(field.format ?? field.type ?? "text");
   return [field.description, kind].filter(Boolean).join(" - ");
 }
 
-async function answerUrlElicitation(server: string, params: Json, terminal: FormIo, openUrl: (url: string) => Promise<void>, signal?: AbortSignal): Promise<Json> {
+async function answerUrlElicitation(
+  server: string,
+  params: Json,
+  terminal: FormIo,
+  openUrl: (url: string) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<Json> {
   const raw = String(params.url ?? "");
   terminal.print(`[${server}] asks you to open a page: ${String(params.message ?? "")}`, "yellow");
   const url = URL.canParse(raw) ? new URL(raw) : undefined;

@@ -1,9 +1,10 @@
 // Questions to the person at the terminal, for tools whose stdout is their answer: prompts and
 // lines go to stderr, answers come from stdin (a terminal, or a pipe when a script answers).
 // Everything shown is stripped of control sequences first: it may have come from a server.
-import type { FormIo } from "./elicitation-form.ts";
+
 import { ownStderr } from "../io/log.ts";
 import { stripControl } from "../io/text.ts";
+import type { FormIo } from "./elicitation-form.ts";
 
 /** Whether a person is there to answer: stdin and stderr both terminals. */
 export function atTerminal(): boolean {

@@ -2,9 +2,10 @@
 // across chunks is never decoded half-way), stripped of control sequences, each line capped, and
 // the last STDERR_TAIL_BYTES kept for error reports. What the tool does with a line is its own
 // business (prefix it on our stderr, log it, show it in the chat); nothing here piles up.
-import { ByteLineSplitter } from "../wire/lines.ts";
-import { MAX_STDERR_LINE_BYTES, STDERR_TAIL_BYTES } from "../wire/limits.ts";
+
 import { stripControl } from "../io/text.ts";
+import { MAX_STDERR_LINE_BYTES, STDERR_TAIL_BYTES } from "../wire/limits.ts";
+import { ByteLineSplitter } from "../wire/lines.ts";
 
 export class ServerStderr {
   readonly #splitter: ByteLineSplitter;

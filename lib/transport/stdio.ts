@@ -2,15 +2,15 @@
 // environment, in its own process group, framed by lib/lines, written with a bound, read with
 // backpressure, and shut down in the order the spec gives: close stdin, then SIGTERM, then SIGKILL.
 // A server whose stdout closes, or that stops reading its stdin, is a crashed server.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
-import { DroppedLineError, type CloseOptions, type MessageChannel } from "./channel.ts";
-import { serverEnvironment, type Environment } from "./environment.ts";
-import { readChunks, type Flow } from "../io/reading.ts";
+import { type Flow, readChunks } from "../io/reading.ts";
 import { parseForRouting } from "../wire/json-scan.ts";
-import { isBlank, parseMessage, rawText, serializeMessage, type JsonRpcMessage, type RawMessage } from "../wire/jsonrpc.ts";
+import { isBlank, type JsonRpcMessage, parseMessage, type RawMessage, rawText, serializeMessage } from "../wire/jsonrpc.ts";
 import { LineWriter } from "../wire/line-writer.ts";
-import { ByteLineSplitter, MAX_LINE_BYTES, type LineError } from "../wire/lines.ts";
+import { ByteLineSplitter, type LineError, MAX_LINE_BYTES } from "../wire/lines.ts";
+import { type CloseOptions, DroppedLineError, type MessageChannel } from "./channel.ts";
+import { type Environment, serverEnvironment } from "./environment.ts";
 import { ServerStderr } from "./stderr.ts";
 
 /** How long a server gets to exit after its stdin closes, and then after SIGTERM. */
@@ -104,7 +104,13 @@ export class StdioChannel implements MessageChannel {
     }
     const base = this.options.baseEnv ?? process.env;
     const env = this.options.inheritEnvironment ? { ...definedOnly(base), ...this.options.env } : serverEnvironment(this.options.env, base);
-    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32", windowsHide: true });
+    const child = spawn(command, args, {
+      cwd,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: process.platform !== "win32",
+      windowsHide: true,
+    });
     this.#child = child;
     // A process that never started has no exit event (bun emits only "error"): settle on both.
     this.#exited = new Promise((resolve) => {
@@ -116,14 +122,24 @@ export class StdioChannel implements MessageChannel {
     const onerror = (error: LineError) =>
       this.onerror?.(
         error.kind === "oversize"
-          ? new DroppedLineError("oversize", `dropped a ${error.bytes}-byte message from the server (over the ${maxLineBytes}-byte limit)`, error.head, error.tail)
+          ? new DroppedLineError(
+              "oversize",
+              `dropped a ${error.bytes}-byte message from the server (over the ${maxLineBytes}-byte limit)`,
+              error.head,
+              error.tail,
+            )
           : new DroppedLineError("invalid-utf8", "dropped a line from the server that is not valid UTF-8"),
       );
     const decoder = new TextDecoder();
     const forwarding = this.options.forwarding === true;
     // Stream chunks are handed over, never reused: lines can be views into them. A client decodes
     // leniently: a stray bad byte must not cost the answer it belongs to.
-    const splitter = new ByteLineSplitter((line) => this.#online(forwarding ? line : decoder.decode(line)), { maxLineBytes, onerror, chunksAreOwned: true, validateUtf8: false });
+    const splitter = new ByteLineSplitter((line) => this.#online(forwarding ? line : decoder.decode(line)), {
+      maxLineBytes,
+      onerror,
+      chunksAreOwned: true,
+      validateUtf8: false,
+    });
     this.#stdout = readChunks(child.stdout!, {
       onchunk: (chunk) => splitter.push(chunk),
       onend: () => {
@@ -152,7 +168,8 @@ export class StdioChannel implements MessageChannel {
 
   send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (!stdin || this.#closed || this.#deafOrMute || stdin.destroyed || !stdin.writable) return Promise.reject(new Error(this.#deafOrMute ?? "the server's stdin is closed"));
+    if (!stdin || this.#closed || this.#deafOrMute || stdin.destroyed || !stdin.writable)
+      return Promise.reject(new Error(this.#deafOrMute ?? "the server's stdin is closed"));
     if (!this.#writer) {
       this.#writer = new LineWriter(stdin);
       this.#writer.onroom = () => this.ondrain?.();
@@ -266,14 +283,25 @@ export class StdioChannel implements MessageChannel {
     }
     const text = rawText(line.length > SHOWN_JUNK_CHARS * 4 ? line.slice(0, SHOWN_JUNK_CHARS * 4) : line);
     const shown = text.length > SHOWN_JUNK_CHARS ? `${text.slice(0, SHOWN_JUNK_CHARS)}…` : text;
-    this.onerror?.(new DroppedLineError("not-json-rpc", `skipped a line from the server that is not JSON-RPC (${parsed.error}): ${JSON.stringify(shown)}`));
+    this.onerror?.(
+      new DroppedLineError(
+        "not-json-rpc",
+        `skipped a line from the server that is not JSON-RPC (${parsed.error}): ${JSON.stringify(shown)}`,
+      ),
+    );
   }
 
   #finish(): void {
     if (this.#closed) return;
     this.#closed = true;
     const exit = this.#exit;
-    const reason = this.#deafOrMute ?? (exit ? (exit.signal ? `the server was killed by ${exit.signal}` : `the server exited with code ${exit.code}`) : "the server closed its output");
+    const reason =
+      this.#deafOrMute ??
+      (exit
+        ? exit.signal
+          ? `the server was killed by ${exit.signal}`
+          : `the server exited with code ${exit.code}`
+        : "the server closed its output");
     this.onclose?.(reason);
   }
 }

@@ -2,7 +2,15 @@
 // (jsonrpc, id, method, which of params/result/error, a tool call's name) straight from its
 // bytes, jumping over its big values, and parsed whole only when it must be. And the id of a
 // message known only by its first and last bytes, for answering one too large to keep.
-import { parseMessage, rawText, validateMessage, type JsonRpcId, type JsonRpcMessage, type ParseResult, type RawMessage } from "./jsonrpc.ts";
+import {
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type ParseResult,
+  parseMessage,
+  type RawMessage,
+  rawText,
+  validateMessage,
+} from "./jsonrpc.ts";
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
@@ -148,7 +156,8 @@ function valueEnd(bytes: Uint8Array, start: number): number {
     let i = start;
     for (; i < bytes.length; i++) {
       const code = bytes[i];
-      if (code === COMMA || code === CLOSE_BRACE || code === CLOSE_BRACKET || code === 32 || code === 10 || code === 13 || code === 9) break;
+      if (code === COMMA || code === CLOSE_BRACE || code === CLOSE_BRACKET || code === 32 || code === 10 || code === 13 || code === 9)
+        break;
     }
     return i === start ? -1 : i;
   }

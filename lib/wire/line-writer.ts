@@ -3,7 +3,7 @@
 // CHANNEL_BUFFER_BYTES are queued behind a sink that has not drained, `hasRoom` turns false until
 // it does. Whoever feeds the writer pauses its own source meanwhile: nothing piles up without end.
 import { Buffer } from "node:buffer";
-import { rawText, type RawMessage } from "./jsonrpc.ts";
+import { type RawMessage, rawText } from "./jsonrpc.ts";
 import { CHANNEL_BUFFER_BYTES } from "./limits.ts";
 
 export interface LineSink {

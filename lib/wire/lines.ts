@@ -13,8 +13,7 @@ const CR = 0x0d;
 
 export type LineError =
   /** `head`/`tail`: the line's first and last bytes, decoded leniently, so a caller can still name its JSON-RPC id. */
-  | { kind: "oversize"; bytes: number; head: string; tail: string }
-  | { kind: "invalid-utf8"; bytes: number };
+  { kind: "oversize"; bytes: number; head: string; tail: string } | { kind: "invalid-utf8"; bytes: number };
 
 /** How much of a dropped line is kept for its error report. */
 export const DROPPED_HEAD_BYTES = 1024;

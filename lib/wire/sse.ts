@@ -181,7 +181,12 @@ export class SseParser {
  * Feeds a response body to a parser until it ends, or until `enough` says so (then cancels it);
  * `wait` holds each read back while the consumer downstream is slow.
  */
-export async function pumpSse(response: Response, parser: SseParser, enough: () => boolean = () => false, wait?: () => Promise<void> | undefined): Promise<void> {
+export async function pumpSse(
+  response: Response,
+  parser: SseParser,
+  enough: () => boolean = () => false,
+  wait?: () => Promise<void> | undefined,
+): Promise<void> {
   const reader = response.body!.getReader();
   for (;;) {
     await wait?.();

@@ -1,10 +1,22 @@
 // mcp-proxy against hostile peers: a client that never reads, a server that floods or never reads,
 // an unread stderr, input that never ends. Memory is asserted as the proxy's own peak RSS.
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, FAULTY, INITIALIZE, LinePeer, PeakRss, REFERENCE, ROOT, floodProgress, removeTempDirs, tempDir, waitUntil } from "../helpers.ts";
+import {
+  BUN,
+  FAULTY,
+  floodProgress,
+  INITIALIZE,
+  LinePeer,
+  PeakRss,
+  REFERENCE,
+  ROOT,
+  removeTempDirs,
+  tempDir,
+  waitUntil,
+} from "../helpers.ts";
 
 const LONG = 120_000;
 const PROXY = join(ROOT, "mcp-proxy.ts");
@@ -33,129 +45,191 @@ function proxyProcess(args: string[], env: Record<string, string> = {}, stdin: "
 }
 
 const line = (message: unknown) => `${JSON.stringify(message)}\n`;
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.once("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))));
 /** Resolves with the first stderr text matching `pattern`. */
 function stderrLine(child: ChildProcess, pattern: RegExp): Promise<void> {
   let seen = "";
-  return new Promise((resolve) => child.stderr!.on("data", (chunk: Buffer) => ((seen += chunk.toString()), pattern.test(seen) && resolve())));
+  return new Promise((resolve) =>
+    child.stderr!.on("data", (chunk: Buffer) => ((seen += chunk.toString()), pattern.test(seen) && resolve())),
+  );
 }
 
-test("a client that stops reading while its server floods: the server is held back and the proxy stays under 100 MB", async () => {
-  const progress = join(tempDir(), "progress.json");
-  const proxy = proxyProcess(["--", BUN, FAULTY, "flood"], { FLOOD_PROGRESS: progress });
-  proxy.stdout!.pause(); // the client never reads
-  proxy.stderr!.resume();
-  const rss = new PeakRss(proxy.pid!);
-  proxy.stdin!.write(line({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE() }));
-  // Either the flood is held back (the server's write stalls), or it runs on into the proxy's memory.
-  await waitUntil(() => floodProgress(progress).stalled || floodProgress(progress).bytes > 400e6 || rss.mb > 2 * BOUND_MB, LONG);
-  expect(rss.mb).toBeLessThan(BOUND_MB);
-  expect(floodProgress(progress).stalled).toBe(true);
-  proxy.kill("SIGTERM");
-  expect(await exited(proxy)).toBe(143);
-}, LONG);
+test(
+  "a client that stops reading while its server floods: the server is held back and the proxy stays under 100 MB",
+  async () => {
+    const progress = join(tempDir(), "progress.json");
+    const proxy = proxyProcess(["--", BUN, FAULTY, "flood"], { FLOOD_PROGRESS: progress });
+    proxy.stdout!.pause(); // the client never reads
+    proxy.stderr!.resume();
+    const rss = new PeakRss(proxy.pid!);
+    proxy.stdin!.write(line({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE() }));
+    // Either the flood is held back (the server's write stalls), or it runs on into the proxy's memory.
+    await waitUntil(() => floodProgress(progress).stalled || floodProgress(progress).bytes > 400e6 || rss.mb > 2 * BOUND_MB, LONG);
+    expect(rss.mb).toBeLessThan(BOUND_MB);
+    expect(floodProgress(progress).stalled).toBe(true);
+    proxy.kill("SIGTERM");
+    expect(await exited(proxy)).toBe(143);
+  },
+  LONG,
+);
 
-test("a server that never reads its stdin while the client floods requests: the client is held back, the proxy stays under 100 MB", async () => {
-  const proxy = proxyProcess(["--", BUN, FAULTY, "deaf"]);
-  proxy.stdout!.resume();
-  proxy.stderr!.resume();
-  const rss = new PeakRss(proxy.pid!);
-  const request = Buffer.from(line({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { message: "x".repeat(4000) } } }));
-  let written = 0;
-  let stalledSince = 0;
-  proxy.stdin!.on("error", () => {}); // the proxy is ended below, mid-pour
-  const pour = () => {
-    stalledSince = 0;
-    while (written < 400e6 && proxy.stdin!.write(request)) written += request.length;
-    stalledSince = Date.now();
-    proxy.stdin!.once("drain", pour);
-  };
-  pour();
-  await waitUntil(() => (stalledSince > 0 && Date.now() - stalledSince > 2_000) || written >= 400e6 || rss.mb > 2 * BOUND_MB, LONG);
-  expect(rss.mb).toBeLessThan(BOUND_MB);
-  expect(written).toBeLessThan(400e6);
-  proxy.kill("SIGTERM");
-  expect(await exited(proxy)).toBe(143);
-}, LONG);
-
-test("nobody reads the proxy's stderr while its server floods stderr: lines are dropped, not kept, and the proxy still answers", async () => {
-  const progress = join(tempDir(), "progress.json");
-  const proxy = proxyProcess(["--", BUN, FAULTY, "stderr-flood"], { FLOOD_PROGRESS: progress });
-  proxy.stderr!.pause(); // nobody reads it
-  const rss = new PeakRss(proxy.pid!);
-  await waitUntil(() => floodProgress(progress).bytes > 200e6 || rss.mb > 2 * BOUND_MB, LONG);
-  expect(rss.mb).toBeLessThan(BOUND_MB);
-  let out = "";
-  proxy.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  proxy.stdin!.write(line({ jsonrpc: "2.0", id: "alive", method: "ping" }));
-  await waitUntil(() => out.includes('"alive"'), LONG);
-  proxy.kill("SIGTERM");
-}, LONG);
-
-test("20,000 requests piped from a file, then end of input: every one is answered before the proxy exits", async () => {
-  const dir = tempDir();
-  const file = join(dir, "requests.jsonl");
-  const count = 20_000;
-  const lines = [line({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE() }), line({ jsonrpc: "2.0", method: "notifications/initialized" })];
-  for (let i = 1; i <= count; i++) lines.push(line({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "echo", arguments: { message: `m${i}` } } }));
-  writeFileSync(file, lines.join(""));
-  const proxy = proxyProcess(["--", BUN, FAULTY], {}, openSync(file, "r"));
-  let out = "";
-  proxy.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
-  proxy.stderr!.resume();
-  expect(await exited(proxy)).toBe(0);
-  const answers = out.trim().split("\n").map((text) => JSON.parse(text));
-  expect(answers.length).toBe(count + 1);
-  expect(new Set(answers.map((answer) => answer.id)).size).toBe(count + 1);
-  expect(answers.find((answer) => answer.id === count).result.content[0].text).toBe(`m${count}`);
-}, LONG);
-
-test("at the end of input a server that never answers gets --drain-timeout, and the request an error, never silence", async () => {
-  const peer = new LinePeer([BUN, PROXY, "--drain-timeout", "300", "--", BUN, FAULTY, "silent"]);
-  peer.send({ jsonrpc: "2.0", id: "owed", method: "tools/call", params: { name: "echo", arguments: { message: "x" } } });
-  expect(await peer.close()).toBe(0);
-  expect(peer.responseTo("owed").error.message).toContain("did not answer within 300 ms");
-}, LONG);
-
-test("a line that is not valid UTF-8 is passed to the server as it came, and answered", async () => {
-  const peer = new LinePeer([BUN, PROXY, "--", BUN, FAULTY]);
-  await peer.request(0, "initialize", INITIALIZE());
-  const stdin = peer.child.stdin as import("bun").FileSink;
-  stdin.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"bad","method":"tools/call","params":{"name":"echo","arguments":{"message":"caf'), Buffer.from([0xe9, 0xff]), Buffer.from('"}}}\n')]));
-  stdin.flush();
-  await peer.waitFor(() => peer.responseTo("bad") !== undefined, LONG, "the answer to the line with bad bytes");
-  expect(peer.responseTo("bad").result.content[0].text).toStartWith("caf");
-  await peer.close();
-}, LONG);
-
-test("two requests in flight under the same id are each answered, each with that id", async () => {
-  const peer = new LinePeer([BUN, PROXY, "--", BUN, REFERENCE]);
-  await peer.request(0, "initialize", INITIALIZE());
-  peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  peer.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "slow", arguments: { steps: 3, delayMs: 100 } } });
-  peer.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "echo", arguments: { message: "second" } } });
-  await peer.waitFor(() => peer.messages.filter((message) => message.id === 5 && !("method" in message)).length === 2, LONG, "two answers to id 5");
-  const answers = peer.messages.filter((message) => message.id === 5 && !("method" in message));
-  expect(answers.map((answer) => answer.result.content[0].text).sort()).toEqual(["second", expect.stringContaining("3")].sort());
-  await peer.close();
-}, LONG);
-
-test("endless input from /dev/zero: SIGTERM, SIGINT and SIGHUP still end the proxy, with 128+N", async () => {
-  for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129]] as const) {
-    const proxy = proxyProcess(["--", BUN, FAULTY], {}, openSync("/dev/zero", "r"));
+test(
+  "a server that never reads its stdin while the client floods requests: the client is held back, the proxy stays under 100 MB",
+  async () => {
+    const proxy = proxyProcess(["--", BUN, FAULTY, "deaf"]);
     proxy.stdout!.resume();
-    await stderrLine(proxy, /proxying/);
-    proxy.kill(signal);
-    expect(await exited(proxy)).toBe(code);
-  }
-}, LONG);
+    proxy.stderr!.resume();
+    const rss = new PeakRss(proxy.pid!);
+    const request = Buffer.from(
+      line({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { message: "x".repeat(4000) } } }),
+    );
+    let written = 0;
+    let stalledSince = 0;
+    proxy.stdin!.on("error", () => {}); // the proxy is ended below, mid-pour
+    const pour = () => {
+      stalledSince = 0;
+      while (written < 400e6 && proxy.stdin!.write(request)) written += request.length;
+      stalledSince = Date.now();
+      proxy.stdin!.once("drain", pour);
+    };
+    pour();
+    await waitUntil(() => (stalledSince > 0 && Date.now() - stalledSince > 2_000) || written >= 400e6 || rss.mb > 2 * BOUND_MB, LONG);
+    expect(rss.mb).toBeLessThan(BOUND_MB);
+    expect(written).toBeLessThan(400e6);
+    proxy.kill("SIGTERM");
+    expect(await exited(proxy)).toBe(143);
+  },
+  LONG,
+);
 
-test("a server that closes its stdout but keeps running (and ignores SIGTERM) is a crashed server: the call gets an error, the next one a new process", async () => {
-  const peer = new LinePeer([BUN, PROXY, "--restart-delay", "10", "--", BUN, FAULTY, "close-stdout"]);
-  await peer.request(0, "initialize", INITIALIZE());
-  const first = await peer.request(1, "tools/call", { name: "echo", arguments: { message: "lost" } });
-  expect(first.error.message).toContain("closed its stdout");
-  await peer.waitFor(() => peer.stderr.includes("the server is back"), LONG, "the restart");
-  expect((await peer.request(2, "ping")).result).toEqual({});
-  await peer.close();
-}, LONG);
+test(
+  "nobody reads the proxy's stderr while its server floods stderr: lines are dropped, not kept, and the proxy still answers",
+  async () => {
+    const progress = join(tempDir(), "progress.json");
+    const proxy = proxyProcess(["--", BUN, FAULTY, "stderr-flood"], { FLOOD_PROGRESS: progress });
+    proxy.stderr!.pause(); // nobody reads it
+    const rss = new PeakRss(proxy.pid!);
+    await waitUntil(() => floodProgress(progress).bytes > 200e6 || rss.mb > 2 * BOUND_MB, LONG);
+    expect(rss.mb).toBeLessThan(BOUND_MB);
+    let out = "";
+    proxy.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    proxy.stdin!.write(line({ jsonrpc: "2.0", id: "alive", method: "ping" }));
+    await waitUntil(() => out.includes('"alive"'), LONG);
+    proxy.kill("SIGTERM");
+  },
+  LONG,
+);
+
+test(
+  "20,000 requests piped from a file, then end of input: every one is answered before the proxy exits",
+  async () => {
+    const dir = tempDir();
+    const file = join(dir, "requests.jsonl");
+    const count = 20_000;
+    const lines = [
+      line({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE() }),
+      line({ jsonrpc: "2.0", method: "notifications/initialized" }),
+    ];
+    for (let i = 1; i <= count; i++)
+      lines.push(line({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "echo", arguments: { message: `m${i}` } } }));
+    writeFileSync(file, lines.join(""));
+    const proxy = proxyProcess(["--", BUN, FAULTY], {}, openSync(file, "r"));
+    let out = "";
+    proxy.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    proxy.stderr!.resume();
+    expect(await exited(proxy)).toBe(0);
+    const answers = out
+      .trim()
+      .split("\n")
+      .map((text) => JSON.parse(text));
+    expect(answers.length).toBe(count + 1);
+    expect(new Set(answers.map((answer) => answer.id)).size).toBe(count + 1);
+    expect(answers.find((answer) => answer.id === count).result.content[0].text).toBe(`m${count}`);
+  },
+  LONG,
+);
+
+test(
+  "at the end of input a server that never answers gets --drain-timeout, and the request an error, never silence",
+  async () => {
+    const peer = new LinePeer([BUN, PROXY, "--drain-timeout", "300", "--", BUN, FAULTY, "silent"]);
+    peer.send({ jsonrpc: "2.0", id: "owed", method: "tools/call", params: { name: "echo", arguments: { message: "x" } } });
+    expect(await peer.close()).toBe(0);
+    expect(peer.responseTo("owed").error.message).toContain("did not answer within 300 ms");
+  },
+  LONG,
+);
+
+test(
+  "a line that is not valid UTF-8 is passed to the server as it came, and answered",
+  async () => {
+    const peer = new LinePeer([BUN, PROXY, "--", BUN, FAULTY]);
+    await peer.request(0, "initialize", INITIALIZE());
+    const stdin = peer.child.stdin as import("bun").FileSink;
+    stdin.write(
+      Buffer.concat([
+        Buffer.from('{"jsonrpc":"2.0","id":"bad","method":"tools/call","params":{"name":"echo","arguments":{"message":"caf'),
+        Buffer.from([0xe9, 0xff]),
+        Buffer.from('"}}}\n'),
+      ]),
+    );
+    stdin.flush();
+    await peer.waitFor(() => peer.responseTo("bad") !== undefined, LONG, "the answer to the line with bad bytes");
+    expect(peer.responseTo("bad").result.content[0].text).toStartWith("caf");
+    await peer.close();
+  },
+  LONG,
+);
+
+test(
+  "two requests in flight under the same id are each answered, each with that id",
+  async () => {
+    const peer = new LinePeer([BUN, PROXY, "--", BUN, REFERENCE]);
+    await peer.request(0, "initialize", INITIALIZE());
+    peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    peer.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "slow", arguments: { steps: 3, delayMs: 100 } } });
+    peer.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "echo", arguments: { message: "second" } } });
+    await peer.waitFor(
+      () => peer.messages.filter((message) => message.id === 5 && !("method" in message)).length === 2,
+      LONG,
+      "two answers to id 5",
+    );
+    const answers = peer.messages.filter((message) => message.id === 5 && !("method" in message));
+    expect(answers.map((answer) => answer.result.content[0].text).sort()).toEqual(["second", expect.stringContaining("3")].sort());
+    await peer.close();
+  },
+  LONG,
+);
+
+test(
+  "endless input from /dev/zero: SIGTERM, SIGINT and SIGHUP still end the proxy, with 128+N",
+  async () => {
+    for (const [signal, code] of [
+      ["SIGTERM", 143],
+      ["SIGINT", 130],
+      ["SIGHUP", 129],
+    ] as const) {
+      const proxy = proxyProcess(["--", BUN, FAULTY], {}, openSync("/dev/zero", "r"));
+      proxy.stdout!.resume();
+      await stderrLine(proxy, /proxying/);
+      proxy.kill(signal);
+      expect(await exited(proxy)).toBe(code);
+    }
+  },
+  LONG,
+);
+
+test(
+  "a server that closes its stdout but keeps running (and ignores SIGTERM) is a crashed server: the call gets an error, the next one a new process",
+  async () => {
+    const peer = new LinePeer([BUN, PROXY, "--restart-delay", "10", "--", BUN, FAULTY, "close-stdout"]);
+    await peer.request(0, "initialize", INITIALIZE());
+    const first = await peer.request(1, "tools/call", { name: "echo", arguments: { message: "lost" } });
+    expect(first.error.message).toContain("closed its stdout");
+    await peer.waitFor(() => peer.stderr.includes("the server is back"), LONG, "the restart");
+    expect((await peer.request(2, "ping")).result).toEqual({});
+    await peer.close();
+  },
+  LONG,
+);

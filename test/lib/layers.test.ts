@@ -48,7 +48,8 @@ export function layerOf(path: string): number | undefined {
 export function violations(file: string, text: string): string[] {
   const problems: string[] = [];
   const own = layerOf(file);
-  if (own === undefined) return [`${file} is not in a layer folder (${LAYERS.map((layer) => `lib/${layer}/`).join(", ")}) and is not ${OPEN}`];
+  if (own === undefined)
+    return [`${file} is not in a layer folder (${LAYERS.map((layer) => `lib/${layer}/`).join(", ")}) and is not ${OPEN}`];
   for (const { specifier, value, line } of importsOf(text)) {
     if (!value || !specifier.startsWith(".")) continue;
     const target = relative(ROOT, resolve(ROOT, dirname(file), specifier));
@@ -58,7 +59,10 @@ export function violations(file: string, text: string): string[] {
     }
     const theirs = layerOf(target);
     if (theirs === undefined) problems.push(`${file}:${line} imports ${target}, which is in no layer`);
-    else if (theirs > own) problems.push(`${file}:${line} imports ${target}: ${LAYERS[own] ?? "open"} may not import values from the later layer ${LAYERS[theirs] ?? "open"}`);
+    else if (theirs > own)
+      problems.push(
+        `${file}:${line} imports ${target}: ${LAYERS[own] ?? "open"} may not import values from the later layer ${LAYERS[theirs] ?? "open"}`,
+      );
   }
   return problems;
 }
@@ -81,10 +85,19 @@ describe("the layers of lib/", () => {
 
   test("a value import from a later layer is named with its file and line; a type-only one is free", () => {
     const planted = `import type { Target } from "../targets/target.ts";\nimport { openChannel } from "../open.ts";\n`;
-    expect(violations("lib/wire/planted.ts", planted)).toEqual(["lib/wire/planted.ts:2 imports lib/open.ts: wire may not import values from the later layer open"]);
-    expect(violations("lib/io/planted.ts", `const { AuthStore } = await import("../auth/store.ts");\n`)).toEqual(["lib/io/planted.ts:1 imports lib/auth/store.ts: io may not import values from the later layer auth"]);
+    expect(violations("lib/wire/planted.ts", planted)).toEqual([
+      "lib/wire/planted.ts:2 imports lib/open.ts: wire may not import values from the later layer open",
+    ]);
+    expect(violations("lib/io/planted.ts", `const { AuthStore } = await import("../auth/store.ts");\n`)).toEqual([
+      "lib/io/planted.ts:1 imports lib/auth/store.ts: io may not import values from the later layer auth",
+    ]);
     expect(violations("lib/cli/planted.ts", `import { McpProxy } from "../../proxy/core.ts";\n`)[0]).toContain("outside lib/");
     expect(violations("lib/planted.ts", "")[0]).toContain("is not in a layer folder");
-    expect(violations("lib/transport/planted.ts", `import { isJsonObject } from "../wire/jsonrpc.ts";\nimport { McpError } from "../client/correlator.ts";\n`)).toEqual([]);
+    expect(
+      violations(
+        "lib/transport/planted.ts",
+        `import { isJsonObject } from "../wire/jsonrpc.ts";\nimport { McpError } from "../client/correlator.ts";\n`,
+      ),
+    ).toEqual([]);
   });
 });

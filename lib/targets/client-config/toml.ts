@@ -4,8 +4,8 @@
 // headers, is cut out first), and the result is parsed again to prove that it holds exactly the
 // new entry and that nothing else changed. Loaded only by `config --client codex`.
 import { parse, stringify } from "smol-toml";
-import { parseConfigText } from "../config-text.ts";
 import { isJsonObject } from "../../wire/jsonrpc.ts";
+import { parseConfigText } from "../config-text.ts";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -21,13 +21,17 @@ export function tomlWithServer(text: string, name: string, entry: Record<string,
   const before = parseOrError(text, file);
   if (!before.ok) return before;
   const servers = before.value.mcp_servers;
-  if (servers !== undefined && !isJsonObject(servers)) return { ok: false, error: `"mcp_servers" in ${file} is not a table; fix it first, nothing was changed` };
+  if (servers !== undefined && !isJsonObject(servers))
+    return { ok: false, error: `"mcp_servers" in ${file} is not a table; fix it first, nothing was changed` };
   const kept = isJsonObject(servers) && Object.hasOwn(servers, name) ? withoutTables(text, ["mcp_servers", name]) : text;
   const updated = `${kept}${kept === "" || kept.endsWith("\n") ? "" : "\n"}${kept.trim() === "" ? "" : "\n"}${serverTable(name, entry)}`;
   const after = parseOrError(updated, file);
   const expected = { ...before.value, mcp_servers: { ...(isJsonObject(servers) ? servers : {}), [name]: entry } };
   if (!after.ok || JSON.stringify(sorted(after.value)) !== JSON.stringify(sorted(expected))) {
-    return { ok: false, error: `${file} defines mcp_servers.${name} in a form this tool does not edit (an inline table or dotted keys); change it there, or pick another --name; nothing was changed` };
+    return {
+      ok: false,
+      error: `${file} defines mcp_servers.${name} in a form this tool does not edit (an inline table or dotted keys); change it there, or pick another --name; nothing was changed`,
+    };
   }
   return { ok: true, value: updated };
 }
@@ -59,7 +63,12 @@ function withoutTables(text: string, path: string[]): string {
 function headerPath(line: string): string[] {
   try {
     const path: string[] = [];
-    let node: unknown = parse(line.trim().replace(/^\[\[/, "[").replace(/\]\](\s*#.*)?$/, "]"));
+    let node: unknown = parse(
+      line
+        .trim()
+        .replace(/^\[\[/, "[")
+        .replace(/\]\](\s*#.*)?$/, "]"),
+    );
     while (isJsonObject(node) && Object.keys(node).length === 1) {
       const key = Object.keys(node)[0]!;
       path.push(key);
@@ -77,12 +86,18 @@ function startsWith(path: string[], prefix: string[]): boolean {
 
 function parseOrError(text: string, file: string): Outcome<Record<string, unknown>> {
   const parsed = parseConfigText(text, "toml");
-  return parsed.ok ? { ok: true, value: parsed.value as Record<string, unknown> } : { ok: false, error: `${file} is not valid TOML (${parsed.error}); fix it first, nothing was changed` };
+  return parsed.ok
+    ? { ok: true, value: parsed.value as Record<string, unknown> }
+    : { ok: false, error: `${file} is not valid TOML (${parsed.error}); fix it first, nothing was changed` };
 }
 
 function sorted(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sorted);
-  if (isJsonObject(value)) return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key])]));
+  if (isJsonObject(value))
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sorted(value[key])]),
+    );
   return value;
 }
-

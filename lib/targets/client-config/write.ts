@@ -4,10 +4,10 @@
 // The files are the ones discovery reads (lib/discovery/clients.ts).
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { findProject, PROJECT_FILES, userHome, userSources, type ClientId } from "../discovery/clients.ts";
-import { parseJsonc, setJsoncValue } from "../jsonc.ts";
-import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
 import { readFileCappedSync } from "../../io/read-capped.ts";
+import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+import { type ClientId, findProject, PROJECT_FILES, userHome, userSources } from "../discovery/clients.ts";
+import { parseJsonc, setJsoncValue } from "../jsonc.ts";
 
 /** claude-code and vscode write the project's file (.mcp.json, .vscode/mcp.json); the others the user's. */
 export const CLIENTS = ["claude-desktop", "claude-code", "claude-code-user", "cursor", "vscode", "windsurf", "gemini", "codex"] as const;
@@ -56,7 +56,12 @@ export function toolCommand(tool: string, args: string[], execPath = process.exe
 /** The entry in the client's own format (Claude Code and VS Code want a type). */
 export function clientEntry(client: ClientName, entry: ServerEntry): Record<string, unknown> {
   const typed = client === "claude-code" || client === "claude-code-user" || client === "vscode" ? { type: "stdio" } : {};
-  return { ...typed, command: entry.command, args: entry.args, ...(entry.env && Object.keys(entry.env).length > 0 ? { env: entry.env } : {}) };
+  return {
+    ...typed,
+    command: entry.command,
+    args: entry.args,
+    ...(entry.env && Object.keys(entry.env).length > 0 ? { env: entry.env } : {}),
+  };
 }
 
 /**
@@ -64,7 +69,13 @@ export function clientEntry(client: ClientName, entry: ServerEntry): Record<stri
  * commas and the rest of the file stay as they were. A timestamped backup is made first; when the
  * file cannot be written, the backup is removed again and nothing has changed.
  */
-export function mergeIntoConfig(file: string, key: string, name: string, entry: Record<string, unknown>, now = new Date()): Outcome<{ backup?: string }> {
+export function mergeIntoConfig(
+  file: string,
+  key: string,
+  name: string,
+  entry: Record<string, unknown>,
+  now = new Date(),
+): Outcome<{ backup?: string }> {
   const existing = readExisting(file);
   if (!existing.ok) return existing;
   const text = existing.value;
@@ -72,7 +83,8 @@ export function mergeIntoConfig(file: string, key: string, name: string, entry: 
     const parsed = parseJsonc(text);
     if (!parsed.ok) return { ok: false, error: `${file} is not valid JSON (${parsed.error}); fix it first, nothing was changed` };
     const config = parsed.value ?? {};
-    if (typeof config !== "object" || config === null || Array.isArray(config)) return { ok: false, error: `${file} is not a JSON object; fix it first, nothing was changed` };
+    if (typeof config !== "object" || config === null || Array.isArray(config))
+      return { ok: false, error: `${file} is not a JSON object; fix it first, nothing was changed` };
     const servers = (config as Record<string, unknown>)[key];
     if (servers !== undefined && (typeof servers !== "object" || servers === null || Array.isArray(servers))) {
       return { ok: false, error: `"${key}" in ${file} is not an object; fix it first, nothing was changed` };
@@ -82,7 +94,12 @@ export function mergeIntoConfig(file: string, key: string, name: string, entry: 
 }
 
 /** The same for Codex's config.toml (`[mcp_servers.<name>]`), comments and all other tables kept (lib/toml-config.ts). */
-export async function mergeIntoToml(file: string, name: string, entry: Record<string, unknown>, now = new Date()): Promise<Outcome<{ backup?: string }>> {
+export async function mergeIntoToml(
+  file: string,
+  name: string,
+  entry: Record<string, unknown>,
+  now = new Date(),
+): Promise<Outcome<{ backup?: string }>> {
   const existing = readExisting(file);
   if (!existing.ok) return existing;
   const { tomlWithServer } = await import("./toml.ts");
@@ -93,7 +110,14 @@ export async function mergeIntoToml(file: string, name: string, entry: Record<st
 function readExisting(file: string): Outcome<string> {
   if (!existsSync(file)) return { ok: true, value: "" };
   const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
-  if (!read.ok) return { ok: false, error: read.error === "too-large" ? `${file} is over the ${MAX_CONFIG_BYTES}-byte limit; nothing was changed` : `cannot read ${file} (${read.detail})` };
+  if (!read.ok)
+    return {
+      ok: false,
+      error:
+        read.error === "too-large"
+          ? `${file} is over the ${MAX_CONFIG_BYTES}-byte limit; nothing was changed`
+          : `cannot read ${file} (${read.detail})`,
+    };
   return { ok: true, value: read.text };
 }
 
@@ -118,7 +142,10 @@ function writeWithBackup(file: string, text: string, updated: string, now: Date)
       }
     }
     const code = (error as NodeJS.ErrnoException).code ?? "";
-    return { ok: false, error: `cannot write ${file} (${code === "EROFS" ? "a read-only file system" : code === "EACCES" || code === "EPERM" ? "no permission" : code || (error as Error).message}); nothing was changed` };
+    return {
+      ok: false,
+      error: `cannot write ${file} (${code === "EROFS" ? "a read-only file system" : code === "EACCES" || code === "EPERM" ? "no permission" : code || (error as Error).message}); nothing was changed`,
+    };
   }
   return { ok: true, value: backup ? { backup } : {} };
 }

@@ -6,10 +6,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
 import { ensurePrivateDir } from "../../io/private-dir.ts";
 import { readFileCappedSync } from "../../io/read-capped.ts";
-import { userHome, type Env, type Scope } from "./clients.ts";
+import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+import { type Env, type Scope, userHome } from "./clients.ts";
 
 export interface Approvable {
   name: string;
@@ -37,18 +37,26 @@ export function needsApproval(server: Approvable): boolean {
 export function isApproved(server: Approvable, env: Env = process.env): boolean {
   if (!needsApproval(server)) return true;
   const key = approvalKey(server);
-  return readApprovals(env).some((approval) => approval.project === key.project && approval.file === key.file && approval.name === key.name && approval.entry === key.entry);
+  return readApprovals(env).some(
+    (approval) =>
+      approval.project === key.project && approval.file === key.file && approval.name === key.name && approval.entry === key.entry,
+  );
 }
 
 export function approve(server: Approvable, env: Env = process.env, now = new Date()): { ok: true } | { ok: false; error: string } {
   const dir = ensurePrivateDir(approvalsDir(env));
   if (!dir.ok) return { ok: false, error: `cannot remember the approval: ${dir.error}` };
   const key = approvalKey(server);
-  const kept = readApprovals(env).filter((approval) => !(approval.project === key.project && approval.file === key.file && approval.name === key.name));
+  const kept = readApprovals(env).filter(
+    (approval) => !(approval.project === key.project && approval.file === key.file && approval.name === key.name),
+  );
   const file = join(dir.value, APPROVALS_FILE);
   const draft = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
   try {
-    writeFileSync(draft, `${JSON.stringify({ approved: [...kept, { ...key, approvedAt: now.toISOString() }] }, null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    writeFileSync(draft, `${JSON.stringify({ approved: [...kept, { ...key, approvedAt: now.toISOString() }] }, null, 2)}\n`, {
+      mode: 0o600,
+      flag: "wx",
+    });
     renameSync(draft, file);
   } catch (error) {
     return { ok: false, error: `cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };

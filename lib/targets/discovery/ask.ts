@@ -1,8 +1,9 @@
 // Whom discovery asks, and how: the person at the terminal approves a project's server before it
 // first runs, and types VS Code's `${input:...}` values (a password-like one without an echo).
 // Lines go to stderr; stdout is the command's answer.
-import { terminalAuthUi } from "../../terminal/auth-ui.ts";
+
 import { stripControl } from "../../io/text.ts";
+import { terminalAuthUi } from "../../terminal/auth-ui.ts";
 
 export interface DiscoveryAsk {
   print(line: string): void;

@@ -86,10 +86,18 @@ export function userSources(places: Places): ConfigSource[] {
 /** Every file to read: the user files, Claude Code's local scope (its entry for this project in ~/.claude.json), the project files. */
 export function configSources(places: Places): ConfigSource[] {
   const user = userSources(places);
-  const local: ConfigSource = { client: "claude-code", scope: "local", file: join(places.home, ".claude.json"), format: "json", key: ["projects", places.project, "mcpServers"] };
+  const local: ConfigSource = {
+    client: "claude-code",
+    scope: "local",
+    file: join(places.home, ".claude.json"),
+    format: "json",
+    key: ["projects", places.project, "mcpServers"],
+  };
   // In the home directory itself, ~/.cursor/mcp.json and the like are user files, not project ones.
   const userFiles = new Set(user.map((source) => source.file));
-  const project = PROJECT_FILES.map(({ client, path, format, key }): ConfigSource => ({ client, scope: "project", file: join(places.project, path), format, key })).filter((source) => !userFiles.has(source.file));
+  const project = PROJECT_FILES.map(
+    ({ client, path, format, key }): ConfigSource => ({ client, scope: "project", file: join(places.project, path), format, key }),
+  ).filter((source) => !userFiles.has(source.file));
   return [...user, local, ...project];
 }
 

@@ -1,7 +1,7 @@
 // Reading every client's files into one list of servers, each with its file, client and scope.
 import { isTurnedOff } from "../target.ts";
-import { configSources, findProject, userHome, type ClientId, type Env, type Scope } from "./clients.ts";
-import { readSource, type InputDefinition, type ParseCache } from "./read.ts";
+import { type ClientId, configSources, type Env, findProject, type Scope, userHome } from "./clients.ts";
+import { type InputDefinition, type ParseCache, readSource } from "./read.ts";
 
 export interface DiscoveredServer {
   name: string;

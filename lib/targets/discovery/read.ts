@@ -1,11 +1,12 @@
 // Reading one client config file into its server entries, as written (nothing expanded): JSON
 // (strict first, it is faster on a large ~/.claude.json; then JSONC), or TOML for Codex. A file
 // that is not there is no problem; one that cannot be read or parsed is a problem, named.
-import { formatName, parseConfigText } from "../config-text.ts";
-import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+
 import { readFileCappedSync } from "../../io/read-capped.ts";
-import type { ConfigSource } from "./clients.ts";
 import { isJsonObject } from "../../wire/jsonrpc.ts";
+import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+import { formatName, parseConfigText } from "../config-text.ts";
+import type { ConfigSource } from "./clients.ts";
 
 /** A VS Code input variable definition (`inputs` beside `servers`). */
 export interface InputDefinition {
@@ -47,7 +48,13 @@ function parseFile(source: ConfigSource): { ok: true; value: unknown } | { ok: f
   const read = readFileCappedSync(source.file, MAX_CONFIG_BYTES);
   if (!read.ok) {
     if (read.detail === "ENOENT" || read.detail === "ENOTDIR") return undefined;
-    return { ok: false, error: read.error === "too-large" ? `${source.file} is over the ${MAX_CONFIG_BYTES}-byte limit; skipped` : `cannot read ${source.file} (${read.detail}); skipped` };
+    return {
+      ok: false,
+      error:
+        read.error === "too-large"
+          ? `${source.file} is over the ${MAX_CONFIG_BYTES}-byte limit; skipped`
+          : `cannot read ${source.file} (${read.detail}); skipped`,
+    };
   }
   const format = source.format === "toml" ? "toml" : "json";
   const parsed = parseConfigText(read.text, format);
@@ -58,15 +65,19 @@ function inputDefinitions(config: unknown): InputDefinition[] {
   const inputs = isJsonObject(config) ? config.inputs : undefined;
   if (!Array.isArray(inputs)) return [];
   const text = (value: unknown) => (typeof value === "string" ? value : undefined);
-  return inputs.filter((input): input is Record<string, unknown> => isJsonObject(input) && typeof input.id === "string").map((input) => ({
-    id: input.id as string,
-    ...(text(input.type) ? { type: text(input.type) } : {}),
-    ...(text(input.description) ? { description: text(input.description) } : {}),
-    ...(text(input.default) !== undefined ? { default: text(input.default) } : {}),
-    ...(input.password === true ? { password: true } : {}),
-    // pickString options are strings or { label, value }.
-    ...(Array.isArray(input.options) ? { options: input.options.map((option) => String(isJsonObject(option) ? option.value : option)) } : {}),
-  }));
+  return inputs
+    .filter((input): input is Record<string, unknown> => isJsonObject(input) && typeof input.id === "string")
+    .map((input) => ({
+      id: input.id as string,
+      ...(text(input.type) ? { type: text(input.type) } : {}),
+      ...(text(input.description) ? { description: text(input.description) } : {}),
+      ...(text(input.default) !== undefined ? { default: text(input.default) } : {}),
+      ...(input.password === true ? { password: true } : {}),
+      // pickString options are strings or { label, value }.
+      ...(Array.isArray(input.options)
+        ? { options: input.options.map((option) => String(isJsonObject(option) ? option.value : option)) }
+        : {}),
+    }));
 }
 
 function dig(value: unknown, path: string[]): unknown {
@@ -77,4 +88,3 @@ function dig(value: unknown, path: string[]): unknown {
   }
   return current;
 }
-

@@ -6,8 +6,8 @@
 import { configEntryTarget, type Result, type Target } from "../target.ts";
 import { approve, entryHash, isApproved } from "./approval.ts";
 import type { DiscoveryAsk } from "./ask.ts";
-import { userHome, type Env, type Scope } from "./clients.ts";
-import { discoverServers, type DiscoveredServer, type DiscoveryOptions } from "./find.ts";
+import { type Env, type Scope, userHome } from "./clients.ts";
+import { type DiscoveredServer, type DiscoveryOptions, discoverServers } from "./find.ts";
 import type { InputDefinition } from "./read.ts";
 import { neededInputs, substitute } from "./variables.ts";
 
@@ -21,7 +21,10 @@ export function pickServer(servers: DiscoveredServer[], name: string): Result<Di
   if (on.length === 0) return fail(`"${name}" is turned off in ${files(named)} (turn it on there to use it)`);
   const scope = PRECEDENCE.find((candidate) => on.some((server) => server.scope === candidate))!;
   const distinct = distinctEntries(on.filter((server) => server.scope === scope));
-  if (distinct.length > 1) return fail(`"${name}" names ${distinct.length} different ${scope} servers, in ${files(distinct)} (rename or remove one, or pick one with --config <file> --server ${quoted(name)})`);
+  if (distinct.length > 1)
+    return fail(
+      `"${name}" names ${distinct.length} different ${scope} servers, in ${files(distinct)} (rename or remove one, or pick one with --config <file> --server ${quoted(name)})`,
+    );
   return { ok: true, value: distinct[0]! };
 }
 
@@ -56,10 +59,14 @@ export function serverStates(servers: DiscoveredServer[]): Map<DiscoveredServer,
 export function targetOf(server: DiscoveredServer, options: { env?: Env; inputs?: Record<string, string> } = {}): Result<Target> {
   const env = options.env ?? process.env;
   const missing = neededInputs(server.entry, server.inputs).filter((input) => options.inputs?.[input.id] === undefined);
-  if (missing.length > 0) return fail(`"${server.name}" in ${server.file} needs ${inputList(missing)}, typed only at a terminal (run it on one)`);
+  if (missing.length > 0)
+    return fail(`"${server.name}" in ${server.file} needs ${inputList(missing)}, typed only at a terminal (run it on one)`);
   // ${workspaceFolder} and ${userHome} are VS Code's and Cursor's; other clients' entries keep them as written.
   const expands = server.client.startsWith("vscode") || server.client === "cursor";
-  const entry = expands || options.inputs ? substitute(server.entry, { workspaceFolder: server.project, userHome: userHome(env), inputs: options.inputs }) : server.entry;
+  const entry =
+    expands || options.inputs
+      ? substitute(server.entry, { workspaceFolder: server.project, userHome: userHome(env), inputs: options.inputs })
+      : server.entry;
   return configEntryTarget(server.file, server.name, entry, env);
 }
 
@@ -68,7 +75,10 @@ export function targetOf(server: DiscoveredServer, options: { env?: Env; inputs?
  * has that name (then NAME is a command line). With `ask`, an unapproved project entry is shown
  * and asked about, and inputs are typed; without it, each is an error that says what to do.
  */
-export async function findServerTarget(name: string, options: DiscoveryOptions & { ask?: DiscoveryAsk } = {}): Promise<Result<Target> | undefined> {
+export async function findServerTarget(
+  name: string,
+  options: DiscoveryOptions & { ask?: DiscoveryAsk } = {},
+): Promise<Result<Target> | undefined> {
   const env = options.env ?? process.env;
   const picked = pickServer(discoverServers(options).servers, name);
   if (!picked?.ok) return picked;
@@ -90,9 +100,13 @@ export async function findServerTarget(name: string, options: DiscoveryOptions &
 
 async function askApproval(server: DiscoveredServer, env: Env, ask: DiscoveryAsk | undefined): Promise<Result<true>> {
   const hint = `mcp-inspect servers --approve ${quoted(server.name)}`;
-  if (!ask) return fail(`"${server.name}" comes from the project file ${server.file} and is not approved yet (check what it runs with mcp-inspect servers, then: ${hint})`);
+  if (!ask)
+    return fail(
+      `"${server.name}" comes from the project file ${server.file} and is not approved yet (check what it runs with mcp-inspect servers, then: ${hint})`,
+    );
   ask.print(`"${server.name}" comes from the project file ${server.file} and has not been approved yet. It ${whatItRuns(server.entry)}.`);
-  if (!(await ask.confirm("Run it, and remember this answer for this entry?"))) return fail(`"${server.name}" was not approved (approve it later with: ${hint})`);
+  if (!(await ask.confirm("Run it, and remember this answer for this entry?")))
+    return fail(`"${server.name}" was not approved (approve it later with: ${hint})`);
   const saved = approve(server, env);
   return saved.ok ? { ok: true, value: true } : saved;
 }

@@ -48,6 +48,7 @@ export function substitute(entry: Record<string, unknown>, values: Substitutions
 function visitStrings(value: unknown, change: (text: string) => string): unknown {
   if (typeof value === "string") return change(value);
   if (Array.isArray(value)) return value.map((item) => visitStrings(item, change));
-  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, visitStrings(item, change)]));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, visitStrings(item, change)]));
   return value;
 }

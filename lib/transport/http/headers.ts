@@ -43,9 +43,12 @@ export function paramHeaderSpecs(schema: unknown): SpecResult {
     if ("x-mcp-header" in record) {
       const name = record["x-mcp-header"];
       const type = record.type;
-      if (!reachable || path.length === 0) problems.push(`x-mcp-header at ${path.join(".") || "the root"} is not reachable through properties alone`);
-      else if (typeof name !== "string" || !TOKEN.test(name)) problems.push(`x-mcp-header ${JSON.stringify(name)} at ${path.join(".")} is not a header token`);
-      else if (typeof type !== "string" || !HEADER_TYPES.has(type)) problems.push(`x-mcp-header ${name} is on a ${String(type)} parameter (only string, integer, boolean)`);
+      if (!reachable || path.length === 0)
+        problems.push(`x-mcp-header at ${path.join(".") || "the root"} is not reachable through properties alone`);
+      else if (typeof name !== "string" || !TOKEN.test(name))
+        problems.push(`x-mcp-header ${JSON.stringify(name)} at ${path.join(".")} is not a header token`);
+      else if (typeof type !== "string" || !HEADER_TYPES.has(type))
+        problems.push(`x-mcp-header ${name} is on a ${String(type)} parameter (only string, integer, boolean)`);
       else found.push({ path, name });
     }
     for (const [key, value] of Object.entries(record)) {
@@ -74,7 +77,8 @@ export function paramHeaders(specs: ParamHeader[], args: unknown, encode: (value
     for (const key of path) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
     if (value === undefined || value === null) continue;
     if (typeof value === "boolean") headers[`Mcp-Param-${name}`] = String(value);
-    else if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= MAX_SAFE) headers[`Mcp-Param-${name}`] = String(value);
+    else if (typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= MAX_SAFE)
+      headers[`Mcp-Param-${name}`] = String(value);
     else if (typeof value === "string") headers[`Mcp-Param-${name}`] = encode(value);
   }
   return headers;
@@ -121,7 +125,8 @@ export class McpHeaders {
 
   /** A request on its way: the answer to a 2026-07-28 tools/list is read for annotations. */
   sent(message: JsonRpcMessage, version: string | undefined): void {
-    if (isRequest(message) && message.method === "tools/list" && version && version >= FIRST_MODERN_REVISION) this.#toolListIds.add(message.id);
+    if (isRequest(message) && message.method === "tools/list" && version && version >= FIRST_MODERN_REVISION)
+      this.#toolListIds.add(message.id);
   }
 
   /**

@@ -2,7 +2,7 @@
 // a GET opens the event stream, whose first event names the endpoint every message is POSTed to;
 // every answer comes on the stream.
 import { HttpStatusError, readBodyHead } from "../../io/fetch.ts";
-import { parseMessage, type JsonRpcMessage } from "../../wire/jsonrpc.ts";
+import { type JsonRpcMessage, parseMessage } from "../../wire/jsonrpc.ts";
 import { MAX_ERROR_BODY_BYTES } from "../../wire/limits.ts";
 import { pumpSse, SseParser } from "../../wire/sse.ts";
 

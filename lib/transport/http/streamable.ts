@@ -3,30 +3,38 @@
 // exactly one answer through onmessage (the server's, or one made here when the stream ends
 // without it), so callers never wait on a reply that cannot come. Bodies are read with a cap and
 // held back while the consumer is slow.
-import type { CloseOptions, MessageChannel } from "../channel.ts";
+
+import { authorizedFetch, fetchWithinOrigin, type HttpAuth, HttpStatusError, readBodyCapped, readBodyHead } from "../../io/fetch.ts";
 import { waitMs } from "../../io/reading.ts";
-import { authorizedFetch, fetchWithinOrigin, HttpStatusError, readBodyCapped, readBodyHead, type HttpAuth } from "../../io/fetch.ts";
+import type { HttpTransportChoice } from "../../targets/target.ts";
 import {
   ErrorCode,
   errorResponse,
   isRequest,
   isResponse,
-  parseMessage,
-  rawText,
-  validateMessage,
-  TRANSPORT_ERROR_DATA,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
+  parseMessage,
   type RawMessage,
+  rawText,
+  TRANSPORT_ERROR_DATA,
+  validateMessage,
 } from "../../wire/jsonrpc.ts";
-import { LegacySseSession } from "./legacy-sse.ts";
 import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "../../wire/limits.ts";
-import { McpHeaders, requestRevision } from "./headers.ts";
 import { FIRST_MODERN_REVISION } from "../../wire/protocol.ts";
 import { pumpSse, SseParser } from "../../wire/sse.ts";
-import { MAX_STREAM_RECOVERIES, notReissuedReason, REISSUABLE_METHODS, REISSUE_BACKOFF_MS, REISSUE_ID_PREFIX, resumeDelayMs } from "./recovery.ts";
-import type { HttpTransportChoice } from "../../targets/target.ts";
+import type { CloseOptions, MessageChannel } from "../channel.ts";
+import { McpHeaders, requestRevision } from "./headers.ts";
+import { LegacySseSession } from "./legacy-sse.ts";
+import {
+  MAX_STREAM_RECOVERIES,
+  notReissuedReason,
+  REISSUABLE_METHODS,
+  REISSUE_BACKOFF_MS,
+  REISSUE_ID_PREFIX,
+  resumeDelayMs,
+} from "./recovery.ts";
 
 export { HttpStatusError };
 /** How long a DELETE of the session may take on close before we stop waiting. */
@@ -263,7 +271,13 @@ export class HttpChannel implements MessageChannel {
     if (this.#reissuedAs.get(original) === id) this.#reissuedAs.delete(original);
   }
 
-  async #exchange(message: JsonRpcMessage, body: string, requestId: JsonRpcId | undefined, signal: AbortSignal, attempt: number): Promise<void> {
+  async #exchange(
+    message: JsonRpcMessage,
+    body: string,
+    requestId: JsonRpcId | undefined,
+    signal: AbortSignal,
+    attempt: number,
+  ): Promise<void> {
     const sentSession = this.sessionId;
     const response = await this.#fetch(this.#options.url, {
       method: "POST",
@@ -284,14 +298,31 @@ export class HttpChannel implements MessageChannel {
       // A 4xx without a modern error to server/discover is a 2025-era server: it is answered as a
       // stdio one would (method not found), so every client falls back to initialize, on our
       // transport or, past another 4xx there, on HTTP+SSE.
-      if (requestId !== undefined && isRequest(message) && message.method === "server/discover" && LEGACY_REFUSALS.includes(response.status) && !sentSession) {
-        this.#deliver(errorResponse(requestId, ErrorCode.MethodNotFound, `server/discover is not known here (HTTP ${response.status}): a 2025-era server`));
+      if (
+        requestId !== undefined &&
+        isRequest(message) &&
+        message.method === "server/discover" &&
+        LEGACY_REFUSALS.includes(response.status) &&
+        !sentSession
+      ) {
+        this.#deliver(
+          errorResponse(
+            requestId,
+            ErrorCode.MethodNotFound,
+            `server/discover is not known here (HTTP ${response.status}): a 2025-era server`,
+          ),
+        );
         return;
       }
       // Every request sent under the lost session learns it, not only the first to hear the 404.
       if (response.status === 404 && sentSession) {
         if (this.sessionId === sentSession) this.sessionId = undefined;
-        throw new HttpStatusError(404, `session ${sentSession} expired or unknown (${reply.slice(0, SHOWN_BODY_CHARS)})`, this.#options.url, true);
+        throw new HttpStatusError(
+          404,
+          `session ${sentSession} expired or unknown (${reply.slice(0, SHOWN_BODY_CHARS)})`,
+          this.#options.url,
+          true,
+        );
       }
       if (response.status === 401 && hasAuthorization(this.#options.headers)) {
         const why = `${new URL(this.#options.url).origin} rejected the configured Authorization header with HTTP 401 (fix the header, or remove it to sign in with OAuth)`;
@@ -350,12 +381,18 @@ export class HttpChannel implements MessageChannel {
    * servers, re-issued (if it changes nothing) on 2026-07-28 ones, a bounded number of times;
    * else the request is answered with an error saying why.
    */
-  async #followStream(first: Response, request: JsonRpcRequest, body: string | undefined, signal: AbortSignal, attempt: number): Promise<void> {
+  async #followStream(
+    first: Response,
+    request: JsonRpcRequest,
+    body: string | undefined,
+    signal: AbortSignal,
+    attempt: number,
+  ): Promise<void> {
     const id = request.id;
     let response = first;
     let lastEventId = "";
     let retry: number | undefined; // as EventSource keeps it: a later stream that names none changes nothing
-    for (;; attempt++) {
+    for (; ; attempt++) {
       const read = await this.#readSse(response, id);
       if (read.answered || this.#closed || this.#cancelled.has(id)) return;
       lastEventId = read.lastEventId || lastEventId;
@@ -364,7 +401,8 @@ export class HttpChannel implements MessageChannel {
       // now and then keeps its tries (any other request counts every break).
       if (request.method === "subscriptions/listen" && read.delivered > 0) attempt = 1;
       const why = read.failure ? `the server's SSE stream failed (${read.failure})` : "the server's SSE stream ended";
-      if (attempt > MAX_STREAM_RECOVERIES) return this.#answerMissing(id, `${why} before the response, ${attempt} times; the request was not tried again`);
+      if (attempt > MAX_STREAM_RECOVERIES)
+        return this.#answerMissing(id, `${why} before the response, ${attempt} times; the request was not tried again`);
       const version = this.#requestAborters.get(id)?.version;
       if (version && version >= FIRST_MODERN_REVISION) return this.#reissue(request, body, why, attempt);
       if (!lastEventId) return this.#answerMissing(id, `${why} before the response arrived`);
@@ -381,7 +419,11 @@ export class HttpChannel implements MessageChannel {
 
   /** 2025-era resumption: the events after `lastEventId`, on a GET the server may answer on. */
   async #resume(lastEventId: string, signal: AbortSignal): Promise<Response> {
-    const response = await this.#fetch(this.#options.url, { method: "GET", headers: { ...this.#headers(), Accept: "text/event-stream", "Last-Event-ID": lastEventId }, signal });
+    const response = await this.#fetch(this.#options.url, {
+      method: "GET",
+      headers: { ...this.#headers(), Accept: "text/event-stream", "Last-Event-ID": lastEventId },
+      signal,
+    });
     if (response.ok && (response.headers.get("content-type") ?? "").includes("text/event-stream")) return response;
     await response.body?.cancel().catch(() => {});
     throw new Error(`HTTP ${response.status}${response.ok ? ` with ${response.headers.get("content-type") || "no content type"}` : ""}`);
@@ -408,11 +450,15 @@ export class HttpChannel implements MessageChannel {
     try {
       await this.#post(again, JSON.stringify(again), attempt + 1);
     } catch (error) {
-      if (!this.#closed && !this.#cancelled.has(id)) this.#answerMissing(id, `${why} before the response, and sending it again failed: ${(error as Error).message}`);
+      if (!this.#closed && !this.#cancelled.has(id))
+        this.#answerMissing(id, `${why} before the response, and sending it again failed: ${(error as Error).message}`);
     }
   }
 
-  async #readSse(response: Response, requestId?: JsonRpcId): Promise<{ answered: boolean; delivered: number; lastEventId: string; retry?: number; failure?: string }> {
+  async #readSse(
+    response: Response,
+    requestId?: JsonRpcId,
+  ): Promise<{ answered: boolean; delivered: number; lastEventId: string; retry?: number; failure?: string }> {
     let answered = false;
     let delivered = 0;
     const parser = new SseParser(
@@ -444,7 +490,8 @@ export class HttpChannel implements MessageChannel {
       await pumpSse(response, parser, () => answered, this.#whenReading);
     } catch (error) {
       failure = (error as Error).message;
-      if (!this.#closed && !(requestId !== undefined && this.#cancelled.has(requestId))) this.onerror?.(new Error(`the server's SSE stream failed: ${failure}`));
+      if (!this.#closed && !(requestId !== undefined && this.#cancelled.has(requestId)))
+        this.onerror?.(new Error(`the server's SSE stream failed: ${failure}`));
     }
     return { answered, delivered, lastEventId: parser.lastEventId, retry: parser.retry, ...(failure !== undefined ? { failure } : {}) };
   }
@@ -453,7 +500,11 @@ export class HttpChannel implements MessageChannel {
   async #listen(session: string): Promise<void> {
     let response: Response;
     try {
-      response = await this.#fetch(this.#options.url, { method: "GET", headers: { ...this.#headers(), Accept: "text/event-stream" }, signal: this.#aborter.signal });
+      response = await this.#fetch(this.#options.url, {
+        method: "GET",
+        headers: { ...this.#headers(), Accept: "text/event-stream" },
+        signal: this.#aborter.signal,
+      });
     } catch (error) {
       if (!this.#closed) this.onerror?.(new Error(`could not open the server's event stream: ${(error as Error).message}`));
       return;
@@ -473,7 +524,9 @@ export class HttpChannel implements MessageChannel {
   }
 }
 
-function jsonRpcErrorIn(body: string): { jsonrpc: "2.0"; id: JsonRpcId | null; error: { code: number; message: string; data?: unknown } } | undefined {
+function jsonRpcErrorIn(
+  body: string,
+): { jsonrpc: "2.0"; id: JsonRpcId | null; error: { code: number; message: string; data?: unknown } } | undefined {
   const parsed = parseMessage(body);
   if (!parsed.ok || !("error" in parsed.value)) return undefined;
   return parsed.value;
