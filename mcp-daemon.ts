@@ -51,7 +51,8 @@ export const main = defineCommand({
     name: "mcp-daemon",
     version: pkg.version,
     description:
-      "Keeps stateful MCP sessions alive across command-line calls, on a private Unix socket. It starts by itself on the first `mcp-inspect --stateful` call; you rarely need these commands. `status` exits 9 when no daemon runs.",
+      "Keeps stateful MCP sessions alive across command-line calls, on a private Unix socket. It starts by itself on the first " +
+      "`mcp-inspect --stateful` call; you rarely need these commands. `status` exits 9 when no daemon runs.",
   },
   subCommands: SUBCOMMANDS,
 });

@@ -18,7 +18,8 @@ const ARGS = {
   server: {
     ...TARGET_ARGS.server,
     description:
-      "an entry of --config, else an http(s) URL (OAuth on demand), else a stdio command line; repeatable (with --config and no --server: every entry)",
+      "an entry of --config, else an http(s) URL (OAuth on demand), else a stdio command line; repeatable (with --config and no " +
+      "--server: every entry)",
   },
   url: { ...TARGET_ARGS.url, description: "a Streamable HTTP server URL; repeatable" },
   config: { ...TARGET_ARGS.config, description: "an mcpServers config file (Claude Desktop, .mcp.json, Cursor, VS Code)" },
@@ -61,7 +62,10 @@ function mainCommand(invocation: Invocation): CommandDef<typeof ARGS> {
       name: "mcp-host",
       version: pkg.version,
       description:
-        "A chat host for MCP servers, with every client feature and no tools of its own. With no key in the environment it runs the keyless scripted model; with no server, the reference server built into it. In the chat: /help lists commands; @server:uri attaches a resource; /server:prompt k=v runs a prompt; Tab completes; Ctrl-C cancels a running tool call, and at an empty prompt exits.",
+        "A chat host for MCP servers, with every client feature and no tools of its own. With no key in the environment it runs the " +
+        "keyless scripted model; with no server, the reference server built into it. In the chat: /help lists commands; @server:uri " +
+        "attaches a resource; /server:prompt k=v runs a prompt; Tab completes; Ctrl-C cancels a running tool call, and at an empty " +
+        "prompt exits.",
     },
     args: ARGS,
     async run({ args }) {

@@ -44,7 +44,8 @@ const COMMANDS: Record<string, LazyCommand> = {
         meta: {
           name: "config",
           description:
-            "Print (or --write) the entry a client needs to run `mcp-inspect mcp` against a server: config --client <name> [--write] -- <server command>",
+            "Print (or --write) the entry a client needs to run `mcp-inspect mcp` against a server: config --client <name> [--write] " +
+            "-- <server command>",
         },
         args: CONFIG_ARGS,
       }),
@@ -58,7 +59,9 @@ function mainCommand(invocation: Invocation): CommandDef<any> {
       name: "mcp-inspect",
       version: pkg.version,
       description:
-        "Inspect any MCP server from the command line: list and call tools, read resources, get prompts. Options go before or after the command; the server comes after `--`, or as --server, --url or --config. Off a terminal the answer is one JSON envelope on stdout, with a stable exit code.",
+        "Inspect any MCP server from the command line: list and call tools, read resources, get prompts. Options go before or after " +
+        "the command; the server comes after `--`, or as --server, --url or --config. Off a terminal the answer is one JSON envelope " +
+        "on stdout, with a stable exit code.",
     },
     subCommands: Object.fromEntries(Object.entries(COMMANDS).map(([name, lazy]) => [name, lazy(invocation)])),
   });

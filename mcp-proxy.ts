@@ -20,7 +20,10 @@ function mainCommand(invocation: Invocation): CommandDef<typeof ARGS> {
       name: "mcp-proxy",
       version: pkg.version,
       description:
-        "A transparent, hot-reloading proxy between an MCP client and your server. Every message passes as the bytes that came; the server gains a restart_server tool; the client's session survives every restart. The server comes after `--`, or as --server, --url or --config. `mcp-proxy config --client <name> ... -- <server>` prints (or --writes) the entry a client needs.",
+        "A transparent, hot-reloading proxy between an MCP client and your server. Every message passes as the bytes that came; the " +
+        "server gains a restart_server tool; the client's session survives every restart. The server comes after `--`, or as " +
+        "--server, --url or --config. `mcp-proxy config --client <name> ... -- <server>` prints (or --writes) the entry a client " +
+        "needs.",
     },
     args: ARGS,
     async run({ args }) {

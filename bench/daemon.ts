@@ -125,14 +125,17 @@ try {
   console.log(`\nwarm vs cold, 300 ms server: ${(m("300 cold") / m("300 warm")).toFixed(1)}x faster (goal >= ${GOALS.warmSpeedup300}x)`);
   console.log(`warm vs cold, no-delay server: ${(m("0 cold") / m("0 warm")).toFixed(1)}x faster`);
   console.log(
-    `warm call vs bare start-up: ${(m("0 warm") / m("version")).toFixed(2)}x mcp-inspect --version (goal <= ${GOALS.warmVsVersion}x); warm list-tools on the raw server: ${(m("raw warm") / m("version")).toFixed(2)}x`,
+    `warm call vs bare start-up: ${(m("0 warm") / m("version")).toFixed(2)}x mcp-inspect --version (goal <= ${GOALS.warmVsVersion}x); ` +
+      `warm list-tools on the raw server: ${(m("raw warm") / m("version")).toFixed(2)}x`,
   );
   console.log(
-    `${PARALLEL_SESSIONS} warm list-tools at once vs one: ${(m("raw five") / m("raw warm")).toFixed(2)}x (${PARALLEL_SESSIONS} processes on this machine's cores)`,
+    `${PARALLEL_SESSIONS} warm list-tools at once vs one: ${(m("raw five") / m("raw warm")).toFixed(2)}x (${PARALLEL_SESSIONS} ` +
+      `processes on this machine's cores)`,
   );
   if (grepWorks)
     console.log(
-      `grep over ${PARALLEL_SESSIONS} stateful servers vs one warm list-tools: ${(m("grep five") / m("raw warm")).toFixed(2)}x (goal < ${GOALS.fiveVsOne}x)`,
+      `grep over ${PARALLEL_SESSIONS} stateful servers vs one warm list-tools: ${(m("grep five") / m("raw warm")).toFixed(2)}x (goal < ` +
+        `${GOALS.fiveVsOne}x)`,
     );
   else console.log("grep over five stateful servers: not measured (mcp-inspect grep did not answer as expected)");
 
@@ -144,7 +147,8 @@ try {
   );
   const status = JSON.parse((await timeRun([daemon, "status", "--json"])).stdout);
   console.log(
-    `\ndaemon with ${status.sessions.length} sessions: RSS ${procMb(status.pid, "VmRSS").toFixed(1)} MB now, ${procMb(status.pid, "VmHWM").toFixed(1)} MB peak (goal < ${GOALS.rssMb} MB; servers not counted)`,
+    `\ndaemon with ${status.sessions.length} sessions: RSS ${procMb(status.pid, "VmRSS").toFixed(1)} MB now, ` +
+      `${procMb(status.pid, "VmHWM").toFixed(1)} MB peak (goal < ${GOALS.rssMb} MB; servers not counted)`,
   );
 } finally {
   await timeRun([join(dir, "mcp-daemon"), "stop"]).catch(() => {});

@@ -137,18 +137,22 @@ try {
   const overheadIdle = median(samples.inspect!) - median(samples.idle!);
   const peak = Math.max(...samples.rss!);
   console.log(
-    `\nclient-side overhead = inspect - fixture fed the same requests = ${overheadFed.toFixed(1)} ms = ${(overheadFed / median(samples.fed!)).toFixed(2)}x the fixture's start-to-exit (goal <= ${GOAL_OVERHEAD_RATIO}x)`,
+    `\nclient-side overhead = inspect - fixture fed the same requests = ${overheadFed.toFixed(1)} ms = ` +
+      `${(overheadFed / median(samples.fed!)).toFixed(2)}x the fixture's start-to-exit (goal <= ${GOAL_OVERHEAD_RATIO}x)`,
   );
   console.log(
-    `stricter: inspect - idle fixture = ${overheadIdle.toFixed(1)} ms = ${(overheadIdle / median(samples.idle!)).toFixed(2)}x (this also counts the fixture's own request handling)`,
+    `stricter: inspect - idle fixture = ${overheadIdle.toFixed(1)} ms = ${(overheadIdle / median(samples.idle!)).toFixed(2)}x (this ` +
+      `also counts the fixture's own request handling)`,
   );
   console.log(
-    `bare start-up: mcp-inspect --version is ${(median(samples.version!) / median(samples.trivial!)).toFixed(2)}x a trivial compiled script; the release binary's is ${(median(samples.releasedVersion!) / median(samples.trivial!)).toFixed(2)}x`,
+    `bare start-up: mcp-inspect --version is ${(median(samples.version!) / median(samples.trivial!)).toFixed(2)}x a trivial compiled ` +
+      `script; the release binary's is ${(median(samples.releasedVersion!) / median(samples.trivial!)).toFixed(2)}x`,
   );
   console.log(`peak RSS of mcp-inspect: max ${peak.toFixed(1)} MB over ${runs} runs (goal < ${GOAL_PEAK_RSS_MB} MB)`);
   const rawRatio = (key: string) => (median(samples[key]!) / median(samples.rawFed!)).toFixed(2);
   console.log(
-    `raw node server: mcp-inspect list-tools is ${rawRatio("rawInspect")}x the server's own fed run (goal <= ${GOAL_RAW_RATIO}x); the release binary's (mcpkit.ts spawns the server early too), ${rawRatio("rawReleased")}x`,
+    `raw node server: mcp-inspect list-tools is ${rawRatio("rawInspect")}x the server's own fed run (goal <= ${GOAL_RAW_RATIO}x); the ` +
+      `release binary's (mcpkit.ts spawns the server early too), ${rawRatio("rawReleased")}x`,
   );
 } finally {
   rmSync(dir, { recursive: true, force: true });

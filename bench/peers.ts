@@ -213,7 +213,8 @@ try {
   );
   for (const peer of peers)
     console.log(
-      `${peer.name} ${peer.version} ran on node ${peer.nodeVersion}${peer.node === machineNode ? " (this machine's)" : " (from the npm registry: its engines exclude this machine's)"}`,
+      `${peer.name} ${peer.version} ran on node ${peer.nodeVersion}` +
+        (peer.node === machineNode ? " (this machine's)" : " (from the npm registry: its engines exclude this machine's)"),
     );
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -167,8 +167,10 @@ try {
       const addedP50 = median(results.proxy.latencies) - median(results.direct.latencies);
       const cell = `${label} c=${concurrency}`;
       ratios.push(
-        `${cell}: ${(throughput / floor).toFixed(2)}x the byte-copying forwarder (goal >= ${GOALS.throughputVsForwarder}; vs direct: proxy ${throughput.toFixed(2)}x, forwarder ${floor.toFixed(2)}x), ` +
-          `peak RSS ${(rss[cell]! / floorRss[cell]!).toFixed(2)}x the forwarder's (goal <= ${GOALS.rssVsForwarder}), p50 added ${addedP50.toFixed(3)} ms${label === "1 KB" ? ` (goal < ${GOALS.addedP50Ms1Kb})` : ""}`,
+        `${cell}: ${(throughput / floor).toFixed(2)}x the byte-copying forwarder (goal >= ${GOALS.throughputVsForwarder}; vs direct: ` +
+          `proxy ${throughput.toFixed(2)}x, forwarder ${floor.toFixed(2)}x), ` +
+          `peak RSS ${(rss[cell]! / floorRss[cell]!).toFixed(2)}x the forwarder's (goal <= ${GOALS.rssVsForwarder}), p50 added ` +
+          `${addedP50.toFixed(3)} ms${label === "1 KB" ? ` (goal < ${GOALS.addedP50Ms1Kb})` : ""}`,
       );
     }
   }

@@ -162,7 +162,8 @@ export async function status(args: Record<string, unknown>): Promise<void> {
   ];
   for (const session of sessions) {
     lines.push(
-      `  ${session.session}  ${session.state}  pid ${session.pid ?? "-"}  up ${seconds(session.uptimeMs)}  ${session.calls} calls  idle ${seconds(session.idleMs)}  ${session.clients} attached  ${session.server}`,
+      `  ${session.session}  ${session.state}  pid ${session.pid ?? "-"}  up ${seconds(session.uptimeMs)}  ${session.calls} calls  ` +
+        `idle ${seconds(session.idleMs)}  ${session.clients} attached  ${session.server}`,
     );
     for (const note of ((session.notifications as { at: string; method: string; params: string }[] | undefined) ?? []).slice(
       -STATUS_NOTIFICATIONS,

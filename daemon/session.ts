@@ -213,7 +213,8 @@ export class DaemonSession {
         errorResponse(
           request.id,
           ErrorCode.InvalidParams,
-          `mcp-daemon: no question is waiting under ${unknown} (it was answered already, or expired after ${Math.round(PARKED_TTL_MS / 60_000)} minutes)`,
+          `mcp-daemon: no question is waiting under ${unknown} (it was answered already, or expired after ` +
+            `${Math.round(PARKED_TTL_MS / 60_000)} minutes)`,
         ),
       );
       return;

@@ -163,7 +163,8 @@ export class Chat {
     }
     return errorResult(
       id,
-      `The server needs a step in the user's browser before this call can succeed (${outcomes.join("; ")}). Call the tool again once the user says it is done.`,
+      `The server needs a step in the user's browser before this call can succeed (${outcomes.join("; ")}). Call the tool again once ` +
+        `the user says it is done.`,
     );
   }
 
@@ -189,7 +190,8 @@ export class Chat {
   #systemPrompt(): string {
     const lines = [
       "You are mcp-host, a chat host whose only tools come from the MCP servers the user connected.",
-      "Tool names are mcp__<server>__<tool>. Resources the user attaches arrive in <resource> blocks that name their server and URI; they are already read, do not fetch them again.",
+      "Tool names are mcp__<server>__<tool>. Resources the user attaches arrive in <resource> blocks that name their server and URI; " +
+        "they are already read, do not fetch them again.",
     ];
     for (const server of this.#servers.values()) {
       const instructions = server.client.getInstructions();

@@ -171,7 +171,8 @@ export class HostSession implements HostContext {
 
   #banner(): void {
     const { provider } = this.#options;
-    this.terminal.print(`mcp-host · model ${provider.name}/${provider.model} · ${this.servers.size} server(s) · /help for commands`, "dim");
+    const servers = `${this.servers.size} server(s)`;
+    this.terminal.print(`mcp-host · model ${provider.name}/${provider.model} · ${servers} · /help for commands`, "dim");
   }
 
   #events(): ServerEvents {

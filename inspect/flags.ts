@@ -101,7 +101,8 @@ export const ONE_SHOT = {
       task: {
         type: "boolean",
         description:
-          "run it as a task and wait for it, its progress on stderr; Ctrl-C cancels the task, --timeout leaves it running (tools that require a task get one anyway)",
+          "run it as a task and wait for it, its progress on stderr; Ctrl-C cancels the task, --timeout leaves it running (tools that " +
+          "require a task get one anyway)",
       },
       detach: {
         type: "boolean",
@@ -165,7 +166,8 @@ export const ONE_SHOT = {
   },
   task: {
     description:
-      "Follow a task the server runs (call-tool --task/--detach): get prints its state, result waits for its result, cancel cancels it. A task outlives mcp-inspect only on an HTTP server or with --stateful.",
+      "Follow a task the server runs (call-tool --task/--detach): get prints its state, result waits for its result, cancel cancels " +
+      "it. A task outlives mcp-inspect only on an HTTP server or with --stateful.",
     examples: [
       "mcp-inspect task get 786512e2-9e0d-44bd-8f29-789f320fe840 --url http://127.0.0.1:3000/mcp",
       "mcp-inspect task result <id> --stateful -- node server.js",
@@ -229,7 +231,8 @@ export const CONFIG_ARGS = {
   client: {
     type: "string",
     description:
-      "claude-desktop, claude-code (the project's .mcp.json), claude-code-user, cursor, vscode (.vscode/mcp.json), windsurf, gemini or codex",
+      "claude-desktop, claude-code (the project's .mcp.json), claude-code-user, cursor, vscode (.vscode/mcp.json), windsurf, gemini or " +
+      "codex",
     valueHint: "name",
   },
   name: { type: "string", description: "the entry's name (default: from the server command)", valueHint: "name" },

@@ -33,7 +33,10 @@ export interface ToolCallInput {
   onstatus?: (line: string) => void;
 }
 
-/** One tool call: the tool looked up when its schema is needed, the arguments built and checked, then called (as a task if it asks for one). */
+/**
+ * One tool call: the tool looked up when its schema is needed, the arguments built and checked,
+ * then called (as a task if it asks for one).
+ */
 export async function callTool(call: Call, input: ToolCallInput, target: Target): Promise<JsonObject> {
   const { name, base, pairs, validate: check, mode, lasting, onstatus } = input;
   // Over HTTP the schema is needed anyway: it says which arguments travel as Mcp-Param headers.

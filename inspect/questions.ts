@@ -93,7 +93,8 @@ export async function answerLegacyQuestion(params: JsonObject, policy: QuestionP
     { question: { method: "elicitation/create", params } },
     undefined,
     false,
-    "a 2025 server's question can only be answered later through mcp-daemon: run the same command with --stateful, then answer with --input-responses",
+    "a 2025 server's question can only be answered later through mcp-daemon: run the same command with --stateful, then answer with " +
+      "--input-responses",
   );
 }
 
@@ -122,7 +123,8 @@ export function inputRequired(
   const asked = questions.map((q) => q.summary).join("; ") || "input";
   const message = exhausted
     ? `the server kept asking after ${MAX_INPUT_ROUNDS} rounds of answers (${asked})`
-    : `the server needs answers before it can go on: ${asked}. ${how ?? "Fill in details.answers and run the same command again with --input-responses @answers.json (or - for stdin)"}`;
+    : `the server needs answers before it can go on: ${asked}. ` +
+      `${how ?? "Fill in details.answers and run the same command again with --input-responses @answers.json (or - for stdin)"}`;
   const answers = { inputResponses: Object.fromEntries(questions.map((q) => [q.key, q.template])), ...stateOf(requestState) };
   return new CommandError(EXIT.inputRequired, message, { inputRequests: requests, ...stateOf(requestState), answers });
 }
@@ -140,7 +142,8 @@ function describe(key: string, request: InputRequest): { key: string; summary: s
   const content = Object.fromEntries(
     Object.entries(schema.properties ?? {}).map(([name, field]) => [
       name,
-      `<${String(field.type ?? "value")}${required.has(name) ? ", required" : ""}${field.description ? `: ${String(field.description)}` : ""}>`,
+      `<${String(field.type ?? "value")}${required.has(name) ? ", required" : ""}` +
+        `${field.description ? `: ${String(field.description)}` : ""}>`,
     ]),
   );
   return { key, summary: `${key}: ${message}`, template: { action: "accept", content } };

@@ -86,7 +86,8 @@ export async function runServers(options: ServersOptions): Promise<number> {
     return fail(
       new CommandError(
         EXIT.nothingThere,
-        `no MCP servers are configured for this user or project (looked in ${found.looked.length} client files; see mcp-inspect servers --help)`,
+        `no MCP servers are configured for this user or project (looked in ${found.looked.length} client files; see mcp-inspect ` +
+          `servers --help)`,
         { looked: found.looked, problems: found.problems },
       ),
     );
@@ -213,7 +214,10 @@ function textRow(row: ServerRow): string {
   ].filter(Boolean);
   // One line each, whatever a file holds: control characters and line breaks go.
   const line = (text: string) => stripControl(text).replace(/[\r\n]+/g, " ");
-  return `${line(`${row.name}  ${row.client}, ${row.scope}: ${row.file}${notes.length ? `  [${notes.join("; ")}]` : ""}`)}\n    ${line(how.join(" · "))}`;
+  return (
+    `${line(`${row.name}  ${row.client}, ${row.scope}: ${row.file}${notes.length ? `  [${notes.join("; ")}]` : ""}`)}\n    ` +
+    `${line(how.join(" · "))}`
+  );
 }
 
 function keys(value: unknown): string[] {

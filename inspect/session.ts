@@ -120,7 +120,8 @@ export class Session {
         { [key]: question },
         undefined,
         false,
-        `The call waits in mcp-daemon for ${minutes} minutes: fill in details.answers and run the same command with --stateful --input-responses @answers.json; that call gets this call's result`,
+        `The call waits in mcp-daemon for ${minutes} minutes: fill in details.answers and run the same command with --stateful ` +
+          `--input-responses @answers.json; that call gets this call's result`,
       ),
     );
   }

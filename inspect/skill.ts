@@ -23,7 +23,8 @@ export function skillMarkdown(servers: SurveyedServer[], tool = "mcp-inspect"): 
   const names = servers.map((s) => clean(s.server));
   const description =
     `Reach the user's MCP servers (${names.slice(0, 8).join(", ")}${names.length > 8 ? ", ..." : ""}) from the shell with ${tool}: ` +
-    "find a tool with grep, call it, answer a server's questions (exit 8), and run long calls as tasks. Use when a task needs one of these servers' tools.";
+    "find a tool with grep, call it, answer a server's questions (exit 8), and run long calls as tasks. Use when a task needs one of " +
+    "these servers' tools.";
   const lines = [
     "---",
     `name: ${SKILL_NAME}`,
@@ -32,7 +33,10 @@ export function skillMarkdown(servers: SurveyedServer[], tool = "mcp-inspect"): 
     "",
     "# The user's MCP servers, through mcp-inspect",
     "",
-    `Every command prints one JSON envelope on stdout (\`{"success": true, "data": ...}\` or \`{"success": false, "error": {"code", "message", "details"}}\`) and exits with a code that says what happened: 0 done, 1 usage, 2 connection, 3 sign-in needed (run the command the message names), 4 timeout, 5 the server's error, 6 the tool's error, 8 the server asked a question, 9 nothing found.`,
+    `Every command prints one JSON envelope on stdout (\`{"success": true, "data": ...}\` or \`{"success": false, "error": {"code", ` +
+      `"message", "details"}}\`) and exits with a code that says what happened: 0 done, 1 usage, 2 connection, 3 sign-in needed (run ` +
+      `the command the message names), 4 timeout, 5 the server's error, 6 the tool's error, 8 the server asked a question, 9 nothing ` +
+      `found.`,
     "",
     "## Commands",
     "",
@@ -47,7 +51,9 @@ export function skillMarkdown(servers: SurveyedServer[], tool = "mcp-inspect"): 
     `${tool} read-resource <uri> --server <name>; ${tool} get-prompt <name> key=value --server <name>`,
     "```",
     "",
-    "- Exit 8: the server needs answers first. `error.details.inputRequests` holds its questions and their schemas, `error.details.answers` the file to fill in; run the same command again with `--input-responses @answers.json`. A URL in a question is for the user to open: never open it yourself.",
+    "- Exit 8: the server needs answers first. `error.details.inputRequests` holds its questions and their schemas, " +
+      "`error.details.answers` the file to fill in; run the same command again with `--input-responses @answers.json`. A URL in a " +
+      "question is for the user to open: never open it yourself.",
     "- Servers that keep state between calls: add `--stateful` (mcp-daemon keeps the server running).",
     "",
     "## Servers and their tools",

@@ -62,7 +62,8 @@ export async function callTool(call: Call, request: ToolCall): Promise<JsonObjec
   if (request.mode !== "auto" && !offered) {
     throw new CommandError(
       EXIT.usage,
-      `the server does not run tool calls as tasks (it declares no ${modern ? `${TASKS_EXTENSION} extension` : "tasks.requests.tools.call capability"})`,
+      `the server does not run tool calls as tasks (it declares no ` +
+        `${modern ? `${TASKS_EXTENSION} extension` : "tasks.requests.tools.call capability"})`,
     );
   }
   let params: JsonObject = { name: request.name, arguments: request.arguments };
@@ -93,7 +94,8 @@ export async function run(call: Call, action: TaskAction, taskId: string, onstat
     const modern = call.identity().era === "modern";
     throw new CommandError(
       EXIT.usage,
-      `the server offers no ${action === "cancel" ? "task cancellation" : "tasks"} (it declares no ${modern ? `${TASKS_EXTENSION} extension` : action === "cancel" ? "tasks.cancel capability" : "tasks capability"})`,
+      `the server offers no ${action === "cancel" ? "task cancellation" : "tasks"} (it declares no ` +
+        `${modern ? `${TASKS_EXTENSION} extension` : action === "cancel" ? "tasks.cancel capability" : "tasks capability"})`,
     );
   }
   if (action === "get") return call.request("tasks/get", { taskId });
@@ -173,7 +175,8 @@ async function lastWords(
   if (failure.exitCode === EXIT.timeout) {
     const left = lasting
       ? `task ${taskId} keeps running on the server (wait for it with \`task result ${taskId}\`)`
-      : `task ${taskId} was left running, but a one-shot stdio server ends with this command (use --stateful or an HTTP server to come back to a task)`;
+      : `task ${taskId} was left running, but a one-shot stdio server ends with this command (use --stateful or an HTTP server to come ` +
+        `back to a task)`;
     return new CommandError(EXIT.timeout, `${failure.message}; ${left}`, details);
   }
   if (failure.exitCode <= SIGNAL_EXIT_BASE) return withTaskId(failure, taskId);

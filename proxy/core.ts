@@ -476,7 +476,8 @@ export class McpProxy {
           errorResponse(
             entry.id,
             SERVER_RESTARTED,
-            `mcp-proxy: the server restarted (${reason}) while ${entry.method} was running; it was not repeated, since that could do its work twice`,
+            `mcp-proxy: the server restarted (${reason}) while ${entry.method} was running; it was not repeated, since that could do ` +
+              `its work twice`,
           ),
         );
     }
@@ -587,7 +588,8 @@ export class McpProxy {
     if (!this.#options.autoRestart) return this.#fail(`${reason}; automatic restart is off`);
     if ("open" in verdict) {
       this.#log.error(
-        `the server crashed ${verdict.crashes} times within ${CRASH_WINDOW_MS / 1000} s; not restarting it until ${RESTART_TOOL} is called or a watched file changes`,
+        `the server crashed ${verdict.crashes} times within ${CRASH_WINDOW_MS / 1000} s; not restarting it until ${RESTART_TOOL} is ` +
+          `called or a watched file changes`,
       );
       return this.#fail(`it crashed ${verdict.crashes} times within ${CRASH_WINDOW_MS / 1000} s (last: ${reason})`);
     }

@@ -7,7 +7,8 @@ export const RESTART_TOOL = "restart_server";
 export const RESTART_TOOL_DEFINITION = {
   name: RESTART_TOOL,
   description:
-    "Restart the MCP server behind mcp-proxy (after you changed its code). The connection stays up; the result says how long the restart took and which tools were added, removed or changed.",
+    "Restart the MCP server behind mcp-proxy (after you changed its code). The connection stays up; the result says how long the " +
+    "restart took and which tools were added, removed or changed.",
   inputSchema: { type: "object", properties: {} },
   annotations: { title: "Restart the server", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 };

@@ -122,7 +122,8 @@ test.skipIf(process.getuid?.() !== 0)(
         `mount -t tmpfs tmpfs ${ro}`,
         `printf '{"mcpServers":{}}' > ${ro}/claude.json`,
         `mount -o remount,ro ${ro}`,
-        `${BUN} ${join(ROOT, "mcp-inspect.ts")} config --client claude-desktop --file ${ro}/claude.json --write -- node /srv/s.js; echo "exit=$?"`,
+        `${BUN} ${join(ROOT, "mcp-inspect.ts")} config --client claude-desktop --file ${ro}/claude.json --write -- node /srv/s.js; ` +
+          `echo "exit=$?"`,
         `ls -A ${ro}`,
         `cat ${ro}/claude.json`,
       ].join(" && ");
@@ -139,11 +140,14 @@ test.skipIf(process.getuid?.() !== 0)(
   },
 );
 
-test("--write --client codex appends a [mcp_servers.<name>] table, keeps every comment and table, and replaces its own table when run again", async () => {
-  const codexHome = join(dir, "codex-home");
-  mkdirSync(codexHome, { recursive: true });
-  const file = join(codexHome, "config.toml");
-  const original = `# my Codex settings
+test(
+  "--write --client codex appends a [mcp_servers.<name>] table, keeps every comment and table, and replaces its own table when run " +
+    "again",
+  async () => {
+    const codexHome = join(dir, "codex-home");
+    mkdirSync(codexHome, { recursive: true });
+    const file = join(codexHome, "config.toml");
+    const original = `# my Codex settings
 model = "o3" # the model
 
 [mcp_servers.keep]
@@ -160,27 +164,28 @@ OLD = "1"
 [profiles.fast]
 model = "mini"
 `;
-  writeFileSync(file, original);
-  const env = { CODEX_HOME: codexHome };
-  const first = await runTool("mcp-inspect.ts", ["config", "--client", "codex", "--name", "dev", "--write", "--", "node", "/srv/s.js"], {
-    env,
-  });
-  expect(first.stderr).toBe("");
-  expect(first.stdout).toContain(`wrote "dev" to ${file}`);
-  const again = await runTool("mcp-inspect.ts", ["config", "--client", "codex", "--name", "dev", "--write", "--", "node", "/srv/t.js"], {
-    env,
-  });
-  expect(again.code).toBe(0);
-  const text = readFileSync(file, "utf8");
-  for (const kept of ["# my Codex settings", 'model = "o3" # the model', "[mcp_servers.keep]", "# profiles below", "[profiles.fast]"])
-    expect(text).toContain(kept);
-  expect(text).not.toContain('command = "old"');
-  expect(text).not.toContain("OLD");
-  const parsed = parseToml(text) as any;
-  expect(parsed.mcp_servers.keep).toEqual({ command: "keep-me" });
-  expect(parsed.mcp_servers.dev).toEqual({ command: BUN, args: [join(ROOT, "mcp-inspect.ts"), "mcp", "--", "node", "/srv/t.js"] });
-  expect(parsed.profiles.fast.model).toBe("mini");
-});
+    writeFileSync(file, original);
+    const env = { CODEX_HOME: codexHome };
+    const first = await runTool("mcp-inspect.ts", ["config", "--client", "codex", "--name", "dev", "--write", "--", "node", "/srv/s.js"], {
+      env,
+    });
+    expect(first.stderr).toBe("");
+    expect(first.stdout).toContain(`wrote "dev" to ${file}`);
+    const again = await runTool("mcp-inspect.ts", ["config", "--client", "codex", "--name", "dev", "--write", "--", "node", "/srv/t.js"], {
+      env,
+    });
+    expect(again.code).toBe(0);
+    const text = readFileSync(file, "utf8");
+    for (const kept of ["# my Codex settings", 'model = "o3" # the model', "[mcp_servers.keep]", "# profiles below", "[profiles.fast]"])
+      expect(text).toContain(kept);
+    expect(text).not.toContain('command = "old"');
+    expect(text).not.toContain("OLD");
+    const parsed = parseToml(text) as any;
+    expect(parsed.mcp_servers.keep).toEqual({ command: "keep-me" });
+    expect(parsed.mcp_servers.dev).toEqual({ command: BUN, args: [join(ROOT, "mcp-inspect.ts"), "mcp", "--", "node", "/srv/t.js"] });
+    expect(parsed.profiles.fast.model).toBe("mini");
+  },
+);
 
 test("a Codex server defined as an inline table is not rewritten: a one-line error, nothing changed", () => {
   const text = `[mcp_servers]\ndev = { command = "old" } # inline\n`;

@@ -336,9 +336,13 @@ describe("faults", () => {
           text += chunk;
           if (text.includes('"attached"') && !text.includes("huge")) {
             text += " huge-sent ";
-            connection.write(
-              `{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"echo","arguments":{"message":"${"m".repeat(40 * 1024 * 1024)}"}}}\n`,
-            );
+            const huge = {
+              jsonrpc: "2.0",
+              id: "huge",
+              method: "tools/call",
+              params: { name: "echo", arguments: { message: "m".repeat(40 * 1024 * 1024) } },
+            };
+            connection.write(`${JSON.stringify(huge)}\n`);
           }
           if (text.includes('"id":"huge"')) connection.end();
         });

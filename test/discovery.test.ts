@@ -231,7 +231,7 @@ test("--server NAME resolves a configured entry and calls it, a Codex TOML entry
   expect(off.json.error.message).toContain(`"codex-off" is turned off in ${join(layout.home, ".codex", "config.toml")}`);
 });
 
-test("--config takes a Codex config.toml too: its [mcp_servers.<name>] tables, env included; a broken one is a one-line error", async () => {
+test("--config takes a Codex config.toml: its [mcp_servers.<name>] tables, env included; a broken one is a one-line error", async () => {
   const layout = fullLayout();
   const toml = join(layout.home, ".codex", "config.toml");
   const codex = await run(layout, [
@@ -257,7 +257,7 @@ test("--config takes a Codex config.toml too: its [mcp_servers.<name>] tables, e
   expect((await run(layout, ["list-tools", "--config", none])).json.error.message).toBe(`config ${none} has no [mcp_servers.<name>] table`);
 });
 
-test("two different entries of one name in the same scope are an error that names both files; the same entry twice is one server", async () => {
+test("two different entries of one name in one scope are an error naming both files; the same entry twice is one server", async () => {
   const layout = emptyLayout();
   const cursor = join(layout.home, ".cursor", "mcp.json");
   const windsurf = join(layout.home, ".codeium", "windsurf", "mcp_config.json");
@@ -340,7 +340,8 @@ test("a VS Code entry with ${input:...} and no terminal: a one-line error that n
   const result = await run(layout, ["list-tools", "--server", "vscode-user", "--text"]);
   expect(result.code).toBe(1);
   expect(result.stderr).toBe(
-    `error: "vscode-user" in ${join(layout.home, ".config", "Code", "User", "mcp.json")} needs \${input:token} (Your token), typed only at a terminal (run it on one)\n`,
+    `error: "vscode-user" in ${join(layout.home, ".config", "Code", "User", "mcp.json")} needs \${input:token} (Your token), typed ` +
+      `only at a terminal (run it on one)\n`,
   );
 });
 
@@ -418,38 +419,42 @@ test("on a terminal, a VS Code ${input:...} is typed without being shown, and re
   expect(session.screen().split("typed-secret")).toHaveLength(2);
 });
 
-test("each client's own spelling reads as the same target: Gemini httpUrl, Windsurf serverUrl, Codex headers from variables, env_vars, an envFile", () => {
-  const dir = tempDir("mcpkit-fields-");
-  const env = { TEAM_TOKEN: "t-1", MY_TOKEN: "b-2", PASSED: "p-3" };
-  expect(configEntryTarget("g.json", "g", { httpUrl: "https://g.example/mcp" }, env)).toMatchObject({
-    ok: true,
-    value: { kind: "http", url: "https://g.example/mcp", transport: "streamable-http" },
-  });
-  expect(configEntryTarget("w.json", "w", { serverUrl: "https://w.example/mcp" }, env)).toMatchObject({
-    ok: true,
-    value: { kind: "http", url: "https://w.example/mcp" },
-  });
-  const codex = configEntryTarget(
-    "c.toml",
-    "c",
-    {
-      url: "https://c.example/mcp",
-      http_headers: { "X-A": "a" },
-      env_http_headers: { "X-Team": "TEAM_TOKEN" },
-      bearer_token_env_var: "MY_TOKEN",
-    },
-    env,
-  );
-  expect(codex).toMatchObject({ ok: true, value: { headers: { "X-A": "a", "X-Team": "t-1", Authorization: "Bearer b-2" } } });
-  expect(configEntryTarget("c.toml", "c", { command: "x", env_vars: ["PASSED", "UNSET_ONE"], env: { OWN: "o" } }, env)).toMatchObject({
-    ok: true,
-    value: { env: { PASSED: "p-3", OWN: "o" } },
-  });
-  write(join(dir, ".env"), '# comment\nexport FROM_FILE=1\nQUOTED="a b"\nOWN=from-file\n');
-  const withFile = configEntryTarget(join(dir, "mcp.json"), "v", { command: "x", envFile: ".env", env: { OWN: "entry" } }, env);
-  expect(withFile).toMatchObject({ ok: true, value: { env: { FROM_FILE: "1", QUOTED: "a b", OWN: "entry" } } });
-  expect(configEntryTarget("c.toml", "off", { command: "x", enabled: false }, env)).toMatchObject({
-    ok: false,
-    error: 'server "off" in c.toml is turned off there (enabled = false)',
-  });
-});
+test(
+  "each client's own spelling reads as the same target: Gemini httpUrl, Windsurf serverUrl, Codex headers from variables, env_vars, " +
+    "an envFile",
+  () => {
+    const dir = tempDir("mcpkit-fields-");
+    const env = { TEAM_TOKEN: "t-1", MY_TOKEN: "b-2", PASSED: "p-3" };
+    expect(configEntryTarget("g.json", "g", { httpUrl: "https://g.example/mcp" }, env)).toMatchObject({
+      ok: true,
+      value: { kind: "http", url: "https://g.example/mcp", transport: "streamable-http" },
+    });
+    expect(configEntryTarget("w.json", "w", { serverUrl: "https://w.example/mcp" }, env)).toMatchObject({
+      ok: true,
+      value: { kind: "http", url: "https://w.example/mcp" },
+    });
+    const codex = configEntryTarget(
+      "c.toml",
+      "c",
+      {
+        url: "https://c.example/mcp",
+        http_headers: { "X-A": "a" },
+        env_http_headers: { "X-Team": "TEAM_TOKEN" },
+        bearer_token_env_var: "MY_TOKEN",
+      },
+      env,
+    );
+    expect(codex).toMatchObject({ ok: true, value: { headers: { "X-A": "a", "X-Team": "t-1", Authorization: "Bearer b-2" } } });
+    expect(configEntryTarget("c.toml", "c", { command: "x", env_vars: ["PASSED", "UNSET_ONE"], env: { OWN: "o" } }, env)).toMatchObject({
+      ok: true,
+      value: { env: { PASSED: "p-3", OWN: "o" } },
+    });
+    write(join(dir, ".env"), '# comment\nexport FROM_FILE=1\nQUOTED="a b"\nOWN=from-file\n');
+    const withFile = configEntryTarget(join(dir, "mcp.json"), "v", { command: "x", envFile: ".env", env: { OWN: "entry" } }, env);
+    expect(withFile).toMatchObject({ ok: true, value: { env: { FROM_FILE: "1", QUOTED: "a b", OWN: "entry" } } });
+    expect(configEntryTarget("c.toml", "off", { command: "x", enabled: false }, env)).toMatchObject({
+      ok: false,
+      error: 'server "off" in c.toml is turned off there (enabled = false)',
+    });
+  },
+);

@@ -30,7 +30,8 @@ describe("signatures", () => {
       },
     };
     expect(signature(tool)).toBe(
-      'search(query: string, limit?: integer, mode: "fast"|"slow", kind?: "x", tags?: string[], either?: string|number, maybe?: string|null, where?: {lat: number}) - Find things.',
+      'search(query: string, limit?: integer, mode: "fast"|"slow", kind?: "x", tags?: string[], either?: string|number, maybe?: ' +
+        "string|null, where?: {lat: number}) - Find things.",
     );
   });
 
@@ -113,7 +114,8 @@ describe("grep", () => {
       const run = await inspect(["grep", "messageType", "--config", config(), "--format", "signatures"]);
       expect(run.code).toBe(0);
       expect(run.stdout).toBe(
-        'everything: get-annotated-message(messageType: "error"|"success"|"debug", includeImage?: boolean) - Demonstrates how annotations can be used to provide metadata about content.\n',
+        'everything: get-annotated-message(messageType: "error"|"success"|"debug", includeImage?: boolean) - Demonstrates how ' +
+          "annotations can be used to provide metadata about content.\n",
       );
       expect(run.stderr).toContain("broken: CONNECTION_FAILED");
     },
@@ -152,7 +154,8 @@ describe("grep", () => {
 
 describe("skill", () => {
   test(
-    "writes SKILL.md: front matter, the commands, each server's tools as signatures, the failure named, no secrets, server text fenced and cleaned",
+    "writes SKILL.md: front matter, the commands, each server's tools as signatures, the failure named, no secrets, server text fenced " +
+      "and cleaned",
     async () => {
       const dir = tempDir();
       const file = join(dir, "mcp.json");

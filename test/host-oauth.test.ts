@@ -356,7 +356,8 @@ describe("refusals", () => {
         (e: Error) => e,
       );
       expect(err?.message).toBe(
-        `timed out waiting for the browser to come back to http://127.0.0.1:${port}${CALLBACK_PATH} (run mcp-inspect auth --url ${server.url} to try again)`,
+        `timed out waiting for the browser to come back to http://127.0.0.1:${port}${CALLBACK_PATH} (run mcp-inspect auth --url ` +
+          `${server.url} to try again)`,
       );
       expect(await listening(port)).toBe(false);
     },

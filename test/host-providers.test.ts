@@ -528,51 +528,54 @@ describe("gemini", () => {
     );
   });
 
-  test("maps system, roles, images, function calls, function responses (failures under `error`) and parametersJsonSchema onto the wire", async () => {
-    gemini.replies = [geminiStream({ model: "m", text: ["ok"], stop: "STOP" })];
-    const provider = await createGeminiProvider(geminiOptions({}, "m"));
-    await provider.generate(FULL_REQUEST);
-    const [sent] = gemini.requestsTo(":streamGenerateContent");
-    expect(sent?.path).toBe("/v1beta/models/m:streamGenerateContent");
-    expect(sent?.query.get("alt")).toBe("sse");
-    expect(sent?.body).toMatchObject({
-      systemInstruction: { parts: [{ text: "Be terse." }] },
-      generationConfig: { maxOutputTokens: 321, temperature: 0.25, stopSequences: ["END"] },
-      tools: [
-        {
-          functionDeclarations: [
-            { name: "get_weather", description: WEATHER_TOOL.description, parametersJsonSchema: WEATHER_TOOL.inputSchema },
-          ],
-        },
-      ],
-      contents: [
-        {
-          role: "user",
-          parts: [
-            { text: "What is in this picture? And the weather in Paris?" },
-            { inlineData: { mimeType: "image/png", data: PNG_BASE64 } },
-          ],
-        },
-        {
-          role: "model",
-          parts: [
-            { text: "A dot. Checking the weather." },
-            // History from elsewhere has no signature: the first call carries Google's documented skip value.
-            { functionCall: { id: "call_paris", name: "get_weather", args: { city: "Paris" } }, thoughtSignature: SKIP_SIGNATURE_CHECK },
-            { functionCall: { id: "call_nowhere", name: "get_weather", args: { city: "Nowhere" } } },
-          ],
-        },
-        {
-          role: "user",
-          parts: [
-            { functionResponse: { id: "call_paris", name: "get_weather", response: { output: "18°C, cloudy" } } },
-            { functionResponse: { id: "call_nowhere", name: "get_weather", response: { error: "unknown city" } } },
-          ],
-        },
-      ],
-    });
-    expect(sent?.body.contents[1].parts[2].thoughtSignature).toBeUndefined();
-  });
+  test(
+    "maps system, roles, images, function calls, function responses (failures under `error`) and parametersJsonSchema onto the " + "wire",
+    async () => {
+      gemini.replies = [geminiStream({ model: "m", text: ["ok"], stop: "STOP" })];
+      const provider = await createGeminiProvider(geminiOptions({}, "m"));
+      await provider.generate(FULL_REQUEST);
+      const [sent] = gemini.requestsTo(":streamGenerateContent");
+      expect(sent?.path).toBe("/v1beta/models/m:streamGenerateContent");
+      expect(sent?.query.get("alt")).toBe("sse");
+      expect(sent?.body).toMatchObject({
+        systemInstruction: { parts: [{ text: "Be terse." }] },
+        generationConfig: { maxOutputTokens: 321, temperature: 0.25, stopSequences: ["END"] },
+        tools: [
+          {
+            functionDeclarations: [
+              { name: "get_weather", description: WEATHER_TOOL.description, parametersJsonSchema: WEATHER_TOOL.inputSchema },
+            ],
+          },
+        ],
+        contents: [
+          {
+            role: "user",
+            parts: [
+              { text: "What is in this picture? And the weather in Paris?" },
+              { inlineData: { mimeType: "image/png", data: PNG_BASE64 } },
+            ],
+          },
+          {
+            role: "model",
+            parts: [
+              { text: "A dot. Checking the weather." },
+              // History from elsewhere has no signature: the first call carries Google's documented skip value.
+              { functionCall: { id: "call_paris", name: "get_weather", args: { city: "Paris" } }, thoughtSignature: SKIP_SIGNATURE_CHECK },
+              { functionCall: { id: "call_nowhere", name: "get_weather", args: { city: "Nowhere" } } },
+            ],
+          },
+          {
+            role: "user",
+            parts: [
+              { functionResponse: { id: "call_paris", name: "get_weather", response: { output: "18°C, cloudy" } } },
+              { functionResponse: { id: "call_nowhere", name: "get_weather", response: { error: "unknown city" } } },
+            ],
+          },
+        ],
+      });
+      expect(sent?.body.contents[1].parts[2].thoughtSignature).toBeUndefined();
+    },
+  );
 
   test("function responses lead the user turn; images a tool returned follow as inline data", async () => {
     gemini.replies = [geminiStream({ model: "m", text: ["ok"], stop: "STOP" })];
@@ -625,39 +628,45 @@ describe("gemini", () => {
     });
   });
 
-  test("a function call without an id gets a synthetic one, which maps back to an id-less call and response with its thoughtSignature", async () => {
-    gemini.replies = [
-      geminiStream({
-        model: "m",
-        toolCall: { name: "get_weather", argumentChunks: ['{"city":"Oslo"}'], thoughtSignature: "c2lnbmF0dXJl" },
-        stop: "STOP",
-      }),
-      geminiStream({ model: "m", text: ["Cold."], stop: "STOP" }),
-    ];
-    const provider = await createGeminiProvider(geminiOptions({}, "m"));
-    const first = await provider.generate({ ...HELLO, tools: [WEATHER_TOOL] });
-    const call = first.content[0];
-    if (call?.type !== "tool_use") throw new Error(`expected a tool_use, got ${JSON.stringify(call)}`);
-    expect(call.id.startsWith(SYNTHETIC_ID_PREFIX)).toBe(true);
-    expect(call.input).toEqual({ city: "Oslo" });
+  test(
+    "a function call without an id gets a synthetic one, which maps back to an id-less call and response with its " + "thoughtSignature",
+    async () => {
+      gemini.replies = [
+        geminiStream({
+          model: "m",
+          toolCall: { name: "get_weather", argumentChunks: ['{"city":"Oslo"}'], thoughtSignature: "c2lnbmF0dXJl" },
+          stop: "STOP",
+        }),
+        geminiStream({ model: "m", text: ["Cold."], stop: "STOP" }),
+      ];
+      const provider = await createGeminiProvider(geminiOptions({}, "m"));
+      const first = await provider.generate({ ...HELLO, tools: [WEATHER_TOOL] });
+      const call = first.content[0];
+      if (call?.type !== "tool_use") throw new Error(`expected a tool_use, got ${JSON.stringify(call)}`);
+      expect(call.id.startsWith(SYNTHETIC_ID_PREFIX)).toBe(true);
+      expect(call.input).toEqual({ city: "Oslo" });
 
-    const second = await provider.generate({
-      ...HELLO,
-      tools: [WEATHER_TOOL],
-      messages: [
-        ...HELLO.messages,
-        { role: "assistant", content: [call] },
-        { role: "user", content: [{ type: "tool_result", toolUseId: call.id, content: [{ type: "text", text: "-3°C" }], isError: false }] },
-      ],
-    });
-    expect(second.content).toEqual([{ type: "text", text: "Cold." }]);
-    const contents = gemini.requestsTo(":streamGenerateContent")[1]?.body.contents;
-    expect(contents[1]).toEqual({
-      role: "model",
-      parts: [{ functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "c2lnbmF0dXJl" }],
-    });
-    expect(contents[2]).toEqual({ role: "user", parts: [{ functionResponse: { name: "get_weather", response: { output: "-3°C" } } }] });
-  });
+      const second = await provider.generate({
+        ...HELLO,
+        tools: [WEATHER_TOOL],
+        messages: [
+          ...HELLO.messages,
+          { role: "assistant", content: [call] },
+          {
+            role: "user",
+            content: [{ type: "tool_result", toolUseId: call.id, content: [{ type: "text", text: "-3°C" }], isError: false }],
+          },
+        ],
+      });
+      expect(second.content).toEqual([{ type: "text", text: "Cold." }]);
+      const contents = gemini.requestsTo(":streamGenerateContent")[1]?.body.contents;
+      expect(contents[1]).toEqual({
+        role: "model",
+        parts: [{ functionCall: { name: "get_weather", args: { city: "Oslo" } }, thoughtSignature: "c2lnbmF0dXJl" }],
+      });
+      expect(contents[2]).toEqual({ role: "user", parts: [{ functionResponse: { name: "get_weather", response: { output: "-3°C" } } }] });
+    },
+  );
 
   test.each([
     ["STOP", false, "end_turn"],

@@ -25,7 +25,8 @@ function plain(text: string): string {
   return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, "").replace(/\r/g, "");
 }
 
-test("the compiled host in a terminal: chat, Tab completion, Ctrl-C cancels a tool call and a question, Ctrl-C at an empty prompt exits 130", async () => {
+test("the compiled host in a terminal: chat, Tab completion, Ctrl-C cancels a tool call and a question, Ctrl-C at an empty prompt " +
+  "exits 130", async () => {
   let screen = "";
   const env = { ...process.env, ...NO_VENDOR_KEYS, NO_COLOR: "1", TERM: "xterm-256color" };
   const child = Bun.spawn([binary], {

@@ -20,7 +20,9 @@ const fake = Bun.serve({
     if (message.method === "server/discover") return Response.json({ jsonrpc: "2.0", id: message.id, result: DISCOVER_RESULT });
     if (path === "/cut") {
       // One complete progress event, then half of the response event, then the stream ends.
-      const body = `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\ndata: {"jsonrpc":"2.0","id":${message.id},"res`;
+      const body =
+        `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\ndata: ` +
+        `{"jsonrpc":"2.0","id":${message.id},"res`;
       return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
     }
     if (path === "/html") return new Response("<html>oops</html>", { headers: { "Content-Type": "text/html" } });

@@ -136,14 +136,14 @@ test(
               frames.push(line);
               socket.data.attached = true;
               socket.write(`${JSON.stringify({ type: "attached", session: "s1", pid: null, extensions: { session: 1 } })}\n`);
+              const tools = [{ name: "echo", inputSchema: { type: "object" } }];
               socket.write(
-                `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/mcpkit/session", params: { version: 1, identity, tools: [{ name: "echo", inputSchema: { type: "object" } }] } })}\n`,
+                `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/mcpkit/session", params: { version: 1, identity, tools } })}\n`,
               );
             } else if (line.method === "tools/call") {
               calls.push(line.params.arguments.message);
-              socket.write(
-                `${JSON.stringify({ jsonrpc: "2.0", id: line.id, result: { content: [{ type: "text", text: line.params.arguments.message }] } })}\n`,
-              );
+              const content = [{ type: "text", text: line.params.arguments.message }];
+              socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: line.id, result: { content } })}\n`);
             }
           }
         },

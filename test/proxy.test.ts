@@ -114,9 +114,13 @@ describe("transparent forwarding", () => {
     async () => {
       const peer = proxy(["--", BUN, REFERENCE]);
       await initialized(peer);
-      peer.send(
-        `{"jsonrpc":"2.0","id":"huge-in","method":"tools/call","params":{"name":"echo","arguments":{"message":"${"m".repeat(40 * 1024 * 1024)}"}}}`,
-      );
+      const huge = {
+        jsonrpc: "2.0",
+        id: "huge-in",
+        method: "tools/call",
+        params: { name: "echo", arguments: { message: "m".repeat(40 * 1024 * 1024) } },
+      };
+      peer.send(JSON.stringify(huge));
       await peer.waitFor(() => peer.responseTo("huge-in") !== undefined);
       expect(peer.responseTo("huge-in").error.message).toContain("over the");
       const out = await peer.request("huge-out", "tools/call", { name: "big", arguments: { bytes: 40_000_000 } });

@@ -37,17 +37,10 @@ const server = Bun.serve({
     request.signal.addEventListener("abort", () => streamAborted.resolve());
     const token = (message.params?._meta as { progressToken?: number } | undefined)?.progressToken;
     let timer: ReturnType<typeof setInterval>;
+    const progress = { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } };
     const body = new ReadableStream({
       start(controller) {
-        timer = setInterval(
-          () =>
-            controller.enqueue(
-              new TextEncoder().encode(
-                `data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } })}\n\n`,
-              ),
-            ),
-          20,
-        );
+        timer = setInterval(() => controller.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(progress)}\n\n`)), 20);
       },
       cancel() {
         clearInterval(timer);
@@ -83,7 +76,7 @@ test("2026-07-28 over HTTP: request headers mirror the body, and cancelling clos
   await client.close();
 });
 
-test("2025 over HTTP: a 400 to the probe leads to initialize; the session id and version travel after it; cancel is a notification", async () => {
+test("2025 over HTTP: a 400 to the probe leads to initialize; session id and version go after it; cancel is a notification", async () => {
   seen.length = 0;
   const client = new RawClient(new HttpChannel({ url: `http://127.0.0.1:${server.port}/legacy` }), {
     clientInfo: { name: "t", version: "0" },

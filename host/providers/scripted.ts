@@ -117,8 +117,10 @@ function tour(tools: ToolSpec[]): string {
   const names = tools.slice(0, 12).map((t) => t.name.split("__").slice(2).join("__") || t.name);
   return [
     "(scripted) Hi! I am the keyless scripted model: I call tools when you name them.",
-    `Try: "call add a=2 b=3", "echo hello", "fail", "slow steps=20" (Ctrl-C cancels), "sample", "elicit", "roots", "log level=info message=hi".`,
-    "Attach a resource with @server:uri, run a prompt with /server:prompt key=value, watch one with /watch @server:uri. /help lists every command.",
+    `Try: "call add a=2 b=3", "echo hello", "fail", "slow steps=20" (Ctrl-C cancels), "sample", "elicit", "roots", "log level=info ` +
+      `message=hi".`,
+    "Attach a resource with @server:uri, run a prompt with /server:prompt key=value, watch one with /watch @server:uri. /help lists " +
+      "every command.",
     names.length > 0 ? `Tools here: ${names.join(", ")}${tools.length > names.length ? ", ..." : ""}.` : "No tools are connected.",
   ].join("\n");
 }

@@ -208,7 +208,8 @@ function argumentsOf(params: Json): z.infer<typeof SLOW_TASK_INPUT> {
   if (!parsed.success)
     throw new RpcError(
       INVALID_PARAMS,
-      `Invalid arguments for tool ${TASK_TOOL}: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
+      `Invalid arguments for tool ${TASK_TOOL}: ` +
+        `${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
     );
   return parsed.data;
 }

@@ -12,7 +12,8 @@ export function authCommand(invocation: Invocation): CommandDef<any> {
     meta: {
       name: "auth",
       description:
-        "Sign in to an OAuth server now and keep its tokens in ~/.mcpkit/auth (MCPKIT_AUTH_DIR), for every tool and later call; --logout revokes and forgets them; --list shows what is stored.",
+        "Sign in to an OAuth server now and keep its tokens in ~/.mcpkit/auth (MCPKIT_AUTH_DIR), for every tool and later call; " +
+        "--logout revokes and forgets them; --list shows what is stored.",
     },
     args: AUTH_COMMAND_ARGS,
     run: ({ args }) => runAuth(args as Args, invocation),

@@ -10,7 +10,8 @@ export function mcpCommand(invocation: Invocation, version: string): CommandDef<
     meta: {
       name: "mcp",
       description:
-        "Run as a stdio MCP server whose tools inspect the target: list_tools, call_tool, list_resources, read_resource, list_prompts, get_prompt, get_server_info, ping, get_task, get_task_result, cancel_task. One connection to the target is kept across calls.",
+        "Run as a stdio MCP server whose tools inspect the target: list_tools, call_tool, list_resources, read_resource, list_prompts, " +
+        "get_prompt, get_server_info, ping, get_task, get_task_result, cancel_task. One connection to the target is kept across calls.",
     },
     args: MCP_ARGS,
     async run({ args }) {

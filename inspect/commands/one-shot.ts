@@ -248,7 +248,8 @@ function requireLastingServer(args: Args, target: Target, what: string): void {
   if (tasks.outlivesProcess(target, Boolean(args.stateful))) return;
   throw new CommandError(
     EXIT.usage,
-    `${what} needs a server that outlives this command: a one-shot stdio server exits with mcp-inspect, and its tasks with it (use an HTTP server, or --stateful to keep it in mcp-daemon)`,
+    `${what} needs a server that outlives this command: a one-shot stdio server exits with mcp-inspect, and its tasks with it (use an ` +
+      `HTTP server, or --stateful to keep it in mcp-daemon)`,
   );
 }
 

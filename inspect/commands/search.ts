@@ -15,7 +15,9 @@ export function grepCommand(invocation: Invocation, version: string): CommandDef
     meta: {
       name: "grep",
       description:
-        "Search the tools of every configured server (or one --config, or one server) by name, title, description and parameter names. Servers are asked in parallel, each under --timeout (default 15000); one that fails is listed with its error. Exit 0 with matches, 9 with none.",
+        "Search the tools of every configured server (or one --config, or one server) by name, title, description and parameter names. " +
+        "Servers are asked in parallel, each under --timeout (default 15000); one that fails is listed with its error. Exit 0 with " +
+        "matches, 9 with none.",
     },
     args: GREP_ARGS,
     run: ({ args }) => runGrep(args as Args, invocation, version),
@@ -33,7 +35,9 @@ export function skillCommand(invocation: Invocation, version: string): CommandDe
     meta: {
       name: "skill",
       description:
-        "Write a SKILL.md (Agent Skills format) that teaches an agent to use mcp-inspect with this user's servers: the servers, their tools as one-line signatures, and the commands for calling, answering questions and tasks. No secrets; the servers' text is marked as theirs.",
+        "Write a SKILL.md (Agent Skills format) that teaches an agent to use mcp-inspect with this user's servers: the servers, their " +
+        "tools as one-line signatures, and the commands for calling, answering questions and tasks. No secrets; the servers' text is " +
+        "marked as theirs.",
     },
     args: SKILL_ARGS,
     run: ({ args }) => runSkill(args as Args, invocation, version),
@@ -52,7 +56,9 @@ async function runGrep(args: Args, invocation: Invocation, version: string): Pro
   if (!targets.ok) return fail(targets.error);
   const { grep } = await import("../grep.ts");
   const found = await grep(targets.value, pattern, surveyOptions(args, version));
-  const nothing = `no tool matches ${JSON.stringify(pattern)} on the ${found.searched - found.failures.length} of ${found.searched} servers that answered`;
+  const nothing =
+    `no tool matches ${JSON.stringify(pattern)} on the ${found.searched - found.failures.length} of ${found.searched} ` +
+    `servers that answered`;
   process.exitCode = found.matches.length > 0 ? EXIT.ok : EXIT.nothingThere;
   if (json) {
     // Exit 9 is a failure of the search, in the contract's shape: success false, and the data still there.

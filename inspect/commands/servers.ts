@@ -9,7 +9,9 @@ export function serversCommand(invocation: Invocation): CommandDef<any> {
     meta: {
       name: "servers",
       description:
-        "List every MCP server configured for this user and project (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Codex, Gemini CLI): file, client, scope, transport, env and header names (never values), approval, sign-in. Exit 9 when there are none.",
+        "List every MCP server configured for this user and project (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Codex, " +
+        "Gemini CLI): file, client, scope, transport, env and header names (never values), approval, sign-in. Exit 9 when there are " +
+        "none.",
     },
     args: SERVERS_ARGS,
     async run({ args }) {

@@ -10,7 +10,9 @@ export function signInError(resource: string, error: unknown, command: string): 
   const text = oneLine(error instanceof Error ? error.message : String(error));
   if (/does not support dynamic client registration/i.test(text)) {
     return new AuthRequiredError(
-      `the authorization server for ${originOf(resource)} registers no clients by itself (no dynamic registration, no client ID metadata documents): register one with it, then give its ID as "oauth": {"clientId": "..."} in the config entry, or ${command} --client-id ID`,
+      `the authorization server for ${originOf(resource)} registers no clients by itself (no dynamic registration, no client ID ` +
+        `metadata documents): register one with it, then give its ID as "oauth": {"clientId": "..."} in the config entry, or ` +
+        `${command} --client-id ID`,
     );
   }
   return new AuthRequiredError(`signing in to ${originOf(resource)} failed: ${text}`);

@@ -146,7 +146,8 @@ export class OAuthSession {
       if (challenge.error !== "insufficient_scope") return false;
       if (this.#stepUps >= MAX_STEP_UPS)
         throw new AuthRequiredError(
-          `${originOf(this.resource)} still refuses with insufficient_scope after ${MAX_STEP_UPS} step-ups (wanted: ${challenge.scope ?? "?"})`,
+          `${originOf(this.resource)} still refuses with insufficient_scope after ${MAX_STEP_UPS} step-ups (wanted: ` +
+            `${challenge.scope ?? "?"})`,
         );
       const wanted = union(this.#storedTokens()?.scope, challenge.scope, ...(this.#options.scopes ?? []));
       if (this.#options.signIn === "no") {
@@ -170,7 +171,8 @@ export class OAuthSession {
     }
     if (this.#signIns >= MAX_SIGN_INS)
       throw new AuthRequiredError(
-        `${originOf(this.resource)} still answers HTTP 401 right after a sign-in (check the server's OAuth setup, or run ${this.#options.signInCommand})`,
+        `${originOf(this.resource)} still answers HTTP 401 right after a sign-in (check the server's OAuth setup, or run ` +
+          `${this.#options.signInCommand})`,
       );
     const scope = await this.#wantedScope(challenge.scope, challenge.resourceMetadataUrl);
     const signedIn = await this.#signIn({

@@ -8,7 +8,8 @@ export const AUTH_ARGS = {
     type: "boolean",
     default: true,
     description:
-      "open the sign-in page in the browser ($BROWSER, else the system's); --no-browser only prints its URL, and takes the redirect URL pasted back",
+      "open the sign-in page in the browser ($BROWSER, else the system's); --no-browser only prints its URL, and takes the redirect " +
+      "URL pasted back",
   },
   "callback-port": {
     type: "string",

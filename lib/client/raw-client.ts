@@ -178,7 +178,8 @@ export class RawClient {
     if (!LEGACY_PROTOCOL_VERSIONS.includes(negotiated) || (pinned && negotiated !== version)) {
       throw new McpError(
         "protocol",
-        `the server answered initialize with protocol ${negotiated || "(none)"}, which this client does not speak${pinned ? ` (pinned ${version})` : ""}`,
+        `the server answered initialize with protocol ${negotiated || "(none)"}, which this client does not ` +
+          `speak${pinned ? ` (pinned ${version})` : ""}`,
       );
     }
     await this.#channel.send({ jsonrpc: "2.0", method: "notifications/initialized" });

@@ -44,7 +44,9 @@ export function daemonPaths(env: Record<string, string | undefined> = process.en
   if (Buffer.byteLength(paths.socket) > MAX_SOCKET_PATH_BYTES) {
     return {
       ok: false,
-      error: `the daemon socket path ${paths.socket} is ${Buffer.byteLength(paths.socket)} bytes, over this system's limit of ${MAX_SOCKET_PATH_BYTES} (set MCPKIT_DAEMON_DIR to a shorter directory)`,
+      error:
+        `the daemon socket path ${paths.socket} is ${Buffer.byteLength(paths.socket)} bytes, over this system's limit of ` +
+        `${MAX_SOCKET_PATH_BYTES} (set MCPKIT_DAEMON_DIR to a shorter directory)`,
     };
   }
   return { ok: true, value: paths };

@@ -106,7 +106,8 @@ export async function fetchWithinOrigin(url: string | URL, init: RequestInit = {
     }
     if (!mayCarryHeaders(current, next)) {
       throw new RedirectRefusedError(
-        `${current.origin} redirected to another origin (${next.href}); not followed, so your headers stay with ${current.origin} (use that URL instead if you trust it)`,
+        `${current.origin} redirected to another origin (${next.href}); not followed, so your headers stay with ${current.origin} (use ` +
+          `that URL instead if you trust it)`,
         next.href,
       );
     }

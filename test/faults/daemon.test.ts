@@ -111,7 +111,8 @@ describe("a disk that takes nothing (these mount a tmpfs in a mount namespace of
     async () => {
       const dir = daemonDir();
       const run = await inNamespace(
-        `mount -t tmpfs -o size=32k tmpfs ${dir} && chmod 700 ${dir} && (dd if=/dev/zero of=${dir}/filler bs=4k 2>/dev/null; true) && MCPKIT_DAEMON_DIR=${dir} ${inspectCommand}; echo "exit=$?"; ls -A ${dir}`,
+        `mount -t tmpfs -o size=32k tmpfs ${dir} && chmod 700 ${dir} && (dd if=/dev/zero of=${dir}/filler bs=4k 2>/dev/null; true) && ` +
+          `MCPKIT_DAEMON_DIR=${dir} ${inspectCommand}; echo "exit=$?"; ls -A ${dir}`,
       );
       expect(run.out).toContain("no space left");
       expect(run.out).toContain("exit=2");
@@ -125,7 +126,8 @@ describe("a disk that takes nothing (these mount a tmpfs in a mount namespace of
     async () => {
       const dir = daemonDir();
       const run = await inNamespace(
-        `mount -t tmpfs tmpfs ${dir} && chmod 700 ${dir} && mount -o remount,ro ${dir} && MCPKIT_DAEMON_DIR=${dir} ${inspectCommand}; echo "exit=$?"`,
+        `mount -t tmpfs tmpfs ${dir} && chmod 700 ${dir} && mount -o remount,ro ${dir} && MCPKIT_DAEMON_DIR=${dir} ${inspectCommand}; ` +
+          `echo "exit=$?"`,
       );
       expect(run.out).toContain("read-only file system");
       expect(run.out).toContain("exit=2");
@@ -144,7 +146,8 @@ describe("clients", () => {
   }
 
   test(
-    "a client that stops reading a flooding session holds it back a while, then is let go; the daemon stays small and the other client goes on",
+    "a client that stops reading a flooding session holds it back a while, then is let go; the daemon stays small and the other client " +
+      "goes on",
     async () => {
       const dir = daemonDir();
       const env = { MCPKIT_DAEMON_DIR: dir };

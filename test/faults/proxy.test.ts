@@ -221,7 +221,8 @@ test(
 );
 
 test(
-  "a server that closes its stdout but keeps running (and ignores SIGTERM) is a crashed server: the call gets an error, the next one a new process",
+  "a server that closes its stdout but keeps running (and ignores SIGTERM) is a crashed server: the call gets an error, the next one a " +
+    "new process",
   async () => {
     const peer = new LinePeer([BUN, PROXY, "--restart-delay", "10", "--", BUN, FAULTY, "close-stdout"]);
     await peer.request(0, "initialize", INITIALIZE());

@@ -61,7 +61,8 @@ export function violations(file: string, text: string): string[] {
     if (theirs === undefined) problems.push(`${file}:${line} imports ${target}, which is in no layer`);
     else if (theirs > own)
       problems.push(
-        `${file}:${line} imports ${target}: ${LAYERS[own] ?? "open"} may not import values from the later layer ${LAYERS[theirs] ?? "open"}`,
+        `${file}:${line} imports ${target}: ${LAYERS[own] ?? "open"} may not import values from the later layer ` +
+          `${LAYERS[theirs] ?? "open"}`,
       );
   }
   return problems;

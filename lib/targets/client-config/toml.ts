@@ -30,7 +30,9 @@ export function tomlWithServer(text: string, name: string, entry: Record<string,
   if (!after.ok || JSON.stringify(sorted(after.value)) !== JSON.stringify(sorted(expected))) {
     return {
       ok: false,
-      error: `${file} defines mcp_servers.${name} in a form this tool does not edit (an inline table or dotted keys); change it there, or pick another --name; nothing was changed`,
+      error:
+        `${file} defines mcp_servers.${name} in a form this tool does not edit (an inline table or dotted keys); change it there, ` +
+        `or pick another --name; nothing was changed`,
     };
   }
   return { ok: true, value: updated };

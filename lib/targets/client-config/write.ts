@@ -142,10 +142,13 @@ function writeWithBackup(file: string, text: string, updated: string, now: Date)
       }
     }
     const code = (error as NodeJS.ErrnoException).code ?? "";
-    return {
-      ok: false,
-      error: `cannot write ${file} (${code === "EROFS" ? "a read-only file system" : code === "EACCES" || code === "EPERM" ? "no permission" : code || (error as Error).message}); nothing was changed`,
-    };
+    const why =
+      code === "EROFS"
+        ? "a read-only file system"
+        : code === "EACCES" || code === "EPERM"
+          ? "no permission"
+          : code || (error as Error).message;
+    return { ok: false, error: `cannot write ${file} (${why}); nothing was changed` };
   }
   return { ok: true, value: backup ? { backup } : {} };
 }

@@ -23,7 +23,8 @@ export function pickServer(servers: DiscoveredServer[], name: string): Result<Di
   const distinct = distinctEntries(on.filter((server) => server.scope === scope));
   if (distinct.length > 1)
     return fail(
-      `"${name}" names ${distinct.length} different ${scope} servers, in ${files(distinct)} (rename or remove one, or pick one with --config <file> --server ${quoted(name)})`,
+      `"${name}" names ${distinct.length} different ${scope} servers, in ${files(distinct)} (rename or remove one, or pick one with ` +
+        `--config <file> --server ${quoted(name)})`,
     );
   return { ok: true, value: distinct[0]! };
 }
@@ -102,7 +103,8 @@ async function askApproval(server: DiscoveredServer, env: Env, ask: DiscoveryAsk
   const hint = `mcp-inspect servers --approve ${quoted(server.name)}`;
   if (!ask)
     return fail(
-      `"${server.name}" comes from the project file ${server.file} and is not approved yet (check what it runs with mcp-inspect servers, then: ${hint})`,
+      `"${server.name}" comes from the project file ${server.file} and is not approved yet (check what it runs with mcp-inspect ` +
+        `servers, then: ${hint})`,
     );
   ask.print(`"${server.name}" comes from the project file ${server.file} and has not been approved yet. It ${whatItRuns(server.entry)}.`);
   if (!(await ask.confirm("Run it, and remember this answer for this entry?")))
@@ -129,7 +131,10 @@ export function whatItRuns(entry: Record<string, unknown>): string {
   }
   const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
   const env = names(entry.env);
-  return `runs ${[String(entry.command ?? "(no command)"), ...args].map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word))).join(" ")}${env.length ? ` with the variables ${env.join(", ")}` : ""}`;
+  const words = [String(entry.command ?? "(no command)"), ...args].map((word) =>
+    /^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word),
+  );
+  return `runs ${words.join(" ")}${env.length ? ` with the variables ${env.join(", ")}` : ""}`;
 }
 
 /** A URL without what may be a secret in it: no user:password, and query values shown as "...". */

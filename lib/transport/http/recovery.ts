@@ -37,5 +37,8 @@ export function resumeDelayMs(retry: number | undefined): number {
 
 /** Why a request was not sent again after its stream broke. */
 export function notReissuedReason(method: string, why: string): string {
-  return `${why} before the response; ${method} was not sent again, since the server may already have run it (send it again if that is safe)`;
+  return (
+    `${why} before the response; ${method} was not sent again, since the server may already have run it (send it again if that is ` +
+    `safe)`
+  );
 }

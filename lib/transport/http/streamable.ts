@@ -325,7 +325,9 @@ export class HttpChannel implements MessageChannel {
         );
       }
       if (response.status === 401 && hasAuthorization(this.#options.headers)) {
-        const why = `${new URL(this.#options.url).origin} rejected the configured Authorization header with HTTP 401 (fix the header, or remove it to sign in with OAuth)`;
+        const why =
+          `${new URL(this.#options.url).origin} rejected the configured Authorization header with HTTP 401 (fix the header, ` +
+          `or remove it to sign in with OAuth)`;
         throw new HttpStatusError(401, reply, this.#options.url, false, why);
       }
       throw new HttpStatusError(response.status, reply, this.#options.url);
