@@ -4,7 +4,7 @@
 //     daemon already holding the session), against the reference fixture with a 300 ms start-up
 //     and with none;
 //   - the bare start-up of `mcp-inspect --version`, the floor any call pays;
-//   - issue 13: a warm list-tools against bench/raw-server.mjs (node, no SDK), five of them at once
+//   - a warm list-tools against bench/raw-server.mjs (node, no SDK), five of them at once
 //     on five sessions (five processes), and `mcp-inspect grep` over those five servers (one process);
 //   - the daemon's RSS while it holds 20 sessions (their server processes not counted).
 // Usage: bun bench/daemon.ts [--runs N]
@@ -14,7 +14,7 @@ import { compile, median, percentile, printTable, ROOT, scratchDir, timeRun } fr
 
 const RUNS_DEFAULT = 15;
 const SESSIONS_FOR_RSS = 20;
-/** warmVsVersion was 2 until issue 13 asked for 1.3; fiveVsOne is issue 13's grep over five servers. */
+/** A warm call may cost little more than the bare start-up (warmVsVersion); grep over five servers little more than one call. */
 const GOALS = { warmSpeedup300: 10, warmVsVersion: 1.3, fiveVsOne: 2, rssMb: 80 };
 const PARALLEL_SESSIONS = 5;
 

@@ -5,7 +5,7 @@
 //     the very requests mcp-inspect sends (server/discover + tools/list) from a file;
 //   - `mcp-inspect list-tools -- <fixture>`: wall time, and its own peak RSS (children excluded);
 //   - `mcp-inspect --version` and a trivial compiled script: the bare start-up floor;
-//   - issue 13's floor: `list-tools` against bench/raw-server.mjs (plain node, no SDK) beside that
+//   - the floor of a client: `list-tools` against bench/raw-server.mjs (plain node, no SDK) beside that
 //     server's own run fed the same requests from a file, in the environment mcp-inspect gives it.
 //     mcp-inspect spawns such a server before it loads the rest of itself, so the two start-ups overlap.
 // Usage: bun bench/inspect.ts [--runs N]
@@ -17,7 +17,7 @@ import { compile, median, percentile, printTable, ROOT, scratchDir, timeRun } fr
 const RUNS_DEFAULT = 30;
 const GOAL_OVERHEAD_RATIO = 0.5;
 const GOAL_PEAK_RSS_MB = 60;
-/** Issue 13: list-tools against a raw node server, over that server's own run fed the same requests. */
+/** list-tools against a raw node server, over that server's own run fed the same requests: what the client itself adds. */
 const GOAL_RAW_RATIO = 1.15;
 
 const runsFlag = process.argv.indexOf("--runs");

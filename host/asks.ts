@@ -1,6 +1,6 @@
 // What a server may ask of the host, and how the user stays in charge: sampling is shown in full and
 // runs only after approval (through the chat's own model, maxTokens capped); elicitation is lib's
-// terminal form (lib/elicitation-form.ts), shown in the chat's terminal.
+// terminal form (lib/terminal/elicitation-form.ts), shown in the chat's terminal.
 import type { ChatMessage, LLMProvider } from "./provider.ts";
 import { textOf } from "./provider.ts";
 import type { Terminal } from "./terminal.ts";

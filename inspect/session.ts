@@ -57,7 +57,7 @@ export async function openSession(target: Target, given: SessionOptions): Promis
   const options = target.stateful ? { ...given, stateful: true } : given;
   // At debug level the server's stderr reaches ours, line by line and cleaned.
   const onstderr = chatty(options) ? (line: string) => ownStderr().write(`${line}\n`) : undefined;
-  // The server mcp-inspect spawned before it loaded all this, when it is this very target (issue 13).
+  // The server mcp-inspect spawned before it loaded all this (so the two start-ups overlap), when it is this very target.
   const early = adoptEarlyServer(target, Boolean(options.stateful), onstderr, (channel) => new Session(options, channel));
   return early ?? new Session(options, await openChannel(target, { stateful: options.stateful, onstderr, auth: options.auth }));
 }

@@ -66,7 +66,7 @@ const LISTEN_ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
 /** Requests that stay open until cancelled: the end of input does not wait for them. */
 const OPEN_ENDED = "subscriptions/listen";
 
-/** Where lines for the client go: a bounded writer (lib/line-writer.ts). */
+/** Where lines for the client go: a bounded writer (lib/wire/line-writer.ts). */
 export interface ClientOutput {
   write(line: RawMessage): Promise<void>;
   readonly hasRoom: boolean;

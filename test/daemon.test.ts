@@ -150,7 +150,7 @@ function attachLines(dir: string, frame: Record<string, unknown>, count: number,
   });
 }
 
-describe("the session extension: a warm call is one round trip (issue 13)", () => {
+describe("the session extension: a warm call is one round trip", () => {
   const reference: StdioTarget = { kind: "stdio", command: BUN, args: [REFERENCE], env: {} };
 
   test(

@@ -1,4 +1,4 @@
-// mcp-inspect's start-up order (issue 13): a one-shot command spawns a plain stdio server before
+// mcp-inspect's start-up order (its own start-up overlaps the server's): a one-shot command spawns a plain stdio server before
 // the rest of mcp-inspect loads. What must hold: the early server is the very server the command
 // uses (spawned once, with its --env, --cwd and stderr), usage that is wrong or not understood
 // early spawns nothing, and a server started for a call that then fails its checks is stopped.

@@ -1,4 +1,4 @@
-// lib/http against loopback servers of our own making: what goes over the wire.
+// lib/transport/http against loopback servers of our own making: what goes over the wire.
 import { afterAll, expect, test } from "bun:test";
 import { RawClient } from "../lib/client/raw-client.ts";
 import { HttpChannel } from "../lib/transport/http/streamable.ts";

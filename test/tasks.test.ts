@@ -1,4 +1,4 @@
-// Tasks in mcp-inspect (issue 13), on both wire forms: the 2025-11-25 tasks utility and the
+// Tasks in mcp-inspect, on both wire forms: the 2025-11-25 tasks utility and the
 // 2026-07-28 tasks extension. The peers are the reference server's slow_task (it runs only as a
 // task) and server-everything's simulate-research-query, over stdio, HTTP and mcp-daemon.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";

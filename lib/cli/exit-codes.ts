@@ -1,5 +1,5 @@
 // The exit codes of every tool, one table (README has it too). A signal N ends a tool with 128+N
-// (lib/signals.ts).
+// (lib/io/signals.ts).
 
 export const EXIT = {
   ok: 0,

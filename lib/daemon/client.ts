@@ -1,6 +1,6 @@
 // The client side of mcp-daemon: one of its sessions as a raw message channel, the same code
 // path as a direct connection (mcp-inspect reads it raw, mcp-host through ChannelTransport).
-// Finding or starting the daemon is lib/daemon-start.ts.
+// Finding or starting the daemon is lib/daemon/start.ts.
 import { connect, type Socket } from "node:net";
 import { type Flow, readChunks } from "../io/reading.ts";
 import type { Target } from "../targets/target.ts";

@@ -18,8 +18,8 @@
 //   identity: the session's handshake, when it is done; a client may take it instead of
 //   negotiating. tools: the cached tools/list (one page), only while the server promises
 //   notifications/tools/list_changed; it describes the session as it was at the attach, so a
-//   client uses it only until any other line comes (a list_changed among them). Issue 13: a warm
-//   call is then one round trip to the daemon plus the call itself.
+//   client uses it only until any other line comes (a list_changed among them). A warm call is
+//   then one round trip to the daemon plus the call itself, the least a daemon in between can cost.
 import { createHash } from "node:crypto";
 import type { ServerIdentity } from "../client/raw-client.ts";
 import type { HttpTarget, Target } from "../targets/target.ts";

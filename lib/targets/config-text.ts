@@ -1,6 +1,6 @@
 // A client config file's text as its client reads it: TOML for Codex's config.toml, else JSON,
 // strict first (faster on a large ~/.claude.json), then JSONC (VS Code's comments and commas).
-// Used by --config (lib/target.ts) and discovery (lib/discovery/read.ts) alike.
+// Used by --config (lib/targets/target.ts) and discovery (lib/targets/discovery/read.ts) alike.
 import { parse as parseToml } from "smol-toml";
 import { parseJsonc } from "./jsonc.ts";
 

@@ -1,7 +1,7 @@
 // One way to name an MCP server in every tool: a stdio command line after `--`, a URL with
 // headers, an entry of a client's config file (Claude Desktop, Claude Code, Cursor, VS Code,
 // Windsurf, Gemini CLI; Codex's config.toml), or the name of a server configured in any client
-// (lib/discovery.ts).
+// (lib/targets/discovery/index.ts).
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { splitCommandLine } from "../io/command-line.ts";
@@ -109,7 +109,7 @@ export interface DiscoveryLookup {
 
 /**
  * resolveTarget with DESIGN.md's whole order: a `--server` that is neither a URL nor an entry of
- * --config is first looked up among the servers configured for this user and project. lib/discovery
+ * --config is first looked up among the servers configured for this user and project. lib/targets/discovery
  * loads only then, so `-- cmd` and `--url` pay nothing for it.
  */
 export async function resolveTargetDiscovering(

@@ -1,6 +1,6 @@
 // The sign-in's words on a terminal: lines on stderr (stdout is the command's answer, or the
 // protocol), a yes/no question, and a line pasted back (the redirect URL, with --no-browser),
-// read from the terminal or from stdin (lib/terminal-io.ts).
+// read from the terminal or from stdin (lib/terminal/terminal-io.ts).
 
 import type { AuthUi } from "../auth/oauth.ts";
 import { askLine, confirm, printLine } from "./terminal-io.ts";

@@ -1,5 +1,5 @@
 // A stdio MCP server as a message channel: spawned without a shell, with an allow-listed
-// environment, in its own process group, framed by lib/lines, written with a bound, read with
+// environment, in its own process group, framed by lib/wire/lines, written with a bound, read with
 // backpressure, and shut down in the order the spec gives: close stdin, then SIGTERM, then SIGKILL.
 // A server whose stdout closes, or that stops reading its stdin, is a crashed server.
 import { type ChildProcess, spawn } from "node:child_process";

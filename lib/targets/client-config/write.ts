@@ -1,7 +1,7 @@
 // `<tool> config`: the exact entry an MCP client needs to run one of our tools, with the
 // absolute path of the binary (apps started from the dock do not see the shell's PATH), and with
 // --write, merged into that client's config file after a backup, never touching other entries.
-// The files are the ones discovery reads (lib/discovery/clients.ts).
+// The files are the ones discovery reads (lib/targets/discovery/clients.ts).
 import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { readFileCappedSync } from "../../io/read-capped.ts";
@@ -93,7 +93,7 @@ export function mergeIntoConfig(
   return writeWithBackup(file, text, setJsoncValue(text, [key, name], entry), now);
 }
 
-/** The same for Codex's config.toml (`[mcp_servers.<name>]`), comments and all other tables kept (lib/toml-config.ts). */
+/** The same for Codex's config.toml (`[mcp_servers.<name>]`), comments and all other tables kept (lib/targets/client-config/toml.ts). */
 export async function mergeIntoToml(
   file: string,
   name: string,

@@ -1,8 +1,8 @@
 // Every MCP server configured for this user and project, in the files of the clients that keep
 // them (Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Codex, Gemini CLI; where each
-// looks is lib/discovery/clients.ts), each with the file it came from and its scope. What a
+// looks is lib/targets/discovery/clients.ts), each with the file it came from and its scope. What a
 // `--server NAME` means among them, and whether a project's entry may run, is
-// lib/discovery/resolve.ts. Loaded only when a name is to be found, never for `-- cmd`.
+// lib/targets/discovery/resolve.ts. Loaded only when a name is to be found, never for `-- cmd`.
 
 export { approve, isApproved, needsApproval } from "./approval.ts";
 export { type DiscoveryAsk, terminalAsk } from "./ask.ts";

@@ -56,7 +56,7 @@ export function serverStates(servers: DiscoveredServer[]): Map<DiscoveredServer,
   return states;
 }
 
-/** The target an entry stands for: predefined variables and the typed inputs put in, then read as lib/target.ts reads any entry. */
+/** The target an entry stands for: predefined variables and the typed inputs put in, then read as lib/targets/target.ts reads any entry. */
 export function targetOf(server: DiscoveredServer, options: { env?: Env; inputs?: Record<string, string> } = {}): Result<Target> {
   const env = options.env ?? process.env;
   const missing = neededInputs(server.entry, server.inputs).filter((input) => options.inputs?.[input.id] === undefined);

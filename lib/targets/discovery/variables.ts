@@ -1,5 +1,5 @@
 // The variables VS Code and Cursor expand in an entry before it runs, other than `${env:VAR}`
-// (lib/target.ts expands that with `${VAR}`): predefined ones (`${workspaceFolder}`, `${userHome}`,
+// (lib/targets/target.ts expands that with `${VAR}`): predefined ones (`${workspaceFolder}`, `${userHome}`,
 // ...) and VS Code's `${input:id}`, whose values the user types (code.visualstudio.com, "MCP
 // configuration reference": inputs, and "Variables reference").
 import { basename, sep } from "node:path";
@@ -29,7 +29,7 @@ export interface Substitutions {
   inputs?: Record<string, string>;
 }
 
-/** The entry with the predefined variables and the given inputs put in; everything else left for lib/target.ts. */
+/** The entry with the predefined variables and the given inputs put in; everything else left for lib/targets/target.ts. */
 export function substitute(entry: Record<string, unknown>, values: Substitutions): Record<string, unknown> {
   const predefined: Record<string, string> = {
     workspaceFolder: values.workspaceFolder,

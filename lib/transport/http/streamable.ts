@@ -1,5 +1,5 @@
 // A remote MCP server as a message channel over Streamable HTTP, on both protocol eras, with the
-// deprecated HTTP+SSE transport (lib/legacy-sse.ts) as a fallback. Every request POSTed gets
+// deprecated HTTP+SSE transport (lib/transport/http/legacy-sse.ts) as a fallback. Every request POSTed gets
 // exactly one answer through onmessage (the server's, or one made here when the stream ends
 // without it), so callers never wait on a reply that cannot come. Bodies are read with a cap and
 // held back while the consumer is slow.
