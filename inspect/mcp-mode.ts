@@ -9,9 +9,10 @@ import { McpError } from "../lib/client/raw-client.ts";
 import { createLogger } from "../lib/io/log.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { describeTarget, type Target } from "../lib/targets/target.ts";
+import * as operations from "./operations.ts";
 import { classify } from "./output.ts";
 import { type Call, openSession, type Session, type SessionOptions } from "./session.ts";
-import * as tasks from "./tasks.ts";
+import type { TaskMode } from "./tasks.ts";
 
 /** The options of each session to the target, as a one-shot command takes them. */
 export type InspectorOptions = SessionOptions;
@@ -121,8 +122,9 @@ export async function serveInspector(target: Target, options: InspectorOptions):
       },
     );
     const readOnly = { readOnlyHint: true, openWorldHint: false };
+    // Each tool runs the operation the CLI command of that name runs (inspect/operations.ts).
     server.registerTool("list_tools", { description: `List the tools of ${name}`, annotations: readOnly }, () =>
-      inspect((call) => call.listAll("tools/list", "tools")),
+      inspect(operations.listTools),
     );
     server.registerTool(
       "call_tool",
@@ -139,15 +141,17 @@ export async function serveInspector(target: Target, options: InspectorOptions):
         }),
       },
       async ({ name: tool, arguments: args, task, detach }) => {
-        const mode: tasks.TaskMode = detach ? "detach" : task ? "wait" : "auto";
-        return asToolResult(() => link.run((call) => tasks.callTool(call, { name: tool, arguments: args ?? {}, mode })));
+        const mode: TaskMode = detach ? "detach" : task ? "wait" : "auto";
+        // The link outlives each call: a task it leaves running can be followed by a later one.
+        const input = { name: tool, base: args ?? {}, pairs: [], validate: false, mode, lasting: true };
+        return asToolResult(() => link.run((call) => operations.callTool(call, input, target)));
       },
     );
     const taskId = z.object({ taskId: z.string().describe("the task's id (from call_tool with detach)") });
     server.registerTool(
       "get_task",
       { description: `Show the state of a task on ${name}`, inputSchema: taskId, annotations: readOnly },
-      ({ taskId: id }) => inspect((call) => tasks.run(call, "get", id)),
+      ({ taskId: id }) => inspect((call) => operations.followTask(call, { action: "get", taskId: id })),
     );
     server.registerTool(
       "get_task_result",
@@ -156,13 +160,18 @@ export async function serveInspector(target: Target, options: InspectorOptions):
         inputSchema: taskId,
         annotations: readOnly,
       },
-      ({ taskId: id }) => asToolResult(() => link.run((call) => tasks.run(call, "result", id))),
+      ({ taskId: id }) => asToolResult(() => link.run((call) => operations.followTask(call, { action: "result", taskId: id }))),
     );
     server.registerTool("cancel_task", { description: `Cancel a task on ${name}`, inputSchema: taskId }, ({ taskId: id }) =>
-      inspect((call) => tasks.run(call, "cancel", id)),
+      inspect((call) => operations.followTask(call, { action: "cancel", taskId: id })),
     );
     server.registerTool("list_resources", { description: `List the resources of ${name}`, annotations: readOnly }, () =>
-      inspect((call) => call.listAll("resources/list", "resources")),
+      inspect(operations.listResources),
+    );
+    server.registerTool(
+      "list_resource_templates",
+      { description: `List the resource templates of ${name} (URIs with {placeholders})`, annotations: readOnly },
+      () => inspect(operations.listResourceTemplates),
     );
     server.registerTool(
       "read_resource",
@@ -171,10 +180,10 @@ export async function serveInspector(target: Target, options: InspectorOptions):
         inputSchema: z.object({ uri: z.string().describe("resource URI") }),
         annotations: readOnly,
       },
-      ({ uri }) => inspect((call) => call.request("resources/read", { uri })),
+      ({ uri }) => inspect((call) => operations.readResource(call, uri)),
     );
     server.registerTool("list_prompts", { description: `List the prompts of ${name}`, annotations: readOnly }, () =>
-      inspect((call) => call.listAll("prompts/list", "prompts")),
+      inspect(operations.listPrompts),
     );
     server.registerTool(
       "get_prompt",
@@ -183,14 +192,28 @@ export async function serveInspector(target: Target, options: InspectorOptions):
         inputSchema: z.object({ name: z.string().describe("prompt name"), arguments: z.record(z.string(), z.string()).optional() }),
         annotations: readOnly,
       },
-      ({ name: prompt, arguments: args }) => inspect((call) => call.request("prompts/get", { name: prompt, arguments: args ?? {} })),
+      ({ name: prompt, arguments: args }) => inspect((call) => operations.getPrompt(call, { name: prompt, values: args ?? {} })),
+    );
+    server.registerTool(
+      "complete",
+      {
+        description: `Ask ${name} to complete an argument of a prompt or a resource template (give prompt or resource)`,
+        inputSchema: z.object({
+          prompt: z.string().optional().describe("prompt name"),
+          resource: z.string().optional().describe("resource template URI"),
+          argument: z.object({ name: z.string(), value: z.string() }).describe("the argument being typed and its partial value"),
+          context: z.record(z.string(), z.string()).optional().describe("arguments already resolved"),
+        }),
+        annotations: readOnly,
+      },
+      (input) => inspect((call) => operations.complete(call, operations.completionParams(input))),
     );
     server.registerTool(
       "get_server_info",
       { description: `Show the name, version, protocol revision and capabilities of ${name}`, annotations: readOnly },
-      () => inspect(async (call) => call.identity()),
+      () => inspect(operations.serverInfo),
     );
-    server.registerTool("ping", { description: `Check that ${name} answers`, annotations: readOnly }, () => inspect((call) => call.ping()));
+    server.registerTool("ping", { description: `Check that ${name} answers`, annotations: readOnly }, () => inspect(operations.ping));
     return server;
   };
 

@@ -17,6 +17,25 @@ export const readResource = (call: Call, uri: string) => call.request("resources
 export const getPrompt = (call: Call, input: { name: string; values: Record<string, string> }) =>
   call.request("prompts/get", { name: input.name, arguments: input.values });
 export const complete = (call: Call, params: JsonObject) => call.request("completion/complete", params);
+
+export interface CompletionInput {
+  /** Exactly one of a prompt's name or a resource template's URI. */
+  prompt?: string;
+  resource?: string;
+  argument: { name: string; value: string };
+  context?: Record<string, string>;
+}
+
+/** completion/complete's params for an argument being typed, of a prompt or of a resource template. */
+export function completionParams(input: CompletionInput): JsonObject {
+  if (Boolean(input.prompt) === Boolean(input.resource))
+    throw new CommandError(EXIT.usage, "give exactly one of a prompt name or a resource template URI");
+  return {
+    ref: input.prompt ? { type: "ref/prompt", name: input.prompt } : { type: "ref/resource", uri: input.resource! },
+    argument: input.argument,
+    ...(input.context ? { context: { arguments: input.context } } : {}),
+  };
+}
 export const serverInfo = async (call: Call) => call.identity();
 export const ping = (call: Call) => call.ping();
 

@@ -3,17 +3,19 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { BUN, closedPort, eventually, REFERENCE, ROOT, startHttpServer } from "./helpers.ts";
+import { BUN, closedPort, eventually, REFERENCE, ROOT, startHttpServer, startReferenceHttp } from "./helpers.ts";
 
 const LONG = 60_000;
 const INSPECTOR_TOOLS = [
   "call_tool",
   "cancel_task",
+  "complete",
   "get_prompt",
   "get_server_info",
   "get_task",
   "get_task_result",
   "list_prompts",
+  "list_resource_templates",
   "list_resources",
   "list_tools",
   "ping",
@@ -41,8 +43,27 @@ async function inspector(targetArgs: string[], mode: "legacy" | "auto" = "auto")
 const textOf = (result: { content?: unknown }) => (result.content as { type: string; text: string }[])[0]?.text ?? "";
 
 describe("mcp-inspect mcp", () => {
+  test(
+    "the first call_tool of a tool with an x-mcp-header parameter on a 2026-07-28 HTTP server succeeds (its Mcp-Param header sent)",
+    async () => {
+      const server = await startReferenceHttp();
+      try {
+        const client = await inspector(["--url", server.url]);
+        const result = await client.callTool({
+          name: "call_tool",
+          arguments: { name: "region_query", arguments: { region: "eu", query: "q" } },
+        });
+        expect(result.isError).toBeFalsy();
+        expect(textOf(result)).toContain("eu");
+      } finally {
+        await server.stop();
+      }
+    },
+    LONG,
+  );
+
   test.each(["legacy", "auto"] as const)(
-    "exposes exactly the 11 inspection tools to a %s client, not the target's",
+    "exposes exactly the 13 inspection tools to a %s client, not the target's",
     async (mode) => {
       const client = await inspector(["--", BUN, REFERENCE], mode);
       const { tools } = await client.listTools();
@@ -100,7 +121,7 @@ describe("mcp-inspect mcp", () => {
       const result = await client.callTool({ name: "list_tools", arguments: {} });
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain("command not found");
-      expect((await client.listTools()).tools.length).toBe(11);
+      expect((await client.listTools()).tools.length).toBe(INSPECTOR_TOOLS.length);
     },
     LONG,
   );

@@ -10,8 +10,9 @@ export function mcpCommand(invocation: Invocation, version: string): CommandDef<
     meta: {
       name: "mcp",
       description:
-        "Run as a stdio MCP server whose tools inspect the target: list_tools, call_tool, list_resources, read_resource, list_prompts, " +
-        "get_prompt, get_server_info, ping, get_task, get_task_result, cancel_task. One connection to the target is kept across calls.",
+        "Run as a stdio MCP server whose tools inspect the target: list_tools, call_tool, list_resources, list_resource_templates, " +
+        "read_resource, list_prompts, get_prompt, complete, get_server_info, ping, get_task, get_task_result, cancel_task. " +
+        "One connection to the target is kept across calls; each tool does what the command of the same name does.",
     },
     args: MCP_ARGS,
     async run({ args }) {

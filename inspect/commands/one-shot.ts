@@ -92,16 +92,17 @@ const COMMANDS: { [N in OneShotName]: OneShot<any> } = {
       if (typeof args.argument !== "string") throw new CommandError(EXIT.usage, "--argument name=value is required");
       const equals = args.argument.indexOf("=");
       if (equals <= 0) throw new CommandError(EXIT.usage, `bad --argument ${JSON.stringify(args.argument)} (write name=value)`);
-      const params: Record<string, unknown> = {
-        ref: args.prompt ? { type: "ref/prompt", name: String(args.prompt) } : { type: "ref/resource", uri: String(args.resource) },
-        argument: { name: args.argument.slice(0, equals), value: args.argument.slice(equals + 1) },
-      };
+      let context: Record<string, string> | undefined;
       if (typeof args.context === "string") {
-        const context = pairsToArguments(args.context.split(",").filter(Boolean), undefined, {}, { strings: true });
-        if (!context.ok) throw new CommandError(EXIT.usage, context.error.replace("argument", "--context"));
-        params.context = { arguments: context.value };
+        const given = pairsToArguments(args.context.split(",").filter(Boolean), undefined, {}, { strings: true });
+        if (!given.ok) throw new CommandError(EXIT.usage, given.error.replace("argument", "--context"));
+        context = given.value as Record<string, string>;
       }
-      return params;
+      return operations.completionParams({
+        ...(args.prompt ? { prompt: String(args.prompt) } : { resource: String(args.resource) }),
+        argument: { name: args.argument.slice(0, equals), value: args.argument.slice(equals + 1) },
+        ...(context ? { context } : {}),
+      });
     },
     act: operations.complete,
   },
