@@ -28,6 +28,7 @@ import {
   serializeMessage,
 } from "../lib/wire/jsonrpc.ts";
 import { CHANNEL_BUFFER_BYTES } from "../lib/wire/limits.ts";
+import { SAFE_TO_REPEAT_METHODS } from "../lib/wire/protocol.ts";
 import { startAnnouncements } from "./announce.ts";
 import { CircuitBreaker, CRASH_WINDOW_MS } from "./breaker.ts";
 import { keyOf, SessionReplay } from "./replay.ts";
@@ -39,19 +40,6 @@ export const TOOL_DIFF_TIMEOUT_MS = 2_000;
 /** JSON-RPC error codes of the proxy, from the implementation-defined range -32000..-32019. */
 export const SERVER_RESTARTED = -32010;
 export const SERVER_UNAVAILABLE = -32011;
-/** Requests that may be sent again to the new server without doing anything twice. */
-export const IDEMPOTENT_METHODS = new Set([
-  "ping",
-  "server/discover",
-  "tools/list",
-  "prompts/list",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-  "prompts/get",
-  "completion/complete",
-  "subscriptions/listen",
-]);
 /** Client messages whose contents the proxy reads (the rest it routes by id and method alone). */
 const READ_IN_FULL = new Set([
   "initialize",
@@ -209,7 +197,7 @@ export class McpProxy {
       this.#toChild(entry.message, entry.raw);
       // Only a request that may be sent again keeps its bytes (and, when its id was rewritten, its
       // parsed contents): a 1 MB tool call in flight costs nothing here.
-      if (!IDEMPOTENT_METHODS.has(entry.method) && !this.#options.resendsUnseen) {
+      if (!SAFE_TO_REPEAT_METHODS.has(entry.method) && !this.#options.resendsUnseen) {
         entry.raw = undefined;
         entry.message = { jsonrpc: "2.0", id: entry.upstreamId, method: entry.method };
       }
@@ -469,7 +457,7 @@ export class McpProxy {
     const initializing: InFlight[] = [];
     for (const entry of [...this.#inFlight.values()]) {
       if (entry.method === "initialize") initializing.push(entry);
-      else if (IDEMPOTENT_METHODS.has(entry.method) || this.#expired.has(entry)) resend.push(entry);
+      else if (SAFE_TO_REPEAT_METHODS.has(entry.method) || this.#expired.has(entry)) resend.push(entry);
       else
         void this.#answer(
           entry,

@@ -385,6 +385,26 @@ describe("restarts", () => {
   );
 
   test(
+    "a tasks/get in flight across a restart is sent again to the new process (it changes nothing) and answered once",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "mcpkit-proxy-"));
+      const peer = proxy(["--", BUN, FAULTY, "tasks-after-first", join(dir, "marker")]);
+      await initialized(peer);
+      peer.send({ jsonrpc: "2.0", id: "t1", method: "tasks/get", params: { taskId: "task-1" } });
+      // The first process reads lines in order: once the ping is answered, it holds t1 unanswered.
+      await peer.request("barrier", "ping");
+      expect(peer.responseTo("t1")).toBeUndefined();
+      await peer.request("restart", "tools/call", { name: "restart_server", arguments: {} });
+      await peer.waitFor(() => peer.responseTo("t1"));
+      expect(peer.responseTo("t1").result).toMatchObject({ taskId: "task-1", status: "working" });
+      await peer.request("after", "ping");
+      expect(peer.messages.filter((m) => m.id === "t1")).toHaveLength(1);
+      rmSync(dir, { recursive: true, force: true });
+    },
+    LONG,
+  );
+
+  test(
     "a server dying mid-response: the request is answered (retried or refused), never lost",
     async () => {
       const peer = proxy(["--restart-delay", "10", "--max-restarts", "2", "--", BUN, FAULTY, "die-mid"]);

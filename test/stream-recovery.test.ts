@@ -117,6 +117,12 @@ function breakingServer(options: BreakingOptions): { url: string; seen: Seen } {
         case "tools/call":
           seen.toolCalls++;
           return sse(": working\n\n");
+        case "ping":
+          if (broken < options.breaks) {
+            broken++;
+            return sse(": working\n\n");
+          }
+          return json({ jsonrpc: "2.0", id: message.id, result: {} });
       }
       return json({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
     },
@@ -238,6 +244,25 @@ describe("2026-07-28: a broken stream loses the request", () => {
         const answer = await peer.request("mine-7", "tools/list", { _meta: meta });
         expect(answer.result.tools.map((t: { name: string }) => t.name)).toContain("slow");
         expect(seen.posts.filter((p) => p.method === "tools/list")).toHaveLength(2);
+      } finally {
+        await peer.close();
+      }
+    },
+    LONG,
+  );
+
+  test(
+    "a ping changes nothing either: re-issued after its stream broke, and answered under the caller's id",
+    async () => {
+      const { url, seen } = breakingServer({ era: "2026", breaks: 1 });
+      const peer = new LinePeer([BUN, join(ROOT, "mcp-proxy.ts"), "--url", url]);
+      try {
+        const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
+        const answer = await peer.request("ping-3", "ping", { _meta: meta });
+        expect(answer.result).toEqual({});
+        const pings = seen.posts.filter((p) => p.method === "ping").map((p) => String(p.id));
+        expect(pings).toHaveLength(2);
+        expect(pings[1]!.startsWith(REISSUE_ID_PREFIX)).toBe(true);
       } finally {
         await peer.close();
       }

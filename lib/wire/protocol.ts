@@ -20,6 +20,25 @@ export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 /** 2026-07-28 subscriptions/listen: the id that ties each notification to its subscription. */
 export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+/**
+ * Requests that change nothing on the server, so they may be sent again: after a restart (the
+ * proxy replays them on the new process) and after a broken 2026-07-28 stream (recovery re-issues
+ * them under a new id). Anything else may already have run, and is answered with an error instead.
+ */
+export const SAFE_TO_REPEAT_METHODS: ReadonlySet<string> = new Set([
+  "ping",
+  "server/discover",
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "tasks/get",
+  "subscriptions/listen",
+]);
+
 /** The tasks extension (SEP-2663): its capability key, and the `_meta` key of a message about a task. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 export const META_RELATED_TASK = "io.modelcontextprotocol/related-task";

@@ -17,20 +17,6 @@ export const REISSUE_BACKOFF_MS = 100;
 /** Ids we give re-issued requests: disjoint from any a client of ours uses. */
 export const REISSUE_ID_PREFIX = "mcpkit-reissue-";
 
-/** Requests that read or listen, never change: safe to send again when their stream broke. */
-export const REISSUABLE_METHODS = new Set([
-  "server/discover",
-  "tools/list",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-  "prompts/list",
-  "prompts/get",
-  "completion/complete",
-  "subscriptions/listen",
-  "tasks/get",
-]);
-
 export function resumeDelayMs(retry: number | undefined): number {
   return Math.min(retry ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS);
 }

@@ -22,19 +22,12 @@ import {
   validateMessage,
 } from "../../wire/jsonrpc.ts";
 import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "../../wire/limits.ts";
-import { FIRST_MODERN_REVISION } from "../../wire/protocol.ts";
+import { FIRST_MODERN_REVISION, SAFE_TO_REPEAT_METHODS } from "../../wire/protocol.ts";
 import { pumpSse, SseParser } from "../../wire/sse.ts";
 import type { CloseOptions, MessageChannel } from "../channel.ts";
 import { McpHeaders, requestRevision } from "./headers.ts";
 import { LegacySseSession } from "./legacy-sse.ts";
-import {
-  MAX_STREAM_RECOVERIES,
-  notReissuedReason,
-  REISSUABLE_METHODS,
-  REISSUE_BACKOFF_MS,
-  REISSUE_ID_PREFIX,
-  resumeDelayMs,
-} from "./recovery.ts";
+import { MAX_STREAM_RECOVERIES, notReissuedReason, REISSUE_BACKOFF_MS, REISSUE_ID_PREFIX, resumeDelayMs } from "./recovery.ts";
 
 export { HttpStatusError };
 /** How long a DELETE of the session may take on close before we stop waiting. */
@@ -342,7 +335,7 @@ export class HttpChannel implements MessageChannel {
       // Read in the background: progress and logging arrive before the response.
       this.#streaming.add(requestId);
       // Only a request that may be sent again keeps its body for the stream's life.
-      const kept = isRequest(message) && REISSUABLE_METHODS.has(message.method) ? body : undefined;
+      const kept = isRequest(message) && SAFE_TO_REPEAT_METHODS.has(message.method) ? body : undefined;
       void this.#followStream(response, message as JsonRpcRequest, kept, signal, attempt).finally(() => this.#forget(requestId));
       return;
     }
