@@ -1,6 +1,7 @@
 // The conversation: user turns (with @server:uri resources attached as labelled context), the tool
 // loop (model -> tools -> model, results fed back verbatim including isError, bounded in rounds),
 // and prompts seeding the history in their own roles.
+import { ErrorCode } from "../lib/wire/jsonrpc.ts";
 import type { ChatMessage, ContentPart, ImagePart, LLMProvider, TextPart, ToolResultPart, ToolSpec } from "./provider.ts";
 import type { ServerConnection } from "./servers.ts";
 import { REQUEST_TIMEOUT_MS } from "./servers.ts";
@@ -15,8 +16,6 @@ export const MAX_ATTACHMENT_CHARS = 32 * 1024;
 const MENTION = /@([A-Za-z0-9_-]+):(\S+)/g;
 /** A tool's result is previewed on one line of at most this many characters. */
 const PREVIEW_CHARS = 200;
-/** The error a server answers when the user must first finish a step in the browser (URL elicitation). */
-const URL_ELICITATION_REQUIRED = -32042;
 
 /** Asks the user to open a page a server needs; resolves with the elicitation result. */
 export type UrlAsk = (server: string, elicitation: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
@@ -244,6 +243,6 @@ function preview(parts: (TextPart | ImagePart)[]): string {
 
 function urlElicitations(error: unknown): Record<string, unknown>[] {
   const { code, data } = error as { code?: number; data?: { elicitations?: unknown } };
-  if (code !== URL_ELICITATION_REQUIRED || !Array.isArray(data?.elicitations)) return [];
+  if (code !== ErrorCode.UrlElicitationRequired || !Array.isArray(data?.elicitations)) return [];
   return data.elicitations.filter((item): item is Record<string, unknown> => typeof item === "object" && item !== null);
 }

@@ -4,7 +4,7 @@
 
 import { McpError, RawClient, type ServerIdentity } from "../lib/client/raw-client.ts";
 import type { SessionInfo } from "../lib/daemon/protocol.ts";
-import { PARK_ERROR_CODE, PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
+import { PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
 import { createLogger, type LogLevelName, ownStderr } from "../lib/io/log.ts";
 import { stripControl } from "../lib/io/text.ts";
 import { type ChannelAuth, openChannel } from "../lib/open.ts";
@@ -132,7 +132,7 @@ export class Session {
     if (request.method === "elicitation/create") {
       if (this.#stateful && !this.#questions.terminal) {
         // The daemon keeps the question and the call waiting; its notification names the key to answer.
-        throw new McpError("protocol", PARK_ERROR_MESSAGE, { code: PARK_ERROR_CODE, message: PARK_ERROR_MESSAGE });
+        throw new McpError("protocol", PARK_ERROR_MESSAGE, { code: ErrorCode.ParkQuestion, message: PARK_ERROR_MESSAGE });
       }
       const signal = [...this.#active][0]?.signal ?? new AbortController().signal;
       try {

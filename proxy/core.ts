@@ -37,9 +37,6 @@ import { diffTools, RESTART_TOOL, RESTART_TOOL_DEFINITION, type RestartReport, r
 export { diffTools, RESTART_TOOL, RESTART_TOOL_DEFINITION, type RestartReport };
 /** A hung server must not hold a restart up for long just to compute the tool diff. */
 export const TOOL_DIFF_TIMEOUT_MS = 2_000;
-/** JSON-RPC error codes of the proxy, from the implementation-defined range -32000..-32019. */
-export const SERVER_RESTARTED = -32010;
-export const SERVER_UNAVAILABLE = -32011;
 /** Client messages whose contents the proxy reads (the rest it routes by id and method alone). */
 const READ_IN_FULL = new Set([
   "initialize",
@@ -187,7 +184,7 @@ export class McpProxy {
         void this.#send(
           errorResponse(
             message.id,
-            SERVER_UNAVAILABLE,
+            ErrorCode.ServerUnavailable,
             `mcp-proxy: the server is down (${this.#brokenReason}); call ${RESTART_TOOL} or change a watched file`,
           ),
         );
@@ -275,7 +272,10 @@ export class McpProxy {
         if (entry) this.#expired.add(entry);
         void this.restart("the HTTP session expired");
       } else if (entry) {
-        void this.#answer(entry, errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: could not reach the server: ${error.message}`));
+        void this.#answer(
+          entry,
+          errorResponse(entry.id, ErrorCode.ServerUnavailable, `mcp-proxy: could not reach the server: ${error.message}`),
+        );
       } else {
         this.#log.warn(`could not forward a message to the server: ${error.message}`);
       }
@@ -292,7 +292,11 @@ export class McpProxy {
       if (this.#inputEnded) {
         // Nobody is left to answer: the server hears so at once instead of waiting forever.
         this.#toChild(
-          errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: the client closed its input, so nobody can answer ${message.method}`),
+          errorResponse(
+            message.id,
+            ErrorCode.ServerUnavailable,
+            `mcp-proxy: the client closed its input, so nobody can answer ${message.method}`,
+          ),
         );
         return;
       }
@@ -463,7 +467,7 @@ export class McpProxy {
           entry,
           errorResponse(
             entry.id,
-            SERVER_RESTARTED,
+            ErrorCode.ServerRestarted,
             `mcp-proxy: the server restarted (${reason}) while ${entry.method} was running; it was not repeated, since that could do ` +
               `its work twice`,
           ),
@@ -590,7 +594,7 @@ export class McpProxy {
     this.#state = "broken";
     this.#brokenReason = reason;
     for (const entry of [...this.#inFlight.values()])
-      void this.#answer(entry, errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${reason}`));
+      void this.#answer(entry, errorResponse(entry.id, ErrorCode.ServerUnavailable, `mcp-proxy: ${reason}`));
     const queued = this.#queue;
     this.#queue = [];
     this.#queuedBytes = 0;
@@ -623,7 +627,7 @@ export class McpProxy {
     // The server's questions can no longer be answered by the client: it hears so now.
     for (const [id, asked] of this.#serverRequests) {
       if (asked.generation === this.#generation)
-        this.#toChild(errorResponse(asked.id, SERVER_UNAVAILABLE, "mcp-proxy: the client closed its input"));
+        this.#toChild(errorResponse(asked.id, ErrorCode.ServerUnavailable, "mcp-proxy: the client closed its input"));
       this.#serverRequests.delete(id);
     }
     const idle = new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
@@ -638,9 +642,9 @@ export class McpProxy {
       ? `the server did not answer within ${timeoutMs} ms of the end of the client's input`
       : "the client closed its input";
     for (const entry of [...this.#inFlight.values()])
-      void this.#answer(entry, errorResponse(entry.id, SERVER_UNAVAILABLE, `mcp-proxy: ${why}`));
+      void this.#answer(entry, errorResponse(entry.id, ErrorCode.ServerUnavailable, `mcp-proxy: ${why}`));
     for (const { message } of this.#queue.splice(0)) {
-      if (isRequest(message)) void this.#send(errorResponse(message.id, SERVER_UNAVAILABLE, `mcp-proxy: ${why}`));
+      if (isRequest(message)) void this.#send(errorResponse(message.id, ErrorCode.ServerUnavailable, `mcp-proxy: ${why}`));
     }
   }
 

@@ -23,7 +23,6 @@ import {
   META_PROTOCOL_VERSION,
   META_SERVER_INFO,
   MODERN_PROTOCOL_VERSIONS,
-  UNSUPPORTED_PROTOCOL_VERSION,
 } from "../wire/protocol.ts";
 import { type CorrelatorPeer, McpError, RequestCorrelator, type Timers } from "./correlator.ts";
 
@@ -132,7 +131,7 @@ export class RawClient {
       const legacyHttp = error.kind === "transport" && [400, 404, 405].includes(error.status ?? 0);
       if (legacyHttp && !pinned) return undefined;
       if (error.kind !== "protocol" && error.kind !== "timeout") throw error;
-      const supported = error.rpc?.code === UNSUPPORTED_PROTOCOL_VERSION ? supportedVersions(error.rpc) : undefined;
+      const supported = error.rpc?.code === ErrorCode.UnsupportedProtocolVersion ? supportedVersions(error.rpc) : undefined;
       const retry = supported?.find((v) => MODERN_PROTOCOL_VERSIONS.includes(v) && v !== version);
       if (retry && !pinned) return this.#discover(retry, false);
       if (pinned) throw new McpError("protocol", `the server does not offer protocol ${version} (${error.message})`, error.rpc);

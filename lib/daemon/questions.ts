@@ -4,8 +4,9 @@
 // answers the question when a later call of the same session brings `inputResponses` for that key
 // (then that call gets the waiting call's result). The same answers file as 2026-07-28's.
 
-/** The error a client answers a server's question with, to have the daemon park it. */
-export const PARK_ERROR_CODE = -32090;
+import { ErrorCode } from "../wire/jsonrpc.ts";
+
+/** The error a client answers a server's question with (ErrorCode.ParkQuestion), to have the daemon park it. */
 export const PARK_ERROR_MESSAGE = "mcpkit: park this question for a later call";
 /** The daemon's word to the client: the question is parked under this key. */
 export const PARKED_NOTIFICATION = "notifications/mcpkit/parked";
@@ -15,5 +16,5 @@ export const PARKED_KEY_PREFIX = "mcpkit-question-";
 export const PARKED_TTL_MS = 10 * 60_000;
 
 export function isParkRequest(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === PARK_ERROR_CODE;
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === ErrorCode.ParkQuestion;
 }

@@ -34,15 +34,29 @@ export interface JsonRpcFailure {
 export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
+/** Every JSON-RPC error code mcpkit sends or reads, one table. */
 export const ErrorCode = {
+  // JSON-RPC 2.0.
   ParseError: -32700,
   InvalidRequest: -32600,
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
-  /** MCP: the request timed out or the connection closed before an answer. */
-  RequestTimeout: -32001,
+  // MCP: the connection closed, or the request timed out, before an answer.
   ConnectionClosed: -32000,
+  RequestTimeout: -32001,
+  // MCP 2026-07-28: the headers and body of an HTTP request disagree; a capability the request needs
+  // was not declared; the requested revision is not spoken here (data.supported lists what is).
+  HeaderMismatch: -32020,
+  MissingClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022,
+  // MCP: the user must first finish a step in the browser (URL-mode elicitation).
+  UrlElicitationRequired: -32042,
+  // mcpkit's own, from the implementation-defined range: mcp-proxy's server restarted under a
+  // request that could not be repeated, or is down; a question mcp-daemon is to park for a later call.
+  ServerRestarted: -32010,
+  ServerUnavailable: -32011,
+  ParkQuestion: -32090,
 } as const;
 
 /** A JSON object: not null, not an array. */

@@ -10,8 +10,6 @@ export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26
 export const KNOWN_PROTOCOL_VERSIONS = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
 /** Revisions are dates: from this one on, requests carry their own revision (and HTTP mirrors it in headers). */
 export const FIRST_MODERN_REVISION = "2026-07-28";
-/** MCP 2026-07-28: "Unsupported protocol version", with data.supported. */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";

@@ -33,7 +33,12 @@ export { HttpStatusError };
 /** How long a DELETE of the session may take on close before we stop waiting. */
 export const SESSION_DELETE_TIMEOUT_MS = 2_000;
 /** JSON-RPC errors a 2026-07-28 server sends with a 4xx: they prove a modern server. */
-export const MODERN_ERROR_CODES = new Set([-32022, -32021, -32020, ErrorCode.MethodNotFound]);
+export const MODERN_ERROR_CODES = new Set<number>([
+  ErrorCode.UnsupportedProtocolVersion,
+  ErrorCode.MissingClientCapability,
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MethodNotFound,
+]);
 const SHOWN_BODY_CHARS = 200;
 /** What a Streamable HTTP endpoint of 2025 (or an HTTP+SSE one) answers to a POST it does not take. */
 const LEGACY_REFUSALS = [400, 404, 405];
