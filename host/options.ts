@@ -4,6 +4,7 @@
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { KNOWN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
+import type { Result } from "../lib/wire/result.ts";
 
 export { EXIT } from "../lib/cli/exit-codes.ts";
 
@@ -14,7 +15,7 @@ export const SERVE_REFERENCE_ENV = "MCPKIT_SERVE_REFERENCE";
 export type EraChoice = { mode: "auto" } | { mode: "legacy" } | { mode: "pin"; version: string };
 
 /** Checks a --protocol-version value: a 2025-era revision runs the legacy handshake pinned to it. */
-export function eraChoice(legacy: boolean, version: string | undefined): { ok: true; value: EraChoice } | { ok: false; error: string } {
+export function eraChoice(legacy: boolean, version: string | undefined): Result<EraChoice> {
   if (legacy && version) return { ok: false, error: "give --legacy or --protocol-version, not both" };
   if (legacy) return { ok: true, value: { mode: "legacy" } };
   if (version === undefined) return { ok: true, value: { mode: "auto" } };

@@ -16,13 +16,10 @@ import {
   type Target,
 } from "../lib/targets/target.ts";
 import { atTerminal } from "../lib/terminal/terminal-io.ts";
+import type { Result } from "../lib/wire/result.ts";
 import { SERVE_REFERENCE_ENV } from "./options.ts";
 
-export async function serverTargets(
-  args: Record<string, unknown>,
-  invocation: Invocation,
-  entryUrl: string,
-): Promise<{ ok: true; value: Target[] } | { ok: false; error: string }> {
+export async function serverTargets(args: Record<string, unknown>, invocation: Invocation, entryUrl: string): Promise<Result<Target[]>> {
   const targets: Target[] = [];
   const config = args.config as string | undefined;
   const servers = invocation.repeated.server ?? [];

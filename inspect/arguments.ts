@@ -4,8 +4,8 @@
 
 import { type CappedRead, readFileCapped, readStreamCapped } from "../lib/io/read-capped.ts";
 import { MAX_PARAMS_BYTES } from "../lib/wire/limits.ts";
+import type { Result } from "../lib/wire/result.ts";
 
-export type Result<T> = { ok: true; value: T } | { ok: false; error: string; aborted?: boolean };
 type Schema = Record<string, unknown>;
 /** Keys that would reach Object.prototype through a dotted path. */
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
@@ -28,11 +28,14 @@ export async function readParams(
     source = spec === "-" ? "--params - (stdin)" : `--params ${spec}`;
     const read = spec === "-" ? await stdin() : await readFileCapped(spec.slice(1), MAX_PARAMS_BYTES, signal);
     if (!read.ok) {
-      if (read.error === "too-large") return { ok: false, error: `${source} is over the ${MAX_PARAMS_BYTES}-byte limit` };
-      if (read.error === "aborted") return { ok: false, error: `${source} was not read to its end`, aborted: true };
-      return { ok: false, error: spec === "-" ? `cannot read stdin (${read.detail})` : `cannot read ${spec.slice(1)} (${read.detail})` };
+      if (read.error.reason === "too-large") return { ok: false, error: `${source} is over the ${MAX_PARAMS_BYTES}-byte limit` };
+      if (read.error.reason === "aborted") return { ok: false, error: `${source} was not read to its end` };
+      return {
+        ok: false,
+        error: spec === "-" ? `cannot read stdin (${read.error.detail})` : `cannot read ${spec.slice(1)} (${read.error.detail})`,
+      };
     }
-    text = read.text;
+    text = read.value;
   }
   let value: unknown;
   try {

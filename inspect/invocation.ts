@@ -12,6 +12,7 @@ import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts"
 import { printingAuthUi, terminalAuthUi } from "../lib/terminal/auth-ui.ts";
 import { atTerminal } from "../lib/terminal/terminal-io.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
+import type { Result } from "../lib/wire/result.ts";
 import { type COMMON_ARGS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, OUTPUT_FORMATS } from "./flags.ts";
 import { CommandError, EXIT, errorEnvelope, type Metadata } from "./output.ts";
 
@@ -29,7 +30,7 @@ export function wantsJson(args: Args): boolean {
 }
 
 /** The target the flags name; a --server name is looked up among the configured servers (asking at a terminal). */
-export function checkTarget(args: Args, invocation: Invocation): Promise<{ ok: true; value: Target } | { ok: false; error: string }> {
+export function checkTarget(args: Args, invocation: Invocation): Promise<Result<Target>> {
   return resolveTargetDiscovering(
     {
       url: args.url,
@@ -84,7 +85,7 @@ export function logLevelOf(args: Args): LogLevelName {
  * How this run signs in to a server that wants OAuth: --oauth signs in without asking; a person
  * at a terminal is asked; otherwise nobody signs in, and the error names `mcp-inspect auth`.
  */
-export function channelAuth(args: Args, otherwise: "ask" | "no"): { ok: true; value: ChannelAuth } | { ok: false; error: string } {
+export function channelAuth(args: Args, otherwise: "ask" | "no"): Result<ChannelAuth> {
   const flags = authFlags(args);
   if (!flags.ok) return flags;
   return {

@@ -17,6 +17,7 @@ import {
   targetOf,
   whatItRuns,
 } from "../lib/targets/discovery/index.ts";
+import type { Result } from "../lib/wire/result.ts";
 import { CommandError, EXIT, errorEnvelope, type Metadata, successEnvelope } from "./output.ts";
 
 export type AuthState = "signed in" | "sign-in needed if the server asks" | "Authorization header";
@@ -149,7 +150,7 @@ function approveNamed(
   servers: DiscoveredServer[],
   name: string,
   env: Env,
-): { ok: true; value: { name: string; file: string; runs: string }[] } | { ok: false; error: CommandError } {
+): Result<{ name: string; file: string; runs: string }[], CommandError> {
   const named = servers.filter((server) => server.name === name);
   const project = named.filter(needsApproval);
   if (named.length === 0)

@@ -8,6 +8,7 @@ import type { ChannelAuth } from "../lib/open.ts";
 import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
 import { printingAuthUi } from "../lib/terminal/auth-ui.ts";
 import { DRAIN_TIMEOUT_MS } from "../lib/wire/limits.ts";
+import type { Result } from "../lib/wire/result.ts";
 
 export const DEFAULTS = {
   logLevel: "info",
@@ -91,7 +92,7 @@ export async function readSettings(
   args: Record<string, unknown>,
   invocation: Invocation,
   env: Record<string, string | undefined> = process.env,
-): Promise<{ ok: true; value: Settings } | { ok: false; error: string }> {
+): Promise<Result<Settings>> {
   if (invocation.missing) return { ok: false, error: `${invocation.missing} needs a value` };
   const unknown = unknownFlagsProblem(args, ARGS);
   if (unknown) return { ok: false, error: unknown };

@@ -82,7 +82,7 @@ describe("validation of enum, const, anyOf and oneOf", () => {
 describe("--params", () => {
   test("inline JSON, stdin, and the errors for bad JSON, non-objects and missing files", async () => {
     expect(await readParams('{"a":1}')).toEqual({ ok: true, value: { a: 1 } });
-    expect(await readParams("-", undefined, async () => ({ ok: true, text: '{"b":2}' }))).toEqual({ ok: true, value: { b: 2 } });
+    expect(await readParams("-", undefined, async () => ({ ok: true, value: '{"b":2}' }))).toEqual({ ok: true, value: { b: 2 } });
     expect(await readParams("{a")).toMatchObject({ ok: false, error: expect.stringContaining("not valid JSON") });
     expect(await readParams("[1]")).toMatchObject({ ok: false, error: expect.stringContaining("must be a JSON object") });
     expect(await readParams("@/nonexistent/params.json")).toMatchObject({

@@ -43,7 +43,7 @@ describe("fetchWithinOrigin", () => {
 
 describe("capped bodies", () => {
   test("readBodyCapped reads up to the cap, and past it fails with the count instead of reading on", async () => {
-    expect(await readBodyCapped(await fetch(`${base}/big`), 20_000)).toEqual({ ok: true, text: "z".repeat(10_000) });
+    expect(await readBodyCapped(await fetch(`${base}/big`), 20_000)).toEqual({ ok: true, value: "z".repeat(10_000) });
     const over = await readBodyCapped(await fetch(`${base}/big`), 100);
     expect(over.ok).toBe(false);
   });

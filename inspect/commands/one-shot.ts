@@ -260,7 +260,7 @@ async function answersOf(args: Args, signal: AbortSignal): Promise<GivenAnswers 
   if (typeof given !== "string") return undefined;
   if (given === "-" && args.params === "-") throw new CommandError(EXIT.usage, "--params - and --input-responses - cannot both read stdin");
   const read = await readParams(given, signal);
-  if (!read.ok && read.aborted) throw signal.reason;
+  if (!read.ok && signal.aborted) throw signal.reason;
   if (!read.ok) throw new CommandError(EXIT.usage, read.error.replace("--params", "--input-responses"));
   const { parseAnswers } = await import("../questions.ts");
   return parseAnswers(read.value);
@@ -270,7 +270,7 @@ async function paramsOf(args: Args, signal: AbortSignal): Promise<Record<string,
   if (typeof args.params !== "string") return {};
   const read = await readParams(args.params, signal);
   // An abort (--timeout, a signal) is reported by the watchdog that caused it.
-  if (!read.ok && read.aborted) throw signal.reason;
+  if (!read.ok && signal.aborted) throw signal.reason;
   if (!read.ok) throw new CommandError(EXIT.usage, read.error);
   return read.value;
 }

@@ -5,6 +5,7 @@ import { type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
 import { stripControl } from "../../lib/io/text.ts";
 import { describeTarget, loadConfigTargets, type Target } from "../../lib/targets/target.ts";
+import type { Result } from "../../lib/wire/result.ts";
 import { GREP_ARGS, SKILL_ARGS } from "../flags.ts";
 import type { NamedTarget } from "../grep.ts";
 import { type Args, checkTarget, type Invocation, reporter, usageProblem, wantsJson } from "../invocation.ts";
@@ -114,10 +115,7 @@ async function runSkill(args: Args, invocation: Invocation, version: string): Pr
 }
 
 /** What grep and skill ask: the servers of searchedTargets, none being an error (exit 9). */
-async function searchedServers(
-  args: Args,
-  invocation: Invocation,
-): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: CommandError }> {
+async function searchedServers(args: Args, invocation: Invocation): Promise<Result<NamedTarget[], CommandError>> {
   const targets = await searchedTargets(args, invocation);
   if (!targets.ok) return { ok: false, error: new CommandError(EXIT.usage, targets.error) };
   if (targets.value.length === 0)
@@ -134,10 +132,7 @@ function surveyOptions(args: Args, version: string) {
 }
 
 /** What grep searches: one given server, every entry of --config, else every configured (and approved) server. */
-async function searchedTargets(
-  args: Args,
-  invocation: Invocation,
-): Promise<{ ok: true; value: NamedTarget[] } | { ok: false; error: string }> {
+async function searchedTargets(args: Args, invocation: Invocation): Promise<Result<NamedTarget[]>> {
   const flags = (target: Target) => (target.kind === "http" ? `--url ${target.url}` : `-- ${[target.command, ...target.args].join(" ")}`);
   const named = (target: Target, select = flags(target)): NamedTarget => ({
     server: target.name ?? describeTarget(target),

@@ -1,5 +1,6 @@
 // The flags several tools share, declared once (citty argument definitions) and checked once.
 import type { ArgsDef } from "citty";
+import type { Result } from "../wire/result.ts";
 
 /** How a tool signs in to a server that wants OAuth, the same in every tool that can. */
 export const AUTH_ARGS = {
@@ -37,9 +38,7 @@ export const AUTH_ARGS = {
 export function authFlags(
   args: Record<string, unknown>,
   env: Record<string, string | undefined> = process.env,
-):
-  | { ok: true; value: { callbackPort?: number; callbackTimeoutMs?: number; client?: { clientId: string; clientSecret?: string } } }
-  | { ok: false; error: string } {
+): Result<{ callbackPort?: number; callbackTimeoutMs?: number; client?: { clientId: string; clientSecret?: string } }> {
   const port = args["callback-port"];
   let callbackPort: number | undefined;
   if (port !== undefined) {

@@ -4,8 +4,7 @@ import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ensurePrivateDir } from "../io/private-dir.ts";
-
-type Result<T> = { ok: true; value: T } | { ok: false; error: string };
+import type { Result } from "../wire/result.ts";
 
 /** sun_path holds 108 bytes on Linux, 104 on macOS, including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = process.platform === "darwin" ? 103 : 107;

@@ -24,6 +24,7 @@ import { createHash } from "node:crypto";
 import type { ServerIdentity } from "../client/raw-client.ts";
 import type { HttpTarget, Target } from "../targets/target.ts";
 import { isJsonObject, type JsonObject } from "../wire/jsonrpc.ts";
+import type { Result } from "../wire/result.ts";
 
 export { MAX_CONTROL_FRAME_BYTES } from "../wire/limits.ts";
 
@@ -58,7 +59,7 @@ export function encodeFrame(frame: { type: string; [field: string]: unknown }): 
 }
 
 /** The opening frame a client sent, checked field by field (it comes from whoever can reach the socket). */
-export function parseControlFrame(line: string): { ok: true; value: ControlFrame } | { ok: false; error: string } {
+export function parseControlFrame(line: string): Result<ControlFrame> {
   let frame: unknown;
   try {
     frame = JSON.parse(line);

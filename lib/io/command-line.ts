@@ -1,11 +1,12 @@
 // A command line given as one string (`--server "node server.js --port 3"`, $BROWSER), split
+import type { Result } from "../wire/result.ts";
 // into words as a POSIX shell would quote them, and never run through a shell.
 
 /**
  * Splits a command line given as one string (`--server "node server.js --port 3"`) into words the
  * way a POSIX shell would quote them, without a shell: no variables, globs or substitutions.
  */
-export function splitCommandLine(text: string): { ok: true; value: string[] } | { ok: false; error: string } {
+export function splitCommandLine(text: string): Result<string[]> {
   const words: string[] = [];
   let word = "";
   let started = false;

@@ -3,6 +3,7 @@
 // a bounded amount of memory.
 import { Buffer } from "node:buffer";
 import { MAX_REDIRECTS } from "../wire/limits.ts";
+import type { Result } from "../wire/result.ts";
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const SHOWN_BODY_CHARS = 200;
@@ -128,14 +129,16 @@ export function mayCarryHeaders(from: URL, to: URL): boolean {
   return from.protocol === "http:" && to.protocol === "https:" && from.hostname === to.hostname && from.port === "" && to.port === "";
 }
 
-export type BodyRead = { ok: true; text: string } | { ok: false; bytes: number };
-
 /**
  * A response body as text, up to `maxBytes`; past that the body is cancelled and the read fails
  * with the count so far. `wait`, when given, is awaited before each read (backpressure).
  */
-export async function readBodyCapped(response: Response, maxBytes: number, wait?: () => Promise<void> | undefined): Promise<BodyRead> {
-  if (!response.body) return { ok: true, text: "" };
+export async function readBodyCapped(
+  response: Response,
+  maxBytes: number,
+  wait?: () => Promise<void> | undefined,
+): Promise<Result<string, { bytes: number }>> {
+  if (!response.body) return { ok: true, value: "" };
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let bytes = 0;
@@ -146,11 +149,11 @@ export async function readBodyCapped(response: Response, maxBytes: number, wait?
     bytes += value.length;
     if (bytes > maxBytes) {
       await reader.cancel().catch(() => {});
-      return { ok: false, bytes };
+      return { ok: false, error: { bytes } };
     }
     chunks.push(value);
   }
-  return { ok: true, text: new TextDecoder().decode(Buffer.concat(chunks, bytes)) };
+  return { ok: true, value: new TextDecoder().decode(Buffer.concat(chunks, bytes)) };
 }
 
 /** The first `maxBytes` of a body (an error page, read for its message); the rest is not read. */

@@ -1,10 +1,9 @@
 // A per-user directory that only its owner may enter (the daemon's socket, the OAuth tokens):
 // created 0700; one that exists with looser permissions or another owner is refused, never "fixed".
 import { lstatSync, mkdirSync, type Stats } from "node:fs";
+import type { Result } from "../wire/result.ts";
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
-
-export function ensurePrivateDir(dir: string): Checked<string> {
+export function ensurePrivateDir(dir: string): Result<string> {
   let stats: Stats;
   try {
     stats = lstatSync(dir);

@@ -2,9 +2,12 @@
 // chunks that yield to the event loop (a signal or a timeout is still heard while /dev/zero is
 // read), and stoppable by an AbortSignal.
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
+import type { Result } from "../wire/result.ts";
 import { type NodeReadable, readChunks } from "./reading.ts";
 
-export type CappedRead = { ok: true; text: string } | { ok: false; error: "too-large" | "aborted" | "unreadable"; detail?: string };
+/** Why a read gave up: past the cap, aborted, or the source failed (`detail`: the error code, e.g. ENOENT). */
+export type ReadFailure = { reason: "too-large" | "aborted" | "unreadable"; detail?: string };
+export type CappedRead = Result<string, ReadFailure>;
 
 type ClosableReadable = NodeReadable & { destroy?: () => void };
 
@@ -24,17 +27,21 @@ export function readStreamCapped(source: ClosableReadable, maxBytes: number, sig
       }
       resolve(result);
     };
-    const onabort = () => settle({ ok: false, error: "aborted" }, true);
+    const onabort = () => settle({ ok: false, error: { reason: "aborted" } }, true);
     const flow = readChunks(source, {
       onchunk(chunk) {
         if (settled) return;
         bytes += chunk.length;
-        if (bytes > maxBytes) return settle({ ok: false, error: "too-large" }, true);
+        if (bytes > maxBytes) return settle({ ok: false, error: { reason: "too-large" } }, true);
         chunks.push(chunk);
       },
       onend(error) {
-        if (error) return settle({ ok: false, error: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? error.message }, false);
-        settle({ ok: true, text: Buffer.concat(chunks).toString("utf8") }, false);
+        if (error)
+          return settle(
+            { ok: false, error: { reason: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? error.message } },
+            false,
+          );
+        settle({ ok: true, value: Buffer.concat(chunks).toString("utf8") }, false);
       },
     });
     if (signal?.aborted) return onabort();
@@ -58,12 +65,12 @@ export function readFileCappedSync(path: string, maxBytes: number): CappedRead {
   try {
     fd = openSync(path, "r");
   } catch (error) {
-    return { ok: false, error: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "read error" };
+    return { ok: false, error: { reason: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "read error" } };
   }
   try {
     const stats = fstatSync(fd);
-    if (stats.isDirectory()) return { ok: false, error: "unreadable", detail: "EISDIR" };
-    if (stats.isFile() && stats.size > maxBytes) return { ok: false, error: "too-large" };
+    if (stats.isDirectory()) return { ok: false, error: { reason: "unreadable", detail: "EISDIR" } };
+    if (stats.isFile() && stats.size > maxBytes) return { ok: false, error: { reason: "too-large" } };
     const chunks: Buffer[] = [];
     let bytes = 0;
     for (;;) {
@@ -71,12 +78,12 @@ export function readFileCappedSync(path: string, maxBytes: number): CappedRead {
       const read = readSync(fd, chunk, 0, chunk.length, null);
       if (read === 0) break;
       bytes += read;
-      if (bytes > maxBytes) return { ok: false, error: "too-large" };
+      if (bytes > maxBytes) return { ok: false, error: { reason: "too-large" } };
       chunks.push(chunk.subarray(0, read));
     }
-    return { ok: true, text: Buffer.concat(chunks).toString("utf8") };
+    return { ok: true, value: Buffer.concat(chunks).toString("utf8") };
   } catch (error) {
-    return { ok: false, error: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "read error" };
+    return { ok: false, error: { reason: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "read error" } };
   } finally {
     closeSync(fd);
   }

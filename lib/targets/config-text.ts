@@ -2,12 +2,13 @@
 // strict first (faster on a large ~/.claude.json), then JSONC (VS Code's comments and commas).
 // Used by --config (lib/targets/target.ts) and discovery (lib/targets/discovery/read.ts) alike.
 import { parse as parseToml } from "smol-toml";
+import type { Result } from "../wire/result.ts";
 import { parseJsonc } from "./jsonc.ts";
 
 export type ConfigFormat = "json" | "toml";
 
 /** The parsed value, or the parser's complaint in one line (for "<file> is not valid TOML (...)"). */
-export function parseConfigText(text: string, format: ConfigFormat): { ok: true; value: unknown } | { ok: false; error: string } {
+export function parseConfigText(text: string, format: ConfigFormat): Result<unknown> {
   if (format === "toml") {
     try {
       return { ok: true, value: parseToml(text) };

@@ -4,17 +4,21 @@
 
 import { readFileCappedSync } from "../io/read-capped.ts";
 import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
+import type { Result } from "../wire/result.ts";
 
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/;
 
-export function readEnvFile(file: string): { ok: true; value: Record<string, string> } | { ok: false; error: string } {
+export function readEnvFile(file: string): Result<Record<string, string>> {
   const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
   if (!read.ok)
     return {
       ok: false,
-      error: read.error === "too-large" ? `${file} is over the ${MAX_CONFIG_BYTES}-byte limit` : `cannot read ${file} (${read.detail})`,
+      error:
+        read.error.reason === "too-large"
+          ? `${file} is over the ${MAX_CONFIG_BYTES}-byte limit`
+          : `cannot read ${file} (${read.error.detail})`,
     };
-  return { ok: true, value: parseEnvText(read.text) };
+  return { ok: true, value: parseEnvText(read.value) };
 }
 
 /** `KEY=value`, `export KEY=value`, `KEY="quoted\nvalue"`, `KEY='literal'`; `#` starts a comment (outside quotes). */

@@ -2,10 +2,9 @@
 // edit them), read and edited with jsonc-parser: an edit changes only what it must, so comments,
 // trailing commas, number literals and the file's layout stay as the user wrote them.
 import { applyEdits, modify, type ParseError, parse, printParseErrorCode } from "jsonc-parser";
+import type { Result } from "../wire/result.ts";
 
-export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
-
-export function parseJsonc(text: string): Parsed {
+export function parseJsonc(text: string): Result<unknown> {
   const errors: ParseError[] = [];
   const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
   if (errors.length > 0) {

@@ -8,6 +8,7 @@ import { splitCommandLine } from "../io/command-line.ts";
 import { readFileCappedSync } from "../io/read-capped.ts";
 import { isJsonObject } from "../wire/jsonrpc.ts";
 import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
+import type { Result } from "../wire/result.ts";
 import { formatName, parseConfigText } from "./config-text.ts";
 import type { DiscoveryAsk } from "./discovery/ask.ts";
 import { readEnvFile } from "./env-file.ts";
@@ -44,7 +45,6 @@ export interface OAuthSettings {
   callbackPort?: number;
 }
 export type Target = StdioTarget | HttpTarget;
-export type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export interface TargetFlags {
   url?: string;
@@ -270,12 +270,12 @@ function readConfigServers(file: string): Result<Record<string, unknown>> {
   const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
   if (!read.ok)
     return fail(
-      read.error === "too-large"
+      read.error.reason === "too-large"
         ? `config ${file} is over the ${MAX_CONFIG_BYTES}-byte limit`
-        : `cannot read config ${file} (${read.detail})`,
+        : `cannot read config ${file} (${read.error.detail})`,
     );
   const format = /\.toml$/i.test(file) ? "toml" : "json";
-  const parsed = parseConfigText(read.text, format);
+  const parsed = parseConfigText(read.value, format);
   if (!parsed.ok) return fail(`config ${file} is not valid ${formatName(format)} (${parsed.error})`);
   const servers = findServers(parsed.value);
   if (!servers)

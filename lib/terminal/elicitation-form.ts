@@ -3,6 +3,8 @@
 // read as its field's type and checked against the constraints the schema states; accept,
 // decline and cancel all reach the server. URL mode opens only https or loopback URLs, and only
 // after consent.
+
+import type { Result } from "../wire/result.ts";
 import { isBrowserSafeUrl } from "./browser.ts";
 
 /** Wrong answers to one form field before the form is cancelled. */
@@ -68,10 +70,8 @@ async function askField(terminal: FormIo, name: string, field: Json, required: b
   return CANCELLED;
 }
 
-type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
-
 /** Reads one answer as the field's type, checking the constraints the schema states. */
-export function parseField(raw: string, field: Json): Parsed {
+export function parseField(raw: string, field: Json): Result<unknown> {
   const options = enumOptions(field);
   if (field.type === "array") {
     const itemOptions = enumOptions((field.items ?? {}) as Json);

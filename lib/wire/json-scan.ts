@@ -2,15 +2,8 @@
 // (jsonrpc, id, method, which of params/result/error, a tool call's name) straight from its
 // bytes, jumping over its big values, and parsed whole only when it must be. And the id of a
 // message known only by its first and last bytes, for answering one too large to keep.
-import {
-  type JsonRpcId,
-  type JsonRpcMessage,
-  type ParseResult,
-  parseMessage,
-  type RawMessage,
-  rawText,
-  validateMessage,
-} from "./jsonrpc.ts";
+import { type JsonRpcId, type JsonRpcMessage, parseMessage, type RawMessage, rawText, validateMessage } from "./jsonrpc.ts";
+import type { Result } from "./result.ts";
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
@@ -31,7 +24,7 @@ export function isPartial(message: JsonRpcMessage): boolean {
  * of a full parse (and, given bytes, no decoding). Anything the scanner cannot read falls back to
  * the full parser, so validation is never weaker.
  */
-export function parseForRouting(raw: RawMessage): ParseResult {
+export function parseForRouting(raw: RawMessage): Result<JsonRpcMessage> {
   if (raw.length <= PEEK_ABOVE_CHARS) return parseMessage(rawText(raw));
   const peeked = peekMessage(typeof raw === "string" ? utf8Encoder.encode(raw) : raw);
   return peeked ? { ok: true, value: peeked } : parseMessage(rawText(raw));

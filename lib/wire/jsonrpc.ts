@@ -1,4 +1,5 @@
 // JSON-RPC 2.0 as MCP uses it: message shapes, guards, error codes, and the id bookkeeping
+import type { Result } from "./result.ts";
 // that forwarders need. Ids are numbers or strings (0 is valid) and are echoed with their
 // exact JSON type, so they are never coerced.
 
@@ -78,10 +79,8 @@ export function isResponse(message: JsonRpcMessage): message is JsonRpcResponse 
   return !("method" in message) && ("result" in message || "error" in message);
 }
 
-export type ParseResult = { ok: true; value: JsonRpcMessage } | { ok: false; error: string };
-
 /** Checks a decoded value's shape; anything that is not one JSON-RPC 2.0 message is refused. */
-export function validateMessage(value: unknown): ParseResult {
+export function validateMessage(value: unknown): Result<JsonRpcMessage> {
   if (!isJsonObject(value)) return { ok: false, error: "not a JSON object" };
   if (value.jsonrpc !== "2.0") return { ok: false, error: 'missing "jsonrpc": "2.0"' };
   if ("method" in value) {
@@ -108,7 +107,7 @@ export function validateMessage(value: unknown): ParseResult {
 }
 
 /** Parses one line of text into a JSON-RPC message (batches are not part of MCP since 2025-06-18). */
-export function parseMessage(text: string): ParseResult {
+export function parseMessage(text: string): Result<JsonRpcMessage> {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -5,9 +5,8 @@
 // new entry and that nothing else changed. Loaded only by `config --client codex`.
 import { parse, stringify } from "smol-toml";
 import { isJsonObject } from "../../wire/jsonrpc.ts";
+import type { Result } from "../../wire/result.ts";
 import { parseConfigText } from "../config-text.ts";
-
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
 const HEADER = /^\s*\[\[?[^\]]*\]\]?\s*(#.*)?$/;
 
@@ -17,7 +16,7 @@ export function serverTable(name: string, entry: Record<string, unknown>): strin
 }
 
 /** `text` with the server added or replaced, every other byte kept; or why not, with nothing changed. */
-export function tomlWithServer(text: string, name: string, entry: Record<string, unknown>, file: string): Outcome<string> {
+export function tomlWithServer(text: string, name: string, entry: Record<string, unknown>, file: string): Result<string> {
   const before = parseOrError(text, file);
   if (!before.ok) return before;
   const servers = before.value.mcp_servers;
@@ -86,7 +85,7 @@ function startsWith(path: string[], prefix: string[]): boolean {
   return prefix.every((key, i) => path[i] === key);
 }
 
-function parseOrError(text: string, file: string): Outcome<Record<string, unknown>> {
+function parseOrError(text: string, file: string): Result<Record<string, unknown>> {
   const parsed = parseConfigText(text, "toml");
   return parsed.ok
     ? { ok: true, value: parsed.value as Record<string, unknown> }

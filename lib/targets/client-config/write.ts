@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node
 import { basename, dirname, join, resolve } from "node:path";
 import { readFileCappedSync } from "../../io/read-capped.ts";
 import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+import type { Result } from "../../wire/result.ts";
 import { type ClientId, findProject, PROJECT_FILES, userHome, userSources } from "../discovery/clients.ts";
 import { parseJsonc, setJsoncValue } from "../jsonc.ts";
 
@@ -18,8 +19,6 @@ export interface ServerEntry {
   args: string[];
   env?: Record<string, string>;
 }
-
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /** Where each client keeps its servers, under which key, in which format. */
 export function clientConfigLocation(
@@ -75,7 +74,7 @@ export function mergeIntoConfig(
   name: string,
   entry: Record<string, unknown>,
   now = new Date(),
-): Outcome<{ backup?: string }> {
+): Result<{ backup?: string }> {
   const existing = readExisting(file);
   if (!existing.ok) return existing;
   const text = existing.value;
@@ -99,7 +98,7 @@ export async function mergeIntoToml(
   name: string,
   entry: Record<string, unknown>,
   now = new Date(),
-): Promise<Outcome<{ backup?: string }>> {
+): Promise<Result<{ backup?: string }>> {
   const existing = readExisting(file);
   if (!existing.ok) return existing;
   const { tomlWithServer } = await import("./toml.ts");
@@ -107,22 +106,22 @@ export async function mergeIntoToml(
   return updated.ok ? writeWithBackup(file, existing.value, updated.value, now) : updated;
 }
 
-function readExisting(file: string): Outcome<string> {
+function readExisting(file: string): Result<string> {
   if (!existsSync(file)) return { ok: true, value: "" };
   const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
   if (!read.ok)
     return {
       ok: false,
       error:
-        read.error === "too-large"
+        read.error.reason === "too-large"
           ? `${file} is over the ${MAX_CONFIG_BYTES}-byte limit; nothing was changed`
-          : `cannot read ${file} (${read.detail})`,
+          : `cannot read ${file} (${read.error.detail})`,
     };
-  return { ok: true, value: read.text };
+  return { ok: true, value: read.value };
 }
 
 /** Writes `updated` over `file` after a timestamped copy of it; when the write fails, the copy goes again and nothing has changed. */
-function writeWithBackup(file: string, text: string, updated: string, now: Date): Outcome<{ backup?: string }> {
+function writeWithBackup(file: string, text: string, updated: string, now: Date): Result<{ backup?: string }> {
   let backup: string | undefined;
   try {
     if (text !== "" || existsSync(file)) {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { ensurePrivateDir } from "../../io/private-dir.ts";
 import { readFileCappedSync } from "../../io/read-capped.ts";
 import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+import type { Result } from "../../wire/result.ts";
 import { type Env, type Scope, userHome } from "./clients.ts";
 
 export interface Approvable {
@@ -43,7 +44,7 @@ export function isApproved(server: Approvable, env: Env = process.env): boolean 
   );
 }
 
-export function approve(server: Approvable, env: Env = process.env, now = new Date()): { ok: true } | { ok: false; error: string } {
+export function approve(server: Approvable, env: Env = process.env, now = new Date()): Result<true> {
   const dir = ensurePrivateDir(approvalsDir(env));
   if (!dir.ok) return { ok: false, error: `cannot remember the approval: ${dir.error}` };
   const key = approvalKey(server);
@@ -61,7 +62,7 @@ export function approve(server: Approvable, env: Env = process.env, now = new Da
   } catch (error) {
     return { ok: false, error: `cannot write ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
   }
-  return { ok: true };
+  return { ok: true, value: true };
 }
 
 /** A hash of the entry as written, keys sorted, so that reformatting the file does not matter but any change of value does. */
@@ -84,7 +85,7 @@ function readApprovals(env: Env): Approval[] {
   const read = readFileCappedSync(join(dir.value, APPROVALS_FILE), MAX_CONFIG_BYTES);
   if (!read.ok) return [];
   try {
-    const approved = (JSON.parse(read.text) as { approved?: unknown }).approved;
+    const approved = (JSON.parse(read.value) as { approved?: unknown }).approved;
     return Array.isArray(approved) ? (approved as Approval[]) : [];
   } catch {
     // A damaged file approves nothing: every project server is asked about again.

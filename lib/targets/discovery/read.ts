@@ -5,6 +5,7 @@
 import { readFileCappedSync } from "../../io/read-capped.ts";
 import { isJsonObject } from "../../wire/jsonrpc.ts";
 import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+import type { Result } from "../../wire/result.ts";
 import { formatName, parseConfigText } from "../config-text.ts";
 import type { ConfigSource } from "./clients.ts";
 
@@ -25,7 +26,7 @@ export interface ReadSource {
 }
 
 /** Parsed files, by path: ~/.claude.json is read once for its user and its local scope. */
-export type ParseCache = Map<string, { ok: true; value: unknown } | { ok: false; error: string } | undefined>;
+export type ParseCache = Map<string, Result<unknown> | undefined>;
 
 export function readSource(source: ConfigSource, cache: ParseCache): ReadSource {
   const parsed = cache.has(source.file) ? cache.get(source.file) : parseFile(source);
@@ -44,20 +45,20 @@ export function readSource(source: ConfigSource, cache: ParseCache): ReadSource 
   return { entries, inputs: source.client.startsWith("vscode") ? inputDefinitions(parsed.value) : [], problems };
 }
 
-function parseFile(source: ConfigSource): { ok: true; value: unknown } | { ok: false; error: string } | undefined {
+function parseFile(source: ConfigSource): Result<unknown> | undefined {
   const read = readFileCappedSync(source.file, MAX_CONFIG_BYTES);
   if (!read.ok) {
-    if (read.detail === "ENOENT" || read.detail === "ENOTDIR") return undefined;
+    if (read.error.detail === "ENOENT" || read.error.detail === "ENOTDIR") return undefined;
     return {
       ok: false,
       error:
-        read.error === "too-large"
+        read.error.reason === "too-large"
           ? `${source.file} is over the ${MAX_CONFIG_BYTES}-byte limit; skipped`
-          : `cannot read ${source.file} (${read.detail}); skipped`,
+          : `cannot read ${source.file} (${read.error.detail}); skipped`,
     };
   }
   const format = source.format === "toml" ? "toml" : "json";
-  const parsed = parseConfigText(read.text, format);
+  const parsed = parseConfigText(read.value, format);
   return parsed.ok ? parsed : { ok: false, error: `${source.file} is not valid ${formatName(format)} (${parsed.error}); skipped` };
 }
 

@@ -3,7 +3,9 @@
 // one name in the same scope are an error naming both files (the same entry copied into two
 // clients' files is one server). A project entry runs only once approved, and VS Code's
 // `${input:...}` values are typed at the terminal; without one, each is a one-line error.
-import { configEntryTarget, type Result, type Target } from "../target.ts";
+
+import type { Result } from "../../wire/result.ts";
+import { configEntryTarget, type Target } from "../target.ts";
 import { approve, entryHash, isApproved } from "./approval.ts";
 import type { DiscoveryAsk } from "./ask.ts";
 import { type Env, type Scope, userHome } from "./clients.ts";

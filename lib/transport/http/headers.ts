@@ -5,6 +5,7 @@
 // annotations break the rules.
 import { isRequest, type JsonRpcId, type JsonRpcMessage } from "../../wire/jsonrpc.ts";
 import { FIRST_MODERN_REVISION, META_PROTOCOL_VERSION } from "../../wire/protocol.ts";
+import type { Result } from "../../wire/result.ts";
 
 /** Methods whose `name`, `uri` or (tasks extension, SEP-2663) `taskId` travels as Mcp-Name. */
 const MCP_NAME_FIELDS: Record<string, string> = {
@@ -23,14 +24,12 @@ export interface ParamHeader {
   name: string;
 }
 
-export type SpecResult = { ok: true; value: ParamHeader[] } | { ok: false; error: string };
-
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HEADER_TYPES = new Set(["string", "integer", "boolean"]);
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
 /** Reads every `x-mcp-header` annotation of a schema, or says why the tool must be dropped. */
-export function paramHeaderSpecs(schema: unknown): SpecResult {
+export function paramHeaderSpecs(schema: unknown): Result<ParamHeader[]> {
   const found: ParamHeader[] = [];
   const problems: string[] = [];
   const walk = (node: unknown, path: string[], reachable: boolean) => {

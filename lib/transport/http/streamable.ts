@@ -349,7 +349,7 @@ export class HttpChannel implements MessageChannel {
       this.#answerMissing(requestId, `the server's answer was over the ${MAX_MESSAGE_BYTES}-byte limit; it was not read further`);
       return;
     }
-    if (!this.#deliverJson(reply.text)) {
+    if (!this.#deliverJson(reply.value)) {
       this.#answerMissing(requestId, `the server answered with ${type || "no content type"} that holds no JSON-RPC response`);
     }
   }
