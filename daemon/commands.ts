@@ -9,11 +9,14 @@ import { type DaemonPaths, daemonPaths } from "../lib/daemon/paths.ts";
 import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "../lib/daemon/start.ts";
 import { createLogger, isLogLevelName } from "../lib/io/log.ts";
 import { processAlive } from "../lib/io/process.ts";
+import { pollUntil } from "../lib/io/reading.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { stripControl } from "../lib/io/text.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_LOG_LINES, RUN_ARGS } from "./flags.ts";
 
 const STOP_WAIT_MS = 10_000;
+/** How often `stop` looks whether the daemon is gone (no event says so: it is not our child). */
+const STOP_POLL_MS = 20;
 /** `logs` reads at most this much of the end of the log file. */
 const LOG_TAIL_BYTES = 1024 * 1024;
 /** Recent notifications shown per session by plain `status` (--json has the whole ring tail). */
@@ -105,11 +108,7 @@ async function stopDaemon(paths: DaemonPaths): Promise<boolean> {
   const alive = await probeDaemon(paths.socket);
   if (!alive) return false;
   await daemonRequest(paths.socket, { type: "stop" });
-  const deadline = Date.now() + STOP_WAIT_MS;
-  while (Date.now() < deadline) {
-    if (!processAlive(alive.pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  if (await pollUntil(() => !processAlive(alive.pid), { everyMs: STOP_POLL_MS, withinMs: STOP_WAIT_MS })) return true;
   throw new Error(`mcp-daemon (pid ${alive.pid}) did not stop within ${STOP_WAIT_MS} ms`);
 }
 

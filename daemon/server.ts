@@ -17,7 +17,7 @@ import {
 } from "../lib/daemon/protocol.ts";
 import { probeDaemon } from "../lib/daemon/start.ts";
 import { processAlive, processStartTime } from "../lib/io/process.ts";
-import { type Flow, readChunks } from "../lib/io/reading.ts";
+import { type Flow, readChunks, settlesWithin } from "../lib/io/reading.ts";
 import type { Target } from "../lib/targets/target.ts";
 import type { CloseOptions } from "../lib/transport/channel.ts";
 import { idFromEdges } from "../lib/wire/json-scan.ts";
@@ -380,7 +380,7 @@ export class Daemon {
       this.#server?.close();
       for (const connection of this.#connections) connection.destroy();
       const closing = Promise.all([...this.#sessions.values()].map((session) => session.close(options)));
-      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref?.())]);
+      await settlesWithin(closing, STOP_GRACE_MS);
       this.#sessions.clear();
       // A new daemon may have started since we closed the socket: touch only what is still ours.
       if (this.#ownsPaths()) {

@@ -6,6 +6,7 @@ import { McpError, RawClient, type ServerIdentity } from "../lib/client/raw-clie
 import type { SessionInfo } from "../lib/daemon/protocol.ts";
 import { PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
 import { createLogger, type LogLevelName, ownStderr } from "../lib/io/log.ts";
+import { settlesWithin } from "../lib/io/reading.ts";
 import { stripControl } from "../lib/io/text.ts";
 import { type ChannelAuth, openChannel } from "../lib/open.ts";
 import type { Target } from "../lib/targets/target.ts";
@@ -28,8 +29,6 @@ import { TASK_CLIENT_CAPABILITIES } from "./tasks.ts";
 export const MAX_LIST_PAGES = 1_000;
 /** How long closing the connection may hold up the exit. */
 export const CLOSE_WAIT_MS = 3_000;
-/** setTimeout's own limit; a longer --timeout would fire at once. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
 
 export interface SessionOptions {
   version: string;
@@ -195,12 +194,7 @@ export class Session {
   }
 
   async close(options?: CloseOptions): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.client.close(options).catch(() => {}),
-      new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
-    ]);
-    clearTimeout(timer);
+    await settlesWithin(this.client.close(options), CLOSE_WAIT_MS);
   }
 }
 

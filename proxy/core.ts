@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { ConsolaInstance } from "consola/core";
 import { type CorrelatorPeer, RequestCorrelator } from "../lib/client/correlator.ts";
+import { settlesWithin, waitMs } from "../lib/io/reading.ts";
 import { type CloseOptions, DroppedLineError, type MessageChannel } from "../lib/transport/channel.ts";
 import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/wire/json-scan.ts";
 import {
@@ -478,10 +479,9 @@ export class McpProxy {
 
     await this.#stopChild();
     if (delayMs > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delayMs);
-        this.#wakeFromBackoff = () => (clearTimeout(timer), resolve());
-      });
+      const wake = new AbortController();
+      this.#wakeFromBackoff = () => wake.abort();
+      await waitMs(delayMs, wake.signal);
     }
     this.#wakeFromBackoff = undefined;
     // The client may have left while we waited (TypeScript cannot see that state changes across await).
@@ -632,12 +632,7 @@ export class McpProxy {
     }
     const idle = new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     this.#checkIdle();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = await Promise.race([
-      idle.then(() => false),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs))),
-    ]);
-    clearTimeout(timer);
+    const expired = !(await settlesWithin(idle, timeoutMs));
     const why = expired
       ? `the server did not answer within ${timeoutMs} ms of the end of the client's input`
       : "the client closed its input";

@@ -3,6 +3,7 @@
 // debounce later) make at most one more round; changes during that round are its own output and
 // start nothing, so a build never loops. A failed build keeps the old server and says why.
 import type { ConsolaInstance } from "consola/core";
+import { waitMs } from "../lib/io/reading.ts";
 import type { McpProxy } from "./core.ts";
 import type { Builder } from "./watch.ts";
 
@@ -31,7 +32,7 @@ export function rebuilder(options: RebuildOptions): (paths: string[]) => Promise
       for (let round = 0; batch && round < WATCH_ROUNDS; round++) {
         changedMeanwhile = undefined;
         if (!(await rebuild(batch, options))) break;
-        await new Promise((resolve) => setTimeout(resolve, options.debounceMs));
+        await waitMs(options.debounceMs);
         batch = changedMeanwhile;
       }
     } finally {

@@ -7,6 +7,7 @@ import { connect } from "node:net";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describeFsError, lockHolder, releaseLock, tryLock } from "../io/file-lock.ts";
+import { pollUntil } from "../io/reading.ts";
 import { serverEnvironment } from "../transport/environment.ts";
 import type { JsonObject } from "../wire/jsonrpc.ts";
 import { LineSplitter } from "../wire/lines.ts";
@@ -101,20 +102,22 @@ export async function ensureDaemon(options: DaemonOptions = {}): Promise<DaemonP
   const paths = resolvePaths(options);
   if (await probeDaemon(paths.socket)) return paths;
   const deadline = Date.now() + DAEMON_START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    options.signal?.throwIfAborted();
-    if (takeStartLock(paths.lockFile)) {
-      try {
-        if (!(await probeDaemon(paths.socket))) await startDaemon(paths, options, deadline);
-        return paths;
-      } finally {
-        releaseLock(paths.lockFile);
+  // One caller takes the lock and starts the daemon; the rest wait for its daemon to answer.
+  const up = await pollUntil(
+    async () => {
+      if (takeStartLock(paths.lockFile)) {
+        try {
+          if (!(await probeDaemon(paths.socket))) await startDaemon(paths, options, deadline);
+          return true;
+        } finally {
+          releaseLock(paths.lockFile);
+        }
       }
-    }
-    // Someone else holds the lock: wait for their daemon.
-    await new Promise((resolve) => setTimeout(resolve, START_POLL_MS));
-    if (await probeDaemon(paths.socket)) return paths;
-  }
+      return probeDaemon(paths.socket).then(Boolean);
+    },
+    { everyMs: START_POLL_MS, withinMs: DAEMON_START_TIMEOUT_MS, signal: options.signal },
+  );
+  if (up) return paths;
   const holder = lockHolder(paths.lockFile);
   const where = existsSync(paths.logFile)
     ? `see ${paths.logFile}`
@@ -170,16 +173,19 @@ async function startDaemon(paths: DaemonPaths, options: DaemonOptions, deadline:
     env: { ...daemonEnvironment(process.env), ...options.env, MCPKIT_DAEMON_DIR: paths.dir, [DETACHED_ENV]: "1" },
   });
   closeSync(log);
-  const failed = new Promise<Error>((resolve) => child.once("error", resolve));
+  let failure: Error | undefined;
+  child.once("error", (error) => (failure = error));
   child.unref();
-  while (Date.now() < deadline) {
-    options.signal?.throwIfAborted();
-    const error = await Promise.race([failed, new Promise<undefined>((resolve) => setTimeout(resolve, START_POLL_MS))]);
-    if (error) throw new Error(`could not start mcp-daemon (${command}): ${error.message}`);
-    if (await probeDaemon(paths.socket)) return;
-    if (child.exitCode !== null) throw new Error(`mcp-daemon exited at once with code ${child.exitCode} (see ${paths.logFile})`);
-  }
-  throw new Error(`mcp-daemon did not answer within ${DAEMON_START_TIMEOUT_MS} ms (see ${paths.logFile})`);
+  const answered = await pollUntil(
+    async () => {
+      if (failure) throw new Error(`could not start mcp-daemon (${command}): ${failure.message}`);
+      if (await probeDaemon(paths.socket)) return true;
+      if (child.exitCode !== null) throw new Error(`mcp-daemon exited at once with code ${child.exitCode} (see ${paths.logFile})`);
+      return undefined;
+    },
+    { everyMs: START_POLL_MS, withinMs: Math.max(0, deadline - Date.now()), signal: options.signal },
+  );
+  if (!answered) throw new Error(`mcp-daemon did not answer within ${DAEMON_START_TIMEOUT_MS} ms (see ${paths.logFile})`);
 }
 
 /** The variable that moves the daemon's directory, named in errors about it. */

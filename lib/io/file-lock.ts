@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { linkSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { processAlive, processStartTime } from "./process.ts";
+import { pollUntil } from "./reading.ts";
 
 export interface LockOptions {
   /** A lock older than this is stale whoever holds it. */
@@ -71,12 +72,12 @@ export interface WithLockOptions extends LockOptions {
 
 /** Runs `work` holding the lock, waiting (polling) for it up to `waitMs`. */
 export async function withLock<T>(lockFile: string, options: WithLockOptions, work: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + options.waitMs;
-  while (!tryLock(lockFile, options)) {
-    options.signal?.throwIfAborted();
-    if (Date.now() > deadline) throw new Error(`${lockFile} is still held by pid ${lockHolder(lockFile).split(" ")[0] || "?"}`);
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 50));
-  }
+  const taken = await pollUntil(() => tryLock(lockFile, options), {
+    everyMs: options.pollMs ?? 50,
+    withinMs: options.waitMs,
+    signal: options.signal,
+  });
+  if (!taken) throw new Error(`${lockFile} is still held by pid ${lockHolder(lockFile).split(" ")[0] || "?"}`);
   const heartbeat = options.heartbeatMs ? setInterval(() => touch(lockFile), options.heartbeatMs) : undefined;
   try {
     return await work();

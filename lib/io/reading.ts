@@ -75,15 +75,57 @@ export function readChunks(source: NodeReadable, handlers: ReadHandlers): Flow {
 }
 
 /** Waits `ms`, or less when `signal` aborts first (whoever waits then sees the signal's reason). */
-export function waitMs(ms: number, signal: AbortSignal): Promise<void> {
+export function waitMs(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);
-      signal.removeEventListener("abort", done);
+      signal?.removeEventListener("abort", done);
       resolve();
     }
-    if (signal.aborted) return done();
-    signal.addEventListener("abort", done, { once: true });
+    if (signal?.aborted) return done();
+    signal?.addEventListener("abort", done, { once: true });
   });
+}
+
+/** Whether `promise` settles (either way) within `ms`; it goes on either way, and the timer keeps no process alive. */
+export function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    (timer as { unref?: () => void }).unref?.();
+    const settled = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(settled, settled);
+  });
+}
+
+export interface PollOptions {
+  /** The wait between two looks. */
+  everyMs: number;
+  /** Give up after this long (undefined is then the answer). */
+  withinMs: number;
+  /** Stops the polling: the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Looks at once, then every `everyMs`, until `look` gives a value (anything but undefined or false),
+ * for at most `withinMs`: for conditions no event announces (a process gone, a lock free, a socket
+ * answering). Resolves with that value, or undefined when time ran out.
+ */
+export async function pollUntil<T>(
+  look: () => T | undefined | false | Promise<T | undefined | false>,
+  options: PollOptions,
+): Promise<T | undefined> {
+  const deadline = Date.now() + options.withinMs;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const seen = await look();
+    if (seen !== undefined && seen !== false) return seen;
+    const left = deadline - Date.now();
+    if (left <= 0) return undefined;
+    await waitMs(Math.min(options.everyMs, left), options.signal);
+  }
 }

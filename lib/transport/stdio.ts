@@ -4,7 +4,7 @@
 // A server whose stdout closes, or that stops reading its stdin, is a crashed server.
 import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
-import { type Flow, readChunks } from "../io/reading.ts";
+import { type Flow, pollUntil, readChunks, settlesWithin } from "../io/reading.ts";
 import { parseForRouting } from "../wire/json-scan.ts";
 import { isBlank, type JsonRpcMessage, parseMessage, type RawMessage, rawText, serializeMessage } from "../wire/jsonrpc.ts";
 import { LineWriter } from "../wire/line-writer.ts";
@@ -228,8 +228,7 @@ export class StdioChannel implements MessageChannel {
     // Sweep what the server left behind in its group (e.g. npx's child), by force if it must.
     if (this.#groupAlive()) {
       this.#signalGroup("SIGTERM");
-      const deadline = Date.now() + (this.#quick ? QUICK_GRACE_MS : SIGTERM_GRACE_MS);
-      while (this.#groupAlive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS));
+      await pollUntil(() => !this.#groupAlive(), { everyMs: GROUP_POLL_MS, withinMs: this.#quick ? QUICK_GRACE_MS : SIGTERM_GRACE_MS });
       if (this.#groupAlive()) this.#signalGroup("SIGKILL");
     }
     // A survivor holding our pipes must not keep us running.
@@ -324,15 +323,4 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    timer.unref?.();
-    promise.then(() => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
 }
