@@ -4,7 +4,8 @@
 // requests go to the client whose call caused them, and a crashed server is restarted on next use
 // without ever re-running a call that was in flight.
 import type { ConsolaInstance } from "consola/core";
-import { type CorrelatorPeer, RequestCorrelator } from "../lib/client/correlator.ts";
+import { RequestCorrelator } from "../lib/client/correlator.ts";
+import { cancelled, channelPeer } from "../lib/client/peer.ts";
 import { legacyIdentity } from "../lib/client/raw-client.ts";
 import { SESSION_EXTENSION_VERSION, type SessionInfo } from "../lib/daemon/protocol.ts";
 import { isParkRequest, PARKED_KEY_PREFIX, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
@@ -485,12 +486,7 @@ export class DaemonSession {
 
   #ownRequest(method: string, params: JsonObject): Promise<JsonObject> {
     const upstream = this.#upstream!;
-    const peer: CorrelatorPeer = {
-      send: (request) => upstream.send(request),
-      cancel: (id, reason) =>
-        void upstream.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {}),
-    };
-    return this.#own.request(peer, method, params, { timeoutMs: UPSTREAM_HANDSHAKE_TIMEOUT_MS });
+    return this.#own.request(channelPeer(upstream), method, params, { timeoutMs: UPSTREAM_HANDSHAKE_TIMEOUT_MS });
   }
 
   #onUpstreamClose(upstream: MessageChannel, reason: string): void {
@@ -536,9 +532,7 @@ export class DaemonSession {
       this.#ids.inbound(upstreamId);
       // Over HTTP the answer's stream is closed too: nobody is left to read it.
       if (this.#upstream?.cancel?.(upstreamId)) continue;
-      void this.#upstream
-        ?.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: upstreamId, reason: "the client disconnected" } })
-        .catch(() => {});
+      void this.#upstream?.send(cancelled(upstreamId, "the client disconnected")).catch(() => {});
     }
     for (const [id, owner] of this.#serverRequests) {
       if (owner !== client) continue;

@@ -7,7 +7,8 @@
 // with an error. A slow side holds the other back; at the end of input every answer is awaited.
 import { randomUUID } from "node:crypto";
 import type { ConsolaInstance } from "consola/core";
-import { type CorrelatorPeer, RequestCorrelator } from "../lib/client/correlator.ts";
+import { RequestCorrelator } from "../lib/client/correlator.ts";
+import { channelPeer } from "../lib/client/peer.ts";
 import { settlesWithin, waitMs } from "../lib/io/reading.ts";
 import { type CloseOptions, DroppedLineError, type MessageChannel } from "../lib/transport/channel.ts";
 import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/wire/json-scan.ts";
@@ -380,12 +381,7 @@ export class McpProxy {
   #ownRequest(method: string, params: JsonObject, timeoutMs = this.#options.restartTimeoutMs): Promise<JsonObject> {
     const child = this.#child;
     if (!child) return Promise.reject(new Error("no server process"));
-    const peer: CorrelatorPeer = {
-      send: (request) => child.send(request),
-      cancel: (id, reason) =>
-        void child.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {}),
-    };
-    return this.#own.request(peer, method, params, { timeoutMs });
+    return this.#own.request(channelPeer(child), method, params, { timeoutMs });
   }
 
   async #startChild(): Promise<void> {

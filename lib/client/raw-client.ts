@@ -25,6 +25,7 @@ import {
   MODERN_PROTOCOL_VERSIONS,
 } from "../wire/protocol.ts";
 import { type CorrelatorPeer, McpError, RequestCorrelator, type Timers } from "./correlator.ts";
+import { channelPeer } from "./peer.ts";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 /** A legacy server may stay silent on an unknown method; past this the probe counts as "legacy". */
@@ -81,13 +82,7 @@ export class RawClient {
     this.#requests = new RequestCorrelator(() => ++this.#lastId, options.timers);
     channel.onmessage = (message) => this.#onmessage(message);
     channel.onclose = (reason) => this.#requests.close(reason ?? "the connection closed");
-    this.#peer = {
-      send: (request) => channel.send(request),
-      cancel: (id, reason) => {
-        if (channel.cancel?.(id)) return;
-        channel.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }).catch(() => {});
-      },
-    };
+    this.#peer = channelPeer(channel);
   }
 
   /** Why the connection closed, once it has. */
