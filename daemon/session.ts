@@ -9,6 +9,7 @@ import { cancelled, channelPeer } from "../lib/client/peer.ts";
 import { legacyIdentity } from "../lib/client/raw-client.ts";
 import { SESSION_EXTENSION_VERSION, type SessionInfo } from "../lib/daemon/protocol.ts";
 import { isParkRequest, PARKED_KEY_PREFIX, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
+import { HttpStatusError, SessionExpiredError } from "../lib/io/fetch.ts";
 import { openChannel } from "../lib/open.ts";
 import { describeTarget, type Target } from "../lib/targets/target.ts";
 import type { CloseOptions, MessageChannel } from "../lib/transport/channel.ts";
@@ -368,7 +369,7 @@ export class DaemonSession {
     try {
       await this.#upstream!.send(message);
     } catch (error) {
-      const expired = (error as { sessionExpired?: boolean }).sessionExpired && this.#initializeParams;
+      const expired = error instanceof SessionExpiredError && this.#initializeParams;
       if (expired) {
         // An HTTP server forgot our session: open one new session (however many requests noticed)
         // and send the request again; it was never acted on.
@@ -575,7 +576,8 @@ export class DaemonSession {
  * An HTTP server's refusal (401, 403) travels to the client in the error's data, so that
  * mcp-inspect says "sign in" (exit 3) rather than "the server failed".
  */
-function httpStatusData(error: unknown): { origin: string; httpStatus: number } | undefined {
-  const status = (error as { status?: unknown } | null)?.status;
-  return typeof status === "number" ? { ...TRANSPORT_ERROR_DATA, httpStatus: status } : undefined;
+/** What a client needs to tell an HTTP failure from the server's own errors: its status, and whether its message says what to do. */
+function httpStatusData(error: unknown): { origin: string; httpStatus: number; explained?: true } | undefined {
+  if (!(error instanceof HttpStatusError)) return undefined;
+  return { ...TRANSPORT_ERROR_DATA, httpStatus: error.status, ...(error.explained ? { explained: true } : {}) };
 }

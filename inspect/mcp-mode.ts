@@ -6,6 +6,7 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
 import { McpError } from "../lib/client/raw-client.ts";
+import { SessionExpiredError } from "../lib/io/fetch.ts";
 import { createLogger } from "../lib/io/log.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { describeTarget, type Target } from "../lib/targets/target.ts";
@@ -35,9 +36,9 @@ class TargetLink {
     } catch (error) {
       if (!(error instanceof McpError) || (error.kind !== "transport" && error.kind !== "closed")) throw error;
       // The connection itself failed: the next call starts a fresh one. A session the HTTP
-      // server forgot (404) was never acted on, so this call may safely go again at once.
+      // server forgot was never acted on, so this call may safely go again at once.
       this.#drop(session);
-      if (error.status !== 404) throw error;
+      if (!(error.cause instanceof SessionExpiredError)) throw error;
       return (await this.#current()).run(work);
     }
   }

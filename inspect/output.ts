@@ -3,6 +3,7 @@
 
 import { EXIT, EXIT_NAMES } from "../lib/cli/exit-codes.ts";
 import { McpError } from "../lib/client/raw-client.ts";
+import { HttpStatusError, NetworkError } from "../lib/io/fetch.ts";
 import { stripControl } from "../lib/io/text.ts";
 
 export { EXIT };
@@ -41,9 +42,8 @@ export function classify(error: unknown, stderrTail?: string): CommandError {
         return new CommandError(EXIT.protocol, `the server answered with an error: ${error.message}`, { rpcError: error.rpc });
       case "transport":
         if (error.status === 401 || error.status === 403) {
-          const hint = error.message.includes("mcp-inspect auth")
-            ? ""
-            : ' (sign in with mcp-inspect auth, or pass --header "Authorization: Bearer <token>")';
+          const explained = error.cause instanceof HttpStatusError && error.cause.explained;
+          const hint = explained ? "" : ' (sign in with mcp-inspect auth, or pass --header "Authorization: Bearer <token>")';
           return new CommandError(EXIT.auth, `${error.message}${hint}`, { httpStatus: error.status });
         }
         return new CommandError(EXIT.connection, error.message, error.status ? { httpStatus: error.status } : {});
@@ -52,9 +52,7 @@ export function classify(error: unknown, stderrTail?: string): CommandError {
     }
   }
   const message = error instanceof Error ? error.message : String(error);
-  if (/ECONNREFUSED|Unable to connect|ConnectionRefused|fetch failed|ENOTFOUND|certificate/i.test(message)) {
-    return new CommandError(EXIT.connection, `cannot reach the server: ${message}`);
-  }
+  if (error instanceof NetworkError) return new CommandError(EXIT.connection, `cannot reach the server: ${message}`);
   // Our code tripping over a value the server sent is the server's malformed answer.
   if (error instanceof TypeError) return new CommandError(EXIT.protocol, `the server sent a malformed answer (${message})`);
   return new CommandError(EXIT.connection, message, withStderr({}));

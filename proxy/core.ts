@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { ConsolaInstance } from "consola/core";
 import { RequestCorrelator } from "../lib/client/correlator.ts";
 import { channelPeer } from "../lib/client/peer.ts";
+import { SessionExpiredError } from "../lib/io/fetch.ts";
 import { settlesWithin, waitMs } from "../lib/io/reading.ts";
 import { type CloseOptions, DroppedLineError, type MessageChannel } from "../lib/transport/channel.ts";
 import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/wire/json-scan.ts";
@@ -266,10 +267,10 @@ export class McpProxy {
     const child = this.#child;
     const generation = this.#generation;
     if (!child) return;
-    child.send(message, raw).catch((error: Error & { sessionExpired?: boolean }) => {
+    child.send(message, raw).catch((error: Error) => {
       if (generation !== this.#generation) return;
       const entry = isRequest(message) ? this.#inFlight.get(keyOf(message.id)) : undefined;
-      if (error.sessionExpired) {
+      if (error instanceof SessionExpiredError) {
         // The HTTP server forgot our session and never saw this request: a new session, then again.
         if (entry) this.#expired.add(entry);
         void this.restart("the HTTP session expired");

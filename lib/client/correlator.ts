@@ -1,6 +1,8 @@
 // Our own requests on a connection, the one way every tool keeps them: an id each, a timer that
 // progress restarts, the peer told when we give up (timeout or abort), and every one rejected
 // when the connection closes. The raw client, the proxy and the daemon all use it.
+
+import { HttpStatusError } from "../io/fetch.ts";
 import {
   isJsonObject,
   type JsonObject,
@@ -19,8 +21,10 @@ export class McpError extends Error {
     readonly rpc?: JsonRpcErrorObject,
     /** The HTTP status, when a transport error came from one. */
     readonly status?: number,
+    /** The transport's own error (an HttpStatusError, a NetworkError), for callers that dispatch on its class. */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
   }
 }
 
@@ -125,7 +129,7 @@ export class RequestCorrelator {
       signal?.addEventListener("abort", onabort, { once: true });
       restartTimer();
       peer.send({ jsonrpc: "2.0", id, method, params }).catch((error: Error & { status?: number }) => {
-        this.#pending.get(id)?.reject(new McpError("transport", error.message, undefined, error.status));
+        this.#pending.get(id)?.reject(new McpError("transport", error.message, undefined, error.status, error));
       });
     });
   }
@@ -137,11 +141,14 @@ export class RequestCorrelator {
     if ("error" in response) {
       const fromTransport = isJsonObject(response.error.data) && response.error.data.origin === TRANSPORT_ERROR_DATA.origin;
       // A transport error made up elsewhere (the daemon's session) may carry the HTTP status that caused it.
-      const status =
-        fromTransport && typeof (response.error.data as { httpStatus?: unknown }).httpStatus === "number"
-          ? (response.error.data as { httpStatus: number }).httpStatus
-          : undefined;
-      pending.reject(new McpError(fromTransport ? "transport" : "protocol", response.error.message, response.error, status));
+      const data = (fromTransport ? response.error.data : {}) as { httpStatus?: unknown; explained?: unknown };
+      const status = typeof data.httpStatus === "number" ? data.httpStatus : undefined;
+      // Rebuilt as the HttpStatusError it was, so callers dispatch on it as on one of their own.
+      const cause =
+        status === undefined
+          ? undefined
+          : new HttpStatusError(status, "", "", data.explained === true ? response.error.message : undefined);
+      pending.reject(new McpError(fromTransport ? "transport" : "protocol", response.error.message, response.error, status, cause));
     } else {
       pending.resolve(isJsonObject(response.result) ? response.result : {});
     }

@@ -14,15 +14,31 @@ export class HttpStatusError extends Error {
     readonly status: number,
     readonly body: string,
     url: string,
-    /** A 2025-era session the server no longer knows: re-initializing fixes it. */
-    readonly sessionExpired = false,
     /** What to say instead of the status line (an auth failure that names the command to run). */
     explanation?: string,
   ) {
     const shown = body.trim().slice(0, SHOWN_BODY_CHARS);
     super(explanation ?? `HTTP ${status} from ${url}${shown ? `: ${shown}` : ""}`);
+    this.explained = explanation !== undefined;
+  }
+
+  /** The message already says what happened and what to do (no generic hint belongs after it). */
+  readonly explained: boolean;
+}
+
+/** A 2025-era session the server no longer knows (HTTP 404 to its Mcp-Session-Id): it never saw the request, and a new session fixes it. */
+export class SessionExpiredError extends HttpStatusError {
+  constructor(
+    readonly sessionId: string,
+    body: string,
+    url: string,
+  ) {
+    super(404, body, url, `session ${sessionId} expired or unknown (${body.slice(0, SHOWN_BODY_CHARS)})`);
   }
 }
+
+/** The server could not be reached at all: refused, no such host, a TLS failure, a reset connection. */
+export class NetworkError extends Error {}
 
 /** Credentials for every request of a connection, and what to do when the server refuses them. */
 export interface HttpAuth {
@@ -63,7 +79,7 @@ export function authorizedFetch(fetchImpl: typeof fetch, auth: HttpAuth): typeof
         again = await auth.recover(response, authorization, init.signal ?? undefined);
       } catch (error) {
         await response.body?.cancel().catch(() => {});
-        throw new HttpStatusError(response.status, "", String(url), false, (error as Error).message);
+        throw new HttpStatusError(response.status, "", String(url), (error as Error).message);
       }
       if (!again) return response;
       await response.body?.cancel().catch(() => {});
@@ -92,7 +108,7 @@ export async function fetchWithinOrigin(url: string | URL, init: RequestInit = {
   let method = (init.method ?? "GET").toUpperCase();
   let body = init.body;
   for (let hop = 0; ; hop++) {
-    const response = await fetchImpl(current, { ...init, method, body, redirect: "manual" });
+    const response = await reachable(() => fetchImpl(current, { ...init, method, body, redirect: "manual" }), init.signal);
     const location = response.headers.get("location");
     if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
     await response.body?.cancel().catch(() => {});
@@ -120,6 +136,16 @@ export async function fetchWithinOrigin(url: string | URL, init: RequestInit = {
       body = undefined;
     }
     current = next;
+  }
+}
+
+/** A fetch whose failure to reach the server at all becomes a NetworkError (an abort stays what it is). */
+async function reachable(send: () => Promise<Response>, signal: AbortSignal | null | undefined): Promise<Response> {
+  try {
+    return await send();
+  } catch (error) {
+    if (signal?.aborted || error instanceof HttpStatusError || (error as Error).name === "AbortError") throw error;
+    throw new NetworkError((error as Error).message, { cause: error });
   }
 }
 

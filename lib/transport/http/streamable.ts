@@ -4,7 +4,15 @@
 // without it), so callers never wait on a reply that cannot come. Bodies are read with a cap and
 // held back while the consumer is slow.
 
-import { authorizedFetch, fetchWithinOrigin, type HttpAuth, HttpStatusError, readBodyCapped, readBodyHead } from "../../io/fetch.ts";
+import {
+  authorizedFetch,
+  fetchWithinOrigin,
+  type HttpAuth,
+  HttpStatusError,
+  readBodyCapped,
+  readBodyHead,
+  SessionExpiredError,
+} from "../../io/fetch.ts";
 import { waitMs } from "../../io/reading.ts";
 import type { HttpTransportChoice } from "../../targets/target.ts";
 import {
@@ -39,7 +47,6 @@ export const MODERN_ERROR_CODES = new Set<number>([
   ErrorCode.HeaderMismatch,
   ErrorCode.MethodNotFound,
 ]);
-const SHOWN_BODY_CHARS = 200;
 /** What a Streamable HTTP endpoint of 2025 (or an HTTP+SSE one) answers to a POST it does not take. */
 const LEGACY_REFUSALS = [400, 404, 405];
 
@@ -315,18 +322,13 @@ export class HttpChannel implements MessageChannel {
       // Every request sent under the lost session learns it, not only the first to hear the 404.
       if (response.status === 404 && sentSession) {
         if (this.sessionId === sentSession) this.sessionId = undefined;
-        throw new HttpStatusError(
-          404,
-          `session ${sentSession} expired or unknown (${reply.slice(0, SHOWN_BODY_CHARS)})`,
-          this.#options.url,
-          true,
-        );
+        throw new SessionExpiredError(sentSession, reply, this.#options.url);
       }
       if (response.status === 401 && hasAuthorization(this.#options.headers)) {
         const why =
           `${new URL(this.#options.url).origin} rejected the configured Authorization header with HTTP 401 (fix the header, ` +
           `or remove it to sign in with OAuth)`;
-        throw new HttpStatusError(401, reply, this.#options.url, false, why);
+        throw new HttpStatusError(401, reply, this.#options.url, why);
       }
       throw new HttpStatusError(response.status, reply, this.#options.url);
     }
