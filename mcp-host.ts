@@ -87,7 +87,7 @@ function mainCommand(invocation: Invocation): CommandDef<typeof ARGS> {
 /** Runs mcp-host with these arguments (what follows the program name). */
 export async function run(argv: string[]): Promise<void> {
   if (process.env[SERVE_REFERENCE_ENV] === "1") {
-    const { runReferenceServer } = await import("./host/reference/server.ts");
+    const { runReferenceServer } = await import("./host/reference/main.ts");
     await runReferenceServer();
     return;
   }

@@ -37,7 +37,7 @@ try {
   process.stderr.write("compiling mcp-inspect, mcp-daemon and the fixture...\n");
   const inspect = await compile("mcp-inspect.ts", join(dir, "mcp-inspect"));
   const daemon = await compile("mcp-daemon.ts", join(dir, "mcp-daemon"));
-  const fixture = await compile("host/reference/server.ts", join(dir, "reference-server"));
+  const fixture = await compile("host/reference/main.ts", join(dir, "reference-server"));
 
   const call = (delayMs: number, stateful: boolean) => [
     inspect,

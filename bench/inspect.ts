@@ -30,7 +30,7 @@ if (!Number.isInteger(runs) || runs < 3) {
 const dir = scratchDir();
 try {
   process.stderr.write("compiling the fixture, mcp-inspect and a trivial script...\n");
-  const fixture = await compile("host/reference/server.ts", join(dir, "reference-server"));
+  const fixture = await compile("host/reference/main.ts", join(dir, "reference-server"));
   const inspect = await compile("mcp-inspect.ts", join(dir, "mcp-inspect"));
   // The release binary: every tool in one, run through a link named mcp-inspect.
   mkdirSync(join(dir, "release"));

@@ -112,7 +112,7 @@ function hwmMb(pid: number): number {
 const dir = scratchDir();
 try {
   process.stderr.write("compiling the fixture and mcp-proxy...\n");
-  const fixture = await compile("host/reference/server.ts", join(dir, "reference-server"));
+  const fixture = await compile("host/reference/main.ts", join(dir, "reference-server"));
   const proxy = await compile("mcp-proxy.ts", join(dir, "mcp-proxy"), process.env.SMOL ? ["--compile-exec-argv=--smol"] : []);
   const forwarder = await compile("bench/byte-forwarder.ts", join(dir, "byte-forwarder"));
 

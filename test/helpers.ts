@@ -8,7 +8,7 @@ import { processAlive } from "../lib/io/process.ts";
 
 export const ROOT = join(import.meta.dir, "..");
 export const BUN = process.execPath;
-export const REFERENCE = join(ROOT, "host/reference/server.ts");
+export const REFERENCE = join(ROOT, "host/reference/main.ts");
 export const FAULTY = join(ROOT, "test/fixtures/faulty-server.ts");
 export const EVERYTHING = join(ROOT, "node_modules/.bin/mcp-server-everything");
 /** The stdio reference server as a command line after `--`. */

@@ -34,7 +34,7 @@ describe("stdio, 2026-07-28 by default", () => {
       );
       expect(json.metadata).toMatchObject({ command: "list-tools", protocolVersion: "2026-07-28" });
       expect(typeof json.metadata.durationMs).toBe("number");
-      expect(json.metadata.target).toContain("reference/server.ts");
+      expect(json.metadata.target).toContain("reference/main.ts");
     },
     LONG,
   );

@@ -13,11 +13,16 @@
  *
  * Tasks live in this process, not in a server instance (2026-07-28 builds one per request, 2025 HTTP
  * sessions come and go), under unguessable ids, since the id is all that guards them.
+ *
+ * One concept past 250 lines: one task store and its life (start, steps, cancel, expiry) seen
+ * through the two eras' messages; each era's answers read and change the same records, so the
+ * store and its two views stay beside the routing that chooses between them.
  */
 
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import * as z from "zod";
 import { waitMs } from "../../lib/io/reading.ts";
+import { ErrorCode } from "../../lib/wire/jsonrpc.ts";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_RELATED_TASK, TASKS_EXTENSION } from "../../lib/wire/protocol.ts";
 
 export const TASK_TOOL = "slow_task";
@@ -28,9 +33,6 @@ export const TASK_POLL_INTERVAL_MS = 100;
 /** The most tasks alive at once (spec: receivers SHOULD limit concurrent tasks). */
 export const MAX_TASKS = 1_000;
 
-const METHOD_NOT_FOUND = -32601;
-const INVALID_PARAMS = -32602;
-const INTERNAL_ERROR = -32603;
 const HEADER_MISMATCH = -32020;
 const MISSING_CLIENT_CAPABILITY = -32021;
 /** 2026-07-28 over HTTP: these requests carry their task id in Mcp-Name (SEP-2663). */
@@ -91,7 +93,7 @@ export function answerTaskMessage(message: unknown, notify?: Notify): Promise<Js
     .then(
       (result) => ({ jsonrpc: "2.0", id: message.id, result }),
       (error) => {
-        const rpc = error instanceof RpcError ? error : new RpcError(INTERNAL_ERROR, (error as Error).message);
+        const rpc = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError, (error as Error).message);
         return {
           jsonrpc: "2.0",
           id: message.id,
@@ -175,7 +177,7 @@ export function withTasks(inner: Transport): Transport {
 function createLegacy(params: Json, meta: Json, notify?: Notify): Json {
   // Spec: a tool whose taskSupport is "required" answers a plain call with -32601.
   if (!isObject(params.task))
-    throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${TASK_TOOL} runs only as a task (tools/call with params.task)`);
+    throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${TASK_TOOL} runs only as a task (tools/call with params.task)`);
   const asked = params.task.ttl;
   const ttlMs = typeof asked === "number" && asked > 0 ? Math.min(asked, TASK_TTL_MS) : TASK_TTL_MS;
   const token = meta.progressToken;
@@ -207,7 +209,7 @@ function argumentsOf(params: Json): z.infer<typeof SLOW_TASK_INPUT> {
   const parsed = SLOW_TASK_INPUT.safeParse(params.arguments ?? {});
   if (!parsed.success)
     throw new RpcError(
-      INVALID_PARAMS,
+      ErrorCode.InvalidParams,
       `Invalid arguments for tool ${TASK_TOOL}: ` +
         `${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`,
     );
@@ -221,7 +223,7 @@ function start(
   onstep?: (done: number, steps: number) => void,
 ): TaskRecord {
   forgetExpired();
-  if (tasks.size >= MAX_TASKS) throw new RpcError(INTERNAL_ERROR, `too many tasks at once (at most ${MAX_TASKS})`);
+  if (tasks.size >= MAX_TASKS) throw new RpcError(ErrorCode.InternalError, `too many tasks at once (at most ${MAX_TASKS})`);
   const now = new Date().toISOString();
   const stop = new AbortController();
   const task: TaskRecord = {
@@ -262,7 +264,7 @@ function cancel(task: TaskRecord, modern: boolean): Json {
     update(task, "cancelled", "cancelled by request");
     task.stop.abort();
   } else if (!modern) {
-    throw new RpcError(INVALID_PARAMS, `Cannot cancel task: already in terminal status '${task.status}'`);
+    throw new RpcError(ErrorCode.InvalidParams, `Cannot cancel task: already in terminal status '${task.status}'`);
   }
   // 2026-07-28: an acknowledgement only; the state is for tasks/get.
   return modern ? { resultType: "complete" } : legacyView(task);
@@ -279,7 +281,7 @@ function update(task: TaskRecord, status: Status, statusMessage: string): void {
 function find(taskId: unknown): TaskRecord {
   forgetExpired();
   const task = typeof taskId === "string" ? tasks.get(taskId) : undefined;
-  if (!task) throw new RpcError(INVALID_PARAMS, "Failed to retrieve task: Task not found");
+  if (!task) throw new RpcError(ErrorCode.InvalidParams, "Failed to retrieve task: Task not found");
   return task;
 }
 
