@@ -33,8 +33,6 @@ export const TASK_POLL_INTERVAL_MS = 100;
 /** The most tasks alive at once (spec: receivers SHOULD limit concurrent tasks). */
 export const MAX_TASKS = 1_000;
 
-const HEADER_MISMATCH = -32020;
-const MISSING_CLIENT_CAPABILITY = -32021;
 /** 2026-07-28 over HTTP: these requests carry their task id in Mcp-Name (SEP-2663). */
 const NAMED_BY_TASK_ID = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
 
@@ -145,7 +143,7 @@ export async function answerTaskRequest(req: Request, notify?: Notify): Promise<
   const { id, method, params } = message;
   const modern = isObject(params?._meta) && typeof params._meta[META_PROTOCOL_VERSION] === "string";
   if (modern && NAMED_BY_TASK_ID.has(method) && req.headers.get("mcp-name") !== String(params?.taskId)) {
-    return json(400, { jsonrpc: "2.0", id, error: { code: HEADER_MISMATCH, message: "Mcp-Name must carry params.taskId" } });
+    return json(400, { jsonrpc: "2.0", id, error: { code: ErrorCode.HeaderMismatch, message: "Mcp-Name must carry params.taskId" } });
   }
   const answer = answerTaskMessage(message, notify);
   return answer ? json(200, await answer) : undefined;
@@ -320,7 +318,7 @@ function declaresExtension(meta: Json): boolean {
 }
 
 function missingExtension(): RpcError {
-  return new RpcError(MISSING_CLIENT_CAPABILITY, "Missing required client capability", {
+  return new RpcError(ErrorCode.MissingClientCapability, "Missing required client capability", {
     requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
   });
 }
