@@ -5,7 +5,7 @@
 import { type ArgsDef, defineCommand, runMain } from "citty";
 import { LOGS_ARGS, RUN_ARGS, STATUS_ARGS } from "./daemon/flags.ts";
 import { prepareArgv, unknownCommandProblem, valueFlags } from "./lib/cli/argv.ts";
-import { EXIT } from "./lib/cli/exit-codes.ts";
+import { fail } from "./lib/cli/fail.ts";
 import { showHelp, withExamples } from "./lib/cli/help.ts";
 import pkg from "./package.json" with { type: "json" };
 
@@ -71,8 +71,7 @@ export async function run(argv: string[]): Promise<void> {
   const { rawArgs } = prepareArgv(argv, { commands: names, defs });
   const badCommand = unknownCommandProblem(rawArgs, names, "mcp-daemon", valueFlags(defs));
   if (badCommand) {
-    process.stderr.write(`error: ${badCommand}\n`);
-    process.exitCode = EXIT.usage;
+    fail(badCommand);
     return;
   }
   await runMain(main, { rawArgs, showUsage: showHelp });

@@ -4,13 +4,13 @@
 // prompts, completions, sampling, elicitation, roots, logging, progress, cancellation and OAuth.
 // With no key in the environment it runs the keyless `scripted` provider; with no server given it
 // starts the reference server built into this binary, so `mcp-host` alone is a working tour.
-import { type ArgsDef, type CommandDef, defineCommand, runMain } from "citty";
+import { type CommandDef, defineCommand, runMain } from "citty";
 import { SERVE_REFERENCE_ENV } from "./host/options.ts";
 import { PROVIDER_NAMES } from "./host/provider.ts";
-import { AUTH_ARGS, LOG_ARGS, REPEATABLE_TARGET_FLAGS, TARGET_ARGS } from "./lib/cli/args.ts";
+import { AUTH_ARGS, LOG_ARGS, PROTOCOL_VERSION_ARGS, REPEATABLE_TARGET_FLAGS, TARGET_ARGS } from "./lib/cli/args.ts";
 import { type Invocation, prepareArgv } from "./lib/cli/argv.ts";
 import { showHelp, withExamples } from "./lib/cli/help.ts";
-import { KNOWN_PROTOCOL_VERSIONS } from "./lib/wire/protocol.ts";
+import type { FlagDef } from "./lib/cli/values.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const ARGS = {
@@ -40,11 +40,7 @@ const ARGS = {
     valueHint: "dir",
   },
   legacy: { type: "boolean", description: "use the 2025 initialize handshake instead of probing for 2026-07-28" },
-  "protocol-version": {
-    type: "string",
-    description: `negotiate exactly this revision or fail (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`,
-    valueHint: "v",
-  },
+  ...PROTOCOL_VERSION_ARGS,
   print: {
     type: "string",
     description: "one-shot: answer this message, print the answer and exit (6 when a tool failed and the model gave up)",
@@ -53,7 +49,7 @@ const ARGS = {
   },
   ...AUTH_ARGS,
   ...LOG_ARGS,
-} as const satisfies ArgsDef;
+} as const satisfies Record<string, FlagDef>;
 
 /** The command of one run, reading the argv it was prepared from. */
 function mainCommand(invocation: Invocation): CommandDef<typeof ARGS> {
@@ -93,7 +89,7 @@ export async function run(argv: string[]): Promise<void> {
   }
   const invocation = prepareArgv(argv, { defs: [ARGS], repeatable: { server: [], url: [], root: [], ...REPEATABLE_TARGET_FLAGS } });
   if (invocation.missing) {
-    const { fail } = await import("./host/run.ts");
+    const { fail } = await import("./lib/cli/fail.ts");
     fail(`${invocation.missing} needs a value`);
     return;
   }

@@ -5,7 +5,7 @@
 import { type CommandDef, defineCommand, runMain } from "citty";
 import { REPEATABLE_TARGET_FLAGS } from "./lib/cli/args.ts";
 import { type Invocation, splitAtDoubleDash, splitServerCommand, takeRepeatable } from "./lib/cli/argv.ts";
-import { EXIT } from "./lib/cli/exit-codes.ts";
+import { fail } from "./lib/cli/fail.ts";
 import { showHelp, withExamples } from "./lib/cli/help.ts";
 import pkg from "./package.json" with { type: "json" };
 import { ARGS, REPEATABLE_PROXY_FLAGS, readSettings } from "./proxy/settings.ts";
@@ -29,8 +29,7 @@ function mainCommand(invocation: Invocation): CommandDef<typeof ARGS> {
     async run({ args }) {
       const settings = await readSettings(args as Record<string, unknown>, invocation);
       if (!settings.ok) {
-        process.stderr.write(`error: ${settings.error}\n`);
-        process.exitCode = EXIT.usage;
+        fail(settings.error);
         return;
       }
       const { runProxy } = await import("./proxy/run.ts");

@@ -2,17 +2,19 @@
 // restart it, show its status and the end of its log. The daemon itself is daemon/server.ts.
 
 import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
-import type { ArgsDef } from "citty";
 import { unknownFlagsProblem } from "../lib/cli/argv.ts";
 import { EXIT } from "../lib/cli/exit-codes.ts";
+import { fail } from "../lib/cli/fail.ts";
+import { checkFlagValues, type FlagDef } from "../lib/cli/values.ts";
 import { type DaemonPaths, daemonPaths } from "../lib/daemon/paths.ts";
 import { DETACHED_ENV, daemonRequest, ensureDaemon, probeDaemon } from "../lib/daemon/start.ts";
-import { createLogger, isLogLevelName } from "../lib/io/log.ts";
+import { createLogger } from "../lib/io/log.ts";
+import type { LogLevelName } from "../lib/io/log-levels.ts";
 import { processAlive } from "../lib/io/process.ts";
 import { pollUntil } from "../lib/io/reading.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { stripControl } from "../lib/io/text.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_LOG_LINES, RUN_ARGS } from "./flags.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_LOG_LINES, LOGS_ARGS, RUN_ARGS } from "./flags.ts";
 
 const STOP_WAIT_MS = 10_000;
 /** How often `stop` looks whether the daemon is gone (no event says so: it is not our child). */
@@ -26,41 +28,28 @@ const STATUS_NOTIFICATIONS = 3;
 function pathsOrFail(): DaemonPaths | undefined {
   const paths = daemonPaths();
   if (paths.ok) return paths.value;
-  process.stderr.write(`error: ${paths.error}\n`);
-  process.exitCode = EXIT.usage;
+  fail(paths.error);
   return undefined;
 }
 
-function refuseUnknown(args: Record<string, unknown>, defs: ArgsDef): boolean {
+/** The command's flags checked (unknown ones, and every value by its kind); undefined after a usage error. */
+function checkedFlags(args: Record<string, unknown>, defs: Record<string, FlagDef>): Record<string, number | string> | undefined {
   const problem = unknownFlagsProblem(args, defs);
-  if (!problem) return false;
-  process.stderr.write(`error: ${problem}\n`);
-  process.exitCode = EXIT.usage;
-  return true;
-}
-
-function milliseconds(value: unknown, flag: string, fallback: number): number | undefined {
-  if (value === undefined) return fallback;
-  if (typeof value === "string" && /^\d+$/.test(value) && Number(value) > 0) return Number(value);
-  process.stderr.write(`error: --${flag} takes a positive number of milliseconds, not ${JSON.stringify(value)}\n`);
-  process.exitCode = EXIT.usage;
-  return undefined;
+  if (problem) return void fail(problem);
+  const values = checkFlagValues(args, defs);
+  if (!values.ok) return void fail(values.error);
+  return values.value;
 }
 
 /** `run`: the daemon in the foreground, until it stops (idle, asked to, or a signal). */
 export async function runForeground(args: Record<string, unknown>, version: string): Promise<void> {
-  if (refuseUnknown(args, RUN_ARGS)) return;
+  const values = checkedFlags(args, RUN_ARGS);
+  if (!values) return;
   const paths = pathsOrFail();
   if (!paths) return;
-  const idleTimeoutMs = milliseconds(args["idle-timeout"], "idle-timeout", DEFAULT_IDLE_TIMEOUT_MS);
-  const exitWhenIdleMs = milliseconds(args["exit-after"], "exit-after", idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
-  const level = String(args["log-level"] ?? "info");
-  if (idleTimeoutMs === undefined || exitWhenIdleMs === undefined) return;
-  if (!isLogLevelName(level)) {
-    process.stderr.write(`error: unknown log level ${JSON.stringify(level)}\n`);
-    process.exitCode = EXIT.usage;
-    return;
-  }
+  const idleTimeoutMs = (values["idle-timeout"] as number | undefined) ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const exitWhenIdleMs = (values["exit-after"] as number | undefined) ?? idleTimeoutMs;
+  const level = (values["log-level"] as LogLevelName | undefined) ?? "info";
   // Started in the background, our stderr is the log file already: write each line there once.
   const detached = process.env[DETACHED_ENV] === "1";
   const files = [paths.logFile, ...(typeof args["log-file"] === "string" ? [args["log-file"]] : [])];
@@ -78,7 +67,7 @@ export async function runForeground(args: Record<string, unknown>, version: stri
   try {
     await daemon.listen();
   } catch (error) {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
+    fail((error as Error).message);
     process.exit(exitCode || EXIT.connection);
   }
   await daemon.stopped.promise;
@@ -87,7 +76,7 @@ export async function runForeground(args: Record<string, unknown>, version: stri
 
 /** Starts the daemon in the background unless one runs; prints where it is. */
 export async function startInBackground(args: Record<string, unknown>): Promise<void> {
-  if (refuseUnknown(args, RUN_ARGS)) return;
+  if (!checkedFlags(args, RUN_ARGS)) return;
   const paths = pathsOrFail();
   if (!paths) return;
   const flags = Object.entries(args)
@@ -96,8 +85,7 @@ export async function startInBackground(args: Record<string, unknown>): Promise<
   try {
     await ensureDaemon({ paths, startFlags: flags });
   } catch (error) {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
-    process.exitCode = EXIT.connection;
+    fail((error as Error).message, EXIT.connection);
     return;
   }
   const alive = await probeDaemon(paths.socket);
@@ -119,22 +107,20 @@ export async function stop(): Promise<void> {
   try {
     process.stdout.write((await stopDaemon(paths)) ? "mcp-daemon stopped\n" : "mcp-daemon is not running\n");
   } catch (error) {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
-    process.exitCode = EXIT.connection;
+    fail((error as Error).message, EXIT.connection);
   }
 }
 
 /** `restart`: stop, then start a fresh one with these flags. */
 export async function restart(args: Record<string, unknown>): Promise<void> {
   // Refuse bad flags before stopping anything.
-  if (refuseUnknown(args, RUN_ARGS)) return;
+  if (!checkedFlags(args, RUN_ARGS)) return;
   const paths = pathsOrFail();
   if (!paths) return;
   try {
     await stopDaemon(paths);
   } catch (error) {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
-    process.exitCode = EXIT.connection;
+    fail((error as Error).message, EXIT.connection);
     return;
   }
   await startInBackground(args);
@@ -177,8 +163,9 @@ export async function status(args: Record<string, unknown>): Promise<void> {
 export function logs(args: Record<string, unknown>): void {
   const paths = pathsOrFail();
   if (!paths) return;
-  const count = milliseconds(args.lines, "lines", DEFAULT_LOG_LINES);
-  if (count === undefined) return;
+  const values = checkedFlags(args, LOGS_ARGS);
+  if (!values) return;
+  const count = (values.lines as number | undefined) ?? DEFAULT_LOG_LINES;
   if (!existsSync(paths.logFile)) {
     process.stdout.write(`no log yet (${paths.logFile})\n`);
     return;

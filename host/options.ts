@@ -3,7 +3,7 @@
 // `--version` then stay instant.
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
-import { KNOWN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
+import { checkValue } from "../lib/cli/values.ts";
 import type { Result } from "../lib/wire/result.ts";
 
 export { EXIT } from "../lib/cli/exit-codes.ts";
@@ -19,10 +19,8 @@ export function eraChoice(legacy: boolean, version: string | undefined): Result<
   if (legacy && version) return { ok: false, error: "give --legacy or --protocol-version, not both" };
   if (legacy) return { ok: true, value: { mode: "legacy" } };
   if (version === undefined) return { ok: true, value: { mode: "auto" } };
-  if (!KNOWN_PROTOCOL_VERSIONS.includes(version)) {
-    return { ok: false, error: `unknown protocol version ${JSON.stringify(version)} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})` };
-  }
-  return { ok: true, value: { mode: "pin", version } };
+  const checked = checkValue("--protocol-version", "protocol-version", version);
+  return checked.ok ? { ok: true, value: { mode: "pin", version } } : checked;
 }
 
 /** file:// roots for directories. */

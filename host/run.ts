@@ -4,7 +4,9 @@
 import { resolve } from "node:path";
 import { authFlags } from "../lib/cli/args.ts";
 import { type Invocation, unknownFlagsProblem } from "../lib/cli/argv.ts";
-import { isLogLevelName, type LogLevelName } from "../lib/io/log.ts";
+import { fail } from "../lib/cli/fail.ts";
+import { checkFlagValues, type FlagDef } from "../lib/cli/values.ts";
+import type { LogLevelName } from "../lib/io/log-levels.ts";
 import { EXIT, eraChoice, rootFor } from "./options.ts";
 import { createProvider, type LLMProvider, PROVIDER_NAMES, type ProviderName, pickProvider } from "./provider.ts";
 import { serverTargets } from "./targets.ts";
@@ -13,14 +15,8 @@ export interface HostRun {
   invocation: Invocation;
   /** mcp-host.ts's own URL: the reference server is this program run again. */
   entryUrl: string;
-  /** The flags mcp-host declares, for unknown-flag checks. */
-  defs: Parameters<typeof unknownFlagsProblem>[1];
-}
-
-export function fail(message: string, code: number = EXIT.usage): number {
-  process.stderr.write(`error: ${message}\n`);
-  process.exitCode = code;
-  return code;
+  /** The flags mcp-host declares, for unknown-flag and value checks. */
+  defs: Record<string, FlagDef>;
 }
 
 export async function runHost(args: Record<string, unknown>, run: HostRun): Promise<number> {
@@ -29,13 +25,13 @@ export async function runHost(args: Record<string, unknown>, run: HostRun): Prom
   const positional = (args._ as string[] | undefined) ?? [];
   if (positional.length > 0)
     return fail(`unexpected argument ${JSON.stringify(positional[0])} (a message goes in -p "...", a server in --server)`);
+  const values = checkFlagValues(args, run.defs);
+  if (!values.ok) return fail(values.error);
   const era = eraChoice(Boolean(args.legacy), args["protocol-version"] as string | undefined);
   if (!era.ok) return fail(era.error);
   const auth = authFlags(args);
   if (!auth.ok) return fail(auth.error);
-  const level = args["log-level"] as string | undefined;
-  if (level !== undefined && !isLogLevelName(level))
-    return fail(`unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`);
+  const level = values.value["log-level"] as LogLevelName | undefined;
   const targets = await serverTargets(args, run.invocation, run.entryUrl);
   if (!targets.ok) return fail(targets.error);
   const providerName = (args.provider as string | undefined) ?? pickProvider(process.env);
@@ -63,7 +59,7 @@ export async function runHost(args: Record<string, unknown>, run: HostRun): Prom
     roots,
     auth: { ...auth.value, signIn: args.oauth ? "yes" : "ask", browser: args.browser !== false },
     oneShot: oneShot !== undefined,
-    logLevel: (level as LogLevelName | undefined) ?? "info",
+    logLevel: level ?? "info",
     logFile: args["log-file"] as string | undefined,
   });
   const connected = await session.connect();

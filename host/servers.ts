@@ -4,7 +4,7 @@
 
 import { basename } from "node:path";
 import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
-import type { LogLevelName } from "../lib/io/log.ts";
+import type { LogLevelName } from "../lib/io/log-levels.ts";
 import { oneLine } from "../lib/io/text.ts";
 import { type ChannelAuth, openChannel } from "../lib/open.ts";
 import type { Target } from "../lib/targets/target.ts";

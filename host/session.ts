@@ -1,7 +1,7 @@
 // One run of the host: the servers it connects, the conversation, and who owns Ctrl-C at each
 // moment (a running turn, a server's open question, the prompt). Every way out closes every server.
 
-import type { LogLevelName } from "../lib/io/log.ts";
+import type { LogLevelName } from "../lib/io/log-levels.ts";
 import { signalExitCode } from "../lib/io/signals.ts";
 import type { ChannelAuth } from "../lib/open.ts";
 import type { Target } from "../lib/targets/target.ts";

@@ -9,16 +9,23 @@
 // error, another target) run() discards it. A spawned server never heard a byte from us, so it is
 // stopped at once; a daemon session is only detached from, as any call does.
 
+import { checkValue, type ValueKind } from "../lib/cli/values.ts";
 import { type ExitSignal, onExitSignals } from "../lib/io/signals.ts";
 import type { StdioTarget, Target } from "../lib/targets/target.ts";
 import type { MessageChannel } from "../lib/transport/channel.ts";
 import { StdioChannel } from "../lib/transport/stdio.ts";
 import type { JsonRpcMessage, RawMessage } from "../lib/wire/jsonrpc.ts";
-import { type CommandSpec, type EarlyValue, MAX_TIMEOUT_MS, ONE_SHOT, type OneShotName, OUTPUT_FORMATS, oneShotArgs } from "./flags.ts";
+import { type CommandSpec, type EarlyValue, ONE_SHOT, type OneShotName, OUTPUT_FORMATS, oneShotArgs } from "./flags.ts";
+
+/** How one spelling of a flag is read early: its value's shape, and for `value`, the kind its declaration names. */
+interface EarlyFlag {
+  takes: EarlyValue;
+  kind?: ValueKind;
+}
 
 /** The early path's view of one command: the spellings of the flags it may carry, each with how its value is checked. */
 interface EarlyCommand {
-  flags: Map<string, EarlyValue>;
+  flags: Map<string, EarlyFlag>;
   /** A name or URI first, then key=value pairs. */
   takesPositionals: boolean;
 }
@@ -28,16 +35,16 @@ function earlyCommand(name: string): EarlyCommand | undefined {
   if (!Object.hasOwn(ONE_SHOT, name)) return undefined;
   const spec: CommandSpec = ONE_SHOT[name as OneShotName];
   if (spec.early === false) return undefined;
-  const flags = new Map<string, EarlyValue>();
+  const flags = new Map<string, EarlyFlag>();
   let takesPositionals = false;
   for (const [flag, def] of Object.entries(oneShotArgs(name as OneShotName))) {
     if (def.type === "positional") takesPositionals = true;
     if (def.early === undefined) continue;
     const aliases = "alias" in def && def.alias ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : [];
     for (const spelling of [`--${flag}`, ...aliases.map((alias) => (alias.length === 1 ? `-${alias}` : `--${alias}`))])
-      flags.set(spelling, def.early);
+      flags.set(spelling, { takes: def.early, ...(def.value ? { kind: def.value } : {}) });
     // A switch that is on by default is turned off by --no-<flag>.
-    if (def.type === "boolean" && def.default === true) flags.set(`--no-${flag}`, "none");
+    if (def.type === "boolean" && def.default === true) flags.set(`--no-${flag}`, { takes: "none" });
   }
   return { flags, takesPositionals };
 }
@@ -176,8 +183,9 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
     }
     const equals = word.startsWith("--") ? word.indexOf("=") : -1;
     const flag = equals === -1 ? word : word.slice(0, equals);
-    const takes = ANY_EARLY_FLAG.get(flag);
-    if (takes === undefined) return undefined;
+    const early = ANY_EARLY_FLAG.get(flag);
+    if (early === undefined) return undefined;
+    const takes = early.takes;
     given.add(flag);
     if (takes === "none") {
       if (equals !== -1) return undefined;
@@ -185,7 +193,7 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
       continue;
     }
     const value = equals !== -1 ? word.slice(equals + 1) : own[++i];
-    if (value === undefined || !valueFits(takes, value)) return undefined;
+    if (value === undefined || !valueFits(flag, early, value)) return undefined;
     if (takes === "pair") env[value.slice(0, value.indexOf("="))] = value.slice(value.indexOf("=") + 1);
     else if (flag in flags) return undefined;
     else flags[flag] = value;
@@ -219,8 +227,9 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
     : undefined;
 }
 
-function valueFits(takes: Exclude<EarlyValue, "none">, value: string): boolean {
-  if (takes === "ms") return /^\d+$/.test(value) && Number(value) > 0 && Number(value) <= MAX_TIMEOUT_MS;
+/** Whether the value passes the check the command itself would make (so the early server is not started for a usage error). */
+function valueFits(flag: string, { takes, kind }: EarlyFlag, value: string): boolean {
+  if (takes === "value") return kind !== undefined && checkValue(flag, kind, value).ok;
   if (takes === "pair") return value.indexOf("=") > 0;
   if (takes === "format") return OUTPUT_FORMATS.includes(value);
   return value !== "" && !value.startsWith("-");

@@ -2,21 +2,20 @@
 // them, usage checks go by them, and inspect/early-server.ts derives its fast path from them (a flag
 // marked `early` is one a one-shot call may carry while its server is spawned before the rest of
 // mcp-inspect loads). Nothing here loads more than lib/cli/args.ts and lib/wire/protocol.ts.
-import type { ArgDef, ArgsDef } from "citty";
-import { AUTH_ARGS, LOG_ARGS, TARGET_ARGS } from "../lib/cli/args.ts";
-import { KNOWN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
+import type { ArgsDef } from "citty";
+import { AUTH_ARGS, LOG_ARGS, PROTOCOL_VERSION_ARGS, TARGET_ARGS } from "../lib/cli/args.ts";
+import type { FlagDef as ValueFlagDef } from "../lib/cli/values.ts";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
-/** setTimeout's own limit; a longer --timeout would fire at once. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
 export const OUTPUT_FORMATS = ["json", "text", "signatures"];
 
 /**
- * How the early path checks a flag's value before it spawns a server (none: a switch). A flag
- * without `early` sends the call the usual way: its value may make the call a usage error.
+ * How the early path checks a flag's value before it spawns a server: a switch (none), the flag's
+ * own value kind (lib/cli/values.ts), or a shape of its own. A flag without `early` sends the call
+ * the usual way: its value may make the call a usage error.
  */
-export type EarlyValue = "none" | "ms" | "pair" | "path" | "name" | "format";
-export type FlagDef = ArgDef & { early?: EarlyValue };
+export type EarlyValue = "none" | "value" | "pair" | "path" | "name" | "format";
+export type FlagDef = ValueFlagDef & { early?: EarlyValue };
 export type FlagsDef = Record<string, FlagDef>;
 
 export const COMMON_ARGS = {
@@ -29,10 +28,11 @@ export const COMMON_ARGS = {
     type: "string",
     description: `give up after this many ms in all (default ${DEFAULT_TIMEOUT_MS}, or the config's timeout_ms; progress resets the timer)`,
     valueHint: "ms",
-    early: "ms",
+    value: "positive-duration",
+    early: "value",
   },
   stateful: { type: "boolean", description: "keep the server running between calls, in mcp-daemon (started on demand)", early: "none" },
-  "protocol-version": { type: "string", description: `pin a revision (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`, valueHint: "v" },
+  ...PROTOCOL_VERSION_ARGS,
   json: { type: "boolean", description: "print the JSON envelope (default when stdout is not a terminal)", early: "none" },
   text: { type: "boolean", description: "print readable text (default on a terminal)", early: "none" },
   format: {

@@ -4,16 +4,17 @@
 import type { ArgsDef } from "citty";
 import { authFlags } from "../lib/cli/args.ts";
 import { type Invocation, unknownFlagsProblem } from "../lib/cli/argv.ts";
-import { isLogLevelName, type LogLevelName, ownStderr } from "../lib/io/log.ts";
+import { checkFlagValues } from "../lib/cli/values.ts";
+import { ownStderr } from "../lib/io/log.ts";
+import { isLogLevelName, type LogLevelName } from "../lib/io/log-levels.ts";
 import { stripControl } from "../lib/io/text.ts";
 import type { ChannelAuth } from "../lib/open.ts";
 import { terminalAsk } from "../lib/targets/discovery/ask.ts";
 import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
 import { printingAuthUi, terminalAuthUi } from "../lib/terminal/auth-ui.ts";
 import { atTerminal } from "../lib/terminal/terminal-io.ts";
-import { KNOWN_PROTOCOL_VERSIONS } from "../lib/wire/protocol.ts";
 import type { Result } from "../lib/wire/result.ts";
-import { type COMMON_ARGS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, OUTPUT_FORMATS } from "./flags.ts";
+import { type COMMON_ARGS, DEFAULT_TIMEOUT_MS, type FlagsDef, OUTPUT_FORMATS } from "./flags.ts";
 import { CommandError, EXIT, errorEnvelope, type Metadata } from "./output.ts";
 
 export type { Invocation };
@@ -51,22 +52,12 @@ export function usageProblem(args: Args, defs: ArgsDef, invocation: Invocation):
   if (invocation.missing) return `${invocation.missing} needs a value`;
   const unknown = unknownFlagsProblem(args, defs);
   if (unknown) return unknown;
-  if (args.timeout !== undefined) {
-    const timeout = String(args.timeout);
-    if (!/^\d+$/.test(timeout) || Number(timeout) <= 0)
-      return `--timeout must be a positive number of milliseconds, not ${JSON.stringify(args.timeout)}`;
-    if (Number(timeout) > MAX_TIMEOUT_MS) return `--timeout can be at most ${MAX_TIMEOUT_MS} ms (about 24 days)`;
-  }
-  const pinned = args["protocol-version"];
-  if (pinned !== undefined && !KNOWN_PROTOCOL_VERSIONS.includes(pinned))
-    return `unknown --protocol-version ${pinned} (known: ${KNOWN_PROTOCOL_VERSIONS.join(", ")})`;
+  const values = checkFlagValues(args, defs as FlagsDef);
+  if (!values.ok) return values.error;
   if (args.json && args.text) return "give --json or --text, not both";
   if (args.format !== undefined && !OUTPUT_FORMATS.includes(String(args.format)))
     return `unknown --format ${JSON.stringify(args.format)} (use ${OUTPUT_FORMATS.join(", ")})`;
   if (args.format !== undefined && (args.json || args.text)) return "give --format or --json/--text, not both";
-  const level = args["log-level"];
-  if (level !== undefined && !isLogLevelName(level))
-    return `unknown --log-level ${JSON.stringify(level)} (use silent, error, warn, info, debug or trace)`;
   return undefined;
 }
 

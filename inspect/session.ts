@@ -5,7 +5,8 @@
 import { McpError, RawClient, type ServerIdentity } from "../lib/client/raw-client.ts";
 import type { SessionInfo } from "../lib/daemon/protocol.ts";
 import { PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
-import { createLogger, type LogLevelName, ownStderr } from "../lib/io/log.ts";
+import { createLogger, ownStderr } from "../lib/io/log.ts";
+import type { LogLevelName } from "../lib/io/log-levels.ts";
 import { settlesWithin } from "../lib/io/reading.ts";
 import { stripControl } from "../lib/io/text.ts";
 import { type ChannelAuth, openChannel } from "../lib/open.ts";

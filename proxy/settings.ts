@@ -1,9 +1,9 @@
 // mcp-proxy's flags, declared once, and the settings a run takes from them: flags win over the
 // environment variables reloaderoo's users already set (MCPDEV_PROXY_*), which win over defaults.
-import type { ArgsDef } from "citty";
 import { AUTH_ARGS, authFlags, LOG_ARGS, TARGET_ARGS } from "../lib/cli/args.ts";
 import { type Invocation, unknownFlagsProblem } from "../lib/cli/argv.ts";
-import { isLogLevelName, type LogLevelName } from "../lib/io/log.ts";
+import { checkValue, type FlagDef } from "../lib/cli/values.ts";
+import type { LogLevelName } from "../lib/io/log-levels.ts";
 import type { ChannelAuth } from "../lib/open.ts";
 import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
 import { printingAuthUi } from "../lib/terminal/auth-ui.ts";
@@ -25,9 +25,14 @@ export const ARGS = {
     type: "string",
     description: "restart when a file under this path or glob changes; repeatable",
     valueHint: "path|glob",
-    alias: ["w"],
+    alias: "w",
   },
-  debounce: { type: "string", description: `wait this long after the last change (default ${DEFAULTS.debounceMs})`, valueHint: "ms" },
+  debounce: {
+    type: "string",
+    description: `wait this long after the last change (default ${DEFAULTS.debounceMs})`,
+    valueHint: "ms",
+    value: "duration",
+  },
   build: {
     type: "string",
     description: "run this shell command before each watched restart; a failed build keeps the old server",
@@ -42,29 +47,33 @@ export const ARGS = {
     type: "string",
     description: `crash restarts allowed within 60 s before giving up (default ${DEFAULTS.maxRestarts}) [MCPDEV_PROXY_RESTART_LIMIT]`,
     valueHint: "n",
+    value: "count",
   },
   "restart-delay": {
     type: "string",
     description: `first crash-restart delay, doubled each time (default ${DEFAULTS.restartDelayMs}) [MCPDEV_PROXY_RESTART_DELAY]`,
     valueHint: "ms",
+    value: "duration",
   },
   "restart-timeout": {
     type: "string",
     description: `how long a new server may take to answer its handshake (default ${DEFAULTS.restartTimeoutMs}) [MCPDEV_PROXY_TIMEOUT]`,
     valueHint: "ms",
+    value: "positive-duration",
   },
   "auto-restart": { type: "boolean", description: "restart a crashed server (--no-auto-restart to stop) [MCPDEV_PROXY_AUTO_RESTART]" },
   "drain-timeout": {
     type: "string",
     description: `at the end of input, wait this long for the answers still owed (default ${DEFAULTS.drainTimeoutMs})`,
     valueHint: "ms",
+    value: "duration",
   },
   browser: AUTH_ARGS.browser,
   "callback-port": AUTH_ARGS["callback-port"],
   "callback-timeout": AUTH_ARGS["callback-timeout"],
   "client-id": AUTH_ARGS["client-id"],
   "client-secret-env": AUTH_ARGS["client-secret-env"],
-} as const satisfies ArgsDef;
+} as const satisfies Record<string, FlagDef>;
 
 /** Flags that may be given more than once, beside the target's own. */
 export const REPEATABLE_PROXY_FLAGS = { watch: ["w"] };
@@ -122,30 +131,28 @@ export async function readSettings(
   );
   if (!target.ok) return target;
 
-  const debugMode = /^(true|1|yes|on)$/i.test(env.MCPDEV_PROXY_DEBUG_MODE ?? "") ? "debug" : undefined;
-  const logLevel = String(args["log-level"] ?? env.MCPDEV_PROXY_LOG_LEVEL ?? debugMode ?? DEFAULTS.logLevel);
   const auth = authFlags(args);
   if (!auth.ok) return auth;
-  if (!isLogLevelName(logLevel))
-    return { ok: false, error: `unknown log level ${JSON.stringify(logLevel)} (use error, warn, info, debug, trace or silent)` };
-  const numbers: Record<string, number> = {};
-  const numeric: [string, string | undefined, number][] = [
-    ["max-restarts", env.MCPDEV_PROXY_RESTART_LIMIT, DEFAULTS.maxRestarts],
-    ["restart-delay", env.MCPDEV_PROXY_RESTART_DELAY, DEFAULTS.restartDelayMs],
-    ["restart-timeout", env.MCPDEV_PROXY_TIMEOUT, DEFAULTS.restartTimeoutMs],
-    ["debounce", undefined, DEFAULTS.debounceMs],
-    ["drain-timeout", undefined, DEFAULTS.drainTimeoutMs],
-  ];
-  for (const [flag, fromEnv, fallback] of numeric) {
-    const text = (args[flag] as string | undefined) ?? fromEnv;
-    if (text === undefined) {
-      numbers[flag] = fallback;
-      continue;
-    }
-    if (!/^\d+$/.test(text)) return { ok: false, error: `--${flag} takes a whole number, not ${JSON.stringify(text)}` };
-    numbers[flag] = Number(text);
+  // Each value from its flag, else from the variable reloaderoo's users set, else the default; checked as the flag's kind.
+  const debugMode = /^(true|1|yes|on)$/i.test(env.MCPDEV_PROXY_DEBUG_MODE ?? "") ? "debug" : undefined;
+  const fromEnv: Record<string, [variable: string, text: string | undefined]> = {
+    "log-level": ["MCPDEV_PROXY_LOG_LEVEL", env.MCPDEV_PROXY_LOG_LEVEL],
+    "max-restarts": ["MCPDEV_PROXY_RESTART_LIMIT", env.MCPDEV_PROXY_RESTART_LIMIT],
+    "restart-delay": ["MCPDEV_PROXY_RESTART_DELAY", env.MCPDEV_PROXY_RESTART_DELAY],
+    "restart-timeout": ["MCPDEV_PROXY_TIMEOUT", env.MCPDEV_PROXY_TIMEOUT],
+  };
+  const values: Record<string, number | string> = {};
+  for (const [flag, def] of Object.entries(ARGS as Record<string, FlagDef>)) {
+    if (def.value === undefined) continue;
+    const [variable, envText] = fromEnv[flag] ?? ["", undefined];
+    const [source, text] = args[flag] !== undefined ? [`--${flag}`, args[flag]] : [variable, envText];
+    if (text === undefined) continue;
+    const checked = checkValue(source, def.value, text);
+    if (!checked.ok) return checked;
+    values[flag] = checked.value;
   }
-  if (numbers["restart-timeout"]! <= 0) return { ok: false, error: "--restart-timeout must be above 0" };
+  const number = (flag: string, fallback: number) => (values[flag] as number | undefined) ?? fallback;
+  const logLevel = ((values["log-level"] as LogLevelName | undefined) ?? debugMode ?? DEFAULTS.logLevel) as LogLevelName;
   const autoRestartEnv = env.MCPDEV_PROXY_AUTO_RESTART;
   const autoRestart =
     typeof args["auto-restart"] === "boolean"
@@ -164,13 +171,13 @@ export async function readSettings(
       inheritEnvironment: !args.config && target.value.name === undefined,
       logLevel,
       ...(logFile ? { logFile } : {}),
-      maxRestarts: numbers["max-restarts"]!,
-      restartDelayMs: numbers["restart-delay"]!,
-      restartTimeoutMs: numbers["restart-timeout"]!,
-      drainTimeoutMs: numbers["drain-timeout"]!,
+      maxRestarts: number("max-restarts", DEFAULTS.maxRestarts),
+      restartDelayMs: number("restart-delay", DEFAULTS.restartDelayMs),
+      restartTimeoutMs: number("restart-timeout", DEFAULTS.restartTimeoutMs),
+      drainTimeoutMs: number("drain-timeout", DEFAULTS.drainTimeoutMs),
       autoRestart,
       watch: invocation.repeated.watch ?? [],
-      debounceMs: numbers.debounce!,
+      debounceMs: number("debounce", DEFAULTS.debounceMs),
       ...(build ? { build } : {}),
     },
   };

@@ -24,7 +24,7 @@ describe("bad input: one line on stderr, exit 1, nothing started", () => {
   const cases: [string, string[], RegExp][] = [
     ["an unknown flag", ["--bogus"], /^error: unknown option --bogus \(see --help\)\n$/],
     ["an unknown provider", ["--provider", "nope"], /unknown provider "nope" \(choose anthropic, openai, gemini, scripted\)/],
-    ["an unknown protocol version", ["--protocol-version", "1999-01-01"], /unknown protocol version "1999-01-01"/],
+    ["an unknown protocol version", ["--protocol-version", "1999-01-01"], /--protocol-version takes one of .*, not "1999-01-01"/],
     ["--legacy with --protocol-version", ["--legacy", "--protocol-version", "2025-06-18"], /give --legacy or --protocol-version, not both/],
     ["a callback port that is not a port", ["--callback-port", "80x"], /--callback-port takes a port number/],
     ["a server command with an open quote", ["--server", "bun 'server.ts"], /unterminated ' quote/],

@@ -128,9 +128,9 @@ describe("mcp-inspect mcp", () => {
 
   test.each([
     [["--url", "ftp://nope"], "error: unsupported URL scheme ftp: (use http:// or https://)"],
-    [["--timeout", "abc", "--", "x"], 'error: --timeout must be a positive number of milliseconds, not "abc"'],
+    [["--timeout", "abc", "--", "x"], 'error: --timeout takes milliseconds, a whole number of at least 1 (e.g. 5000), not "abc"'],
     [["--bogus", "--", "x"], "error: unknown option --bogus (see --help)"],
-    [["--protocol-version", "1999-01-01", "--", "x"], "error: unknown --protocol-version 1999-01-01"],
+    [["--protocol-version", "1999-01-01", "--", "x"], "error: --protocol-version takes one of 2026-07-28"],
   ])(
     "bad flags %j are refused with one line on stderr and exit 1, nothing on stdout",
     async (args, message) => {

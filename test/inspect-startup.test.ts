@@ -66,7 +66,7 @@ test(
 test.each([
   ["an unknown flag", ["list-tools", "--bogus"], "unknown option --bogus"],
   ["--help", ["list-tools", "--help"], undefined],
-  ["a bad --timeout", ["ping", "--timeout", "soon"], "--timeout must be a positive number"],
+  ["a bad --timeout", ["ping", "--timeout", "soon"], "--timeout takes milliseconds, a whole number of at least 1"],
   ["--json with --text", ["ping", "--json", "--text"], "not both"],
   ["a missing tool name", ["call-tool"], "missing tool name"],
 ])(

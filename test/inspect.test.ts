@@ -471,12 +471,12 @@ describe("usage", () => {
 
   test.each([
     [["list-tools", "--bogus", "--", "x"], "unknown option --bogus"],
-    [["list-tools", "--timeout", "soon", "--", "x"], "--timeout must be a positive number"],
-    [["list-tools", "--protocol-version", "1999-01-01", "--", "x"], "unknown --protocol-version"],
+    [["list-tools", "--timeout", "soon", "--", "x"], "--timeout takes milliseconds, a whole number of at least 1"],
+    [["list-tools", "--protocol-version", "1999-01-01", "--", "x"], "--protocol-version takes one of 2026-07-28"],
     [["list-tools", "--url", "ftp://x"], "unsupported URL scheme"],
     [["list-tools", "--header"], "--header needs a value"],
     [["list-tools", "--config", "/nonexistent/mcp.json"], "cannot read config"],
-    [["list-tools", "--timeout", "3000000000", "--", "x"], "--timeout can be at most"],
+    [["list-tools", "--timeout", "3000000000", "--", "x"], "--timeout takes at most 2147483647 ms"],
     [["lsit-tools", "--", "x"], 'unknown command "lsit-tools"'],
     [["call-tool", "--", "x"], "missing tool name"],
     [["read-resource", "--", "x"], "missing resource URI"],

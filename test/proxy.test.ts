@@ -496,8 +496,8 @@ describe("lifecycle", () => {
     "bad flags are one line on stderr and exit 1, with nothing on stdout",
     async () => {
       for (const [args, fragment] of [
-        [["--max-restarts", "many", "--", "x"], "--max-restarts takes a whole number"],
-        [["--log-level", "loud", "--", "x"], "unknown log level"],
+        [["--max-restarts", "many", "--", "x"], "--max-restarts takes a whole number of at least 0"],
+        [["--log-level", "loud", "--", "x"], '--log-level takes one of silent, error, warn, info, debug, trace, not "loud"'],
         [["--bogus", "--", "x"], "unknown option --bogus"],
         [[], "no server given"],
         [["--watch", "src", "node", "server.js"], "put the server command after --"],

@@ -1,9 +1,9 @@
 // `mcp-inspect mcp`: the target's inspection as a stdio MCP server (inspect/mcp-mode.ts).
 import { type CommandDef, defineCommand } from "citty";
+import { fail } from "../../lib/cli/fail.ts";
 import { withExamples } from "../../lib/cli/help.ts";
 import { MCP_ARGS } from "../flags.ts";
 import { type Args, checkTarget, type Invocation, logLevelOf, timeoutOf, usageProblem } from "../invocation.ts";
-import { EXIT } from "../output.ts";
 
 export function mcpCommand(invocation: Invocation, version: string): CommandDef<any> {
   const command = defineCommand({
@@ -20,8 +20,7 @@ export function mcpCommand(invocation: Invocation, version: string): CommandDef<
       const target = await checkTarget(parsed, invocation);
       const problem = usageProblem(parsed, MCP_ARGS, invocation) ?? (target.ok ? undefined : target.error);
       if (problem || !target.ok) {
-        process.stderr.write(`error: ${problem}\n`);
-        process.exitCode = EXIT.usage;
+        fail(problem ?? "");
         return;
       }
       const { serveInspector } = await import("../mcp-mode.ts");

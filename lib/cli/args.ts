@@ -1,6 +1,8 @@
-// The flags several tools share, declared once (citty argument definitions) and checked once.
-import type { ArgsDef } from "citty";
+// The flags several tools share, declared once (citty argument definitions, each value flag with
+// the kind lib/cli/values.ts checks it as) and checked once.
+import { KNOWN_PROTOCOL_VERSIONS } from "../wire/protocol.ts";
 import type { Result } from "../wire/result.ts";
+import { checkValue, type FlagDef } from "./values.ts";
 
 /** How a tool signs in to a server that wants OAuth, the same in every tool that can. */
 export const AUTH_ARGS = {
@@ -16,11 +18,13 @@ export const AUTH_ARGS = {
     type: "string",
     description: "the loopback port the browser comes back to (default: the one the client was registered with, else any free port)",
     valueHint: "port",
+    value: "port",
   },
   "callback-timeout": {
     type: "string",
     description: "how long a sign-in waits for the browser to come back (default 300000)",
     valueHint: "ms",
+    value: "positive-duration",
   },
   "client-id": {
     type: "string",
@@ -32,27 +36,20 @@ export const AUTH_ARGS = {
     description: "the environment variable that holds that client's secret (never the secret itself)",
     valueHint: "VAR",
   },
-} as const satisfies ArgsDef;
+} as const satisfies Record<string, FlagDef>;
 
 /** --callback-port, --callback-timeout, --client-id and --client-secret-env, checked; the secret is read from the variable named. */
 export function authFlags(
   args: Record<string, unknown>,
   env: Record<string, string | undefined> = process.env,
 ): Result<{ callbackPort?: number; callbackTimeoutMs?: number; client?: { clientId: string; clientSecret?: string } }> {
-  const port = args["callback-port"];
-  let callbackPort: number | undefined;
-  if (port !== undefined) {
-    if (typeof port !== "string" || !/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65_535)
-      return { ok: false, error: `--callback-port takes a port number (1-65535), not ${JSON.stringify(port)}` };
-    callbackPort = Number(port);
-  }
-  const timeout = args["callback-timeout"];
-  let callbackTimeoutMs: number | undefined;
-  if (timeout !== undefined) {
-    if (typeof timeout !== "string" || !/^\d+$/.test(timeout) || Number(timeout) < 1)
-      return { ok: false, error: `--callback-timeout takes milliseconds (a whole number above 0), not ${JSON.stringify(timeout)}` };
-    callbackTimeoutMs = Number(timeout);
-  }
+  const port = args["callback-port"] === undefined ? undefined : checkValue("--callback-port", "port", args["callback-port"]);
+  if (port && !port.ok) return port;
+  const timeout =
+    args["callback-timeout"] === undefined ? undefined : checkValue("--callback-timeout", "positive-duration", args["callback-timeout"]);
+  if (timeout && !timeout.ok) return timeout;
+  const callbackPort = port?.value as number | undefined;
+  const callbackTimeoutMs = timeout?.value as number | undefined;
   const clientId = args["client-id"];
   const secretVariable = args["client-secret-env"];
   if (secretVariable !== undefined && clientId === undefined) return { ok: false, error: "--client-secret-env goes with --client-id" };
@@ -75,11 +72,21 @@ export function authFlags(
   };
 }
 
+/** Pins one protocol revision (mcp-inspect and mcp-host): negotiate exactly this one, or fail. */
+export const PROTOCOL_VERSION_ARGS = {
+  "protocol-version": {
+    type: "string",
+    description: `negotiate exactly this revision or fail (${KNOWN_PROTOCOL_VERSIONS.join(", ")})`,
+    valueHint: "v",
+    value: "protocol-version",
+  },
+} as const satisfies Record<string, FlagDef>;
+
 /** The logging flags, the same in every tool. */
 export const LOG_ARGS = {
-  "log-level": { type: "string", description: "silent, error, warn, info, debug or trace", valueHint: "level" },
+  "log-level": { type: "string", description: "silent, error, warn, info, debug or trace", valueHint: "level", value: "log-level" },
   "log-file": { type: "string", description: "also append every log line, with a timestamp, to this file", valueHint: "file" },
-} as const satisfies ArgsDef;
+} as const satisfies Record<string, FlagDef>;
 
 /** The flags that name a server, the same on every command of every tool. */
 export const TARGET_ARGS = {
@@ -94,7 +101,7 @@ export const TARGET_ARGS = {
   },
   env: { type: "string", description: "environment variable for a stdio server, repeatable", valueHint: "KEY=value", alias: ["e"] },
   cwd: { type: "string", description: "working directory for a stdio server", valueHint: "dir" },
-} as const satisfies ArgsDef;
+} as const satisfies Record<string, FlagDef>;
 
 /** Flags that may be given more than once, with their one-letter aliases. */
 export const REPEATABLE_TARGET_FLAGS = { header: ["H"], env: ["e"] };

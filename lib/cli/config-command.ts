@@ -11,6 +11,7 @@ import {
   mergeIntoToml,
   toolCommand,
 } from "../targets/client-config/write.ts";
+import { fail } from "./fail.ts";
 
 const CONFIG_USAGE = (
   tool: string,
@@ -53,10 +54,6 @@ export async function runConfigCommand(
     else if (flag === "--write") write = true;
     else passthrough.push(arg);
   }
-  const fail = (message: string) => {
-    process.stderr.write(`error: ${message}\n`);
-    return 1;
-  };
   if (!client || !(CLIENTS as readonly string[]).includes(client))
     return fail(`--client must be one of ${CLIENTS.join(", ")} (see ${tool} config --help)`);
   if (serverCommand.length === 0)

@@ -6,13 +6,7 @@ import { appendFileSync } from "node:fs";
 import { type ConsolaInstance, createConsola, type LogObject } from "consola/core";
 import { LOG_BUFFER_BYTES } from "../wire/limits.ts";
 import type { LineSink } from "../wire/line-writer.ts";
-
-export const LOG_LEVELS = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 } as const;
-export type LogLevelName = keyof typeof LOG_LEVELS;
-
-export function isLogLevelName(value: string): value is LogLevelName {
-  return Object.hasOwn(LOG_LEVELS, value);
-}
+import { LOG_LEVELS, type LogLevelName } from "./log-levels.ts";
 
 export interface LoggerOptions {
   level?: LogLevelName;
