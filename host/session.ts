@@ -71,11 +71,7 @@ export class HostSession implements HostContext {
           onStderr: stderrPrinter(() => connection.key, terminal),
           auth: {
             ...this.#options.auth,
-            ui: {
-              confirm: (question) => terminal.confirm(question),
-              print: (line) => terminal.print(line),
-              readLine: async (prompt) => (await terminal.ask(prompt)) ?? "",
-            },
+            ui: terminal,
           },
         }),
       ),

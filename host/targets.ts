@@ -4,7 +4,6 @@
 // this very program. -H, --env, --cwd, --transport and --stateful apply to each that they fit.
 import { fileURLToPath } from "node:url";
 import type { Invocation } from "../lib/cli/argv.ts";
-import { terminalAsk } from "../lib/targets/discovery/ask.ts";
 import {
   applyOverrides,
   discoveredTarget,
@@ -15,7 +14,7 @@ import {
   serverTarget,
   type Target,
 } from "../lib/targets/target.ts";
-import { atTerminal } from "../lib/terminal/terminal-io.ts";
+import { atTerminal, terminalAsker } from "../lib/terminal/asker.ts";
 import type { Result } from "../lib/wire/result.ts";
 import { SERVE_REFERENCE_ENV } from "./options.ts";
 
@@ -37,7 +36,7 @@ export async function serverTargets(args: Record<string, unknown>, invocation: I
   } else {
     for (const value of servers) {
       // A configured server's name first (DESIGN.md's order), else a URL or a command line.
-      const given = (await discoveredTarget(value, process.env, atTerminal() ? { ask: terminalAsk() } : {})) ?? serverTarget(value);
+      const given = (await discoveredTarget(value, process.env, atTerminal() ? { ask: terminalAsker() } : {})) ?? serverTarget(value);
       if (!given.ok) return given;
       targets.push(given.value);
     }

@@ -4,7 +4,7 @@
 
 import { EXIT_NAMES } from "../lib/cli/exit-codes.ts";
 import type { Target } from "../lib/targets/target.ts";
-import { printingAuthUi } from "../lib/terminal/auth-ui.ts";
+import { printingAsker } from "../lib/terminal/asker.ts";
 import { classify } from "./output.ts";
 import { openSession } from "./session.ts";
 import { parameterNames, signature, type ToolLike } from "./signatures.ts";
@@ -100,7 +100,7 @@ async function toolsOf(target: Target, options: GrepOptions): Promise<ToolLike[]
     version: options.version,
     timeoutMs,
     stateful: options.stateful,
-    auth: { signIn: "no", ui: printingAuthUi() },
+    auth: { signIn: "no", ui: printingAsker() },
   });
   try {
     await session.connect();

@@ -9,10 +9,8 @@ import { ownStderr } from "../lib/io/log.ts";
 import { isLogLevelName, type LogLevelName } from "../lib/io/log-levels.ts";
 import { stripControl } from "../lib/io/text.ts";
 import type { ChannelAuth } from "../lib/open.ts";
-import { terminalAsk } from "../lib/targets/discovery/ask.ts";
 import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
-import { printingAuthUi, terminalAuthUi } from "../lib/terminal/auth-ui.ts";
-import { atTerminal } from "../lib/terminal/terminal-io.ts";
+import { atTerminal, printingAsker, terminalAsker } from "../lib/terminal/asker.ts";
 import type { Result } from "../lib/wire/result.ts";
 import { type COMMON_ARGS, DEFAULT_TIMEOUT_MS, type FlagsDef, OUTPUT_FORMATS } from "./flags.ts";
 import { CommandError, EXIT, errorEnvelope, type Metadata } from "./output.ts";
@@ -44,7 +42,7 @@ export function checkTarget(args: Args, invocation: Invocation): Promise<Result<
     },
     invocation.command,
     process.env,
-    { ...(atTerminal() ? { ask: terminalAsk() } : {}) },
+    { ...(atTerminal() ? { ask: terminalAsker() } : {}) },
   );
 }
 
@@ -84,7 +82,7 @@ export function channelAuth(args: Args, otherwise: "ask" | "no"): Result<Channel
     // A sign-in may happen: questions and the pasted redirect URL (--no-browser) come from the terminal, or stdin.
     value: {
       signIn: args.oauth ? "yes" : otherwise,
-      ui: otherwise === "ask" || args.oauth ? terminalAuthUi() : printingAuthUi(),
+      ui: otherwise === "ask" || args.oauth ? terminalAsker() : printingAsker(),
       browser: args.browser !== false,
       ...flags.value,
     },

@@ -5,9 +5,9 @@
 // answers them on the next call (2026: the retried request, with the server's request state).
 
 import { PARKED_KEY_PREFIX } from "../lib/daemon/questions.ts";
+import { terminalAsker } from "../lib/terminal/asker.ts";
 import { openInBrowser } from "../lib/terminal/browser.ts";
 import { answerElicitation } from "../lib/terminal/elicitation-form.ts";
-import { terminalFormIo } from "../lib/terminal/terminal-io.ts";
 import type { JsonObject } from "../lib/wire/jsonrpc.ts";
 import { CommandError, EXIT } from "./output.ts";
 
@@ -88,7 +88,7 @@ export function answersForParked(method: string, params: JsonObject, policy: Que
 
 /** A 2025 server's elicitation/create, answered on the terminal (else the command ends with exit 8). */
 export async function answerLegacyQuestion(params: JsonObject, policy: QuestionPolicy, signal: AbortSignal): Promise<JsonObject> {
-  if (policy.terminal) return answerElicitation(policy.server, params, terminalFormIo(), openInBrowser, signal);
+  if (policy.terminal) return answerElicitation(policy.server, params, terminalAsker(), openInBrowser, signal);
   throw inputRequired(
     { question: { method: "elicitation/create", params } },
     undefined,
@@ -107,7 +107,7 @@ async function answerOnTerminal(requests: Record<string, InputRequest>, server: 
         `the server asked for ${String(request.method)}, which mcp-inspect does not offer (it declared elicitation only)`,
       );
     }
-    answers[key] = await answerElicitation(server, (request.params ?? {}) as JsonObject, terminalFormIo(), openInBrowser, signal);
+    answers[key] = await answerElicitation(server, (request.params ?? {}) as JsonObject, terminalAsker(), openInBrowser, signal);
   }
   return answers;
 }

@@ -2,11 +2,12 @@
 // daemon's session for that target. The daemon's client and the OAuth client are loaded only when
 // they are needed, so a stdio command pays for neither.
 
-import type { AuthUi, OAuthSession } from "./auth/oauth.ts";
+import type { OAuthSession } from "./auth/oauth.ts";
 import type { PreRegisteredClient } from "./auth/provider.ts";
 import type { DaemonOptions } from "./daemon/client.ts";
 import { ownStderr } from "./io/log.ts";
 import type { HttpTarget, Target } from "./targets/target.ts";
+import type { Asker } from "./terminal/asker.ts";
 import type { MessageChannel } from "./transport/channel.ts";
 import { HttpChannel } from "./transport/http/streamable.ts";
 import { StdioChannel } from "./transport/stdio.ts";
@@ -30,7 +31,7 @@ export interface OpenChannelOptions {
 
 export interface ChannelAuth {
   signIn: "ask" | "yes" | "no";
-  ui: AuthUi;
+  ui: Asker;
   /** False: print the URL and read the redirect back (--no-browser). */
   browser?: boolean;
   /** --client-id (with --client-secret-env), over the entry's own `oauth.clientId`. */

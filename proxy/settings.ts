@@ -6,7 +6,7 @@ import { checkValue, type FlagDef } from "../lib/cli/values.ts";
 import type { LogLevelName } from "../lib/io/log-levels.ts";
 import type { ChannelAuth } from "../lib/open.ts";
 import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
-import { printingAuthUi } from "../lib/terminal/auth-ui.ts";
+import { printingAsker } from "../lib/terminal/asker.ts";
 import { DRAIN_TIMEOUT_MS } from "../lib/wire/limits.ts";
 import type { Result } from "../lib/wire/result.ts";
 
@@ -166,7 +166,7 @@ export async function readSettings(
     ok: true,
     value: {
       target: target.value,
-      auth: { signIn: "yes", ui: printingAuthUi(), browser: args.browser !== false, ...auth.value },
+      auth: { signIn: "yes", ui: printingAsker(), browser: args.browser !== false, ...auth.value },
       // A config entry (from --config, or a configured server's name) carries its name and is a target definition; a command line is not.
       inheritEnvironment: !args.config && target.value.name === undefined,
       logLevel,

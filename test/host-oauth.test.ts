@@ -16,10 +16,10 @@ import { Client, type ClientOptions, type Transport } from "@modelcontextprotoco
 import { ChannelTransport } from "../host/channel-transport.ts";
 import { connectionFailure } from "../host/servers.ts";
 import { CALLBACK_PATH } from "../lib/auth/callback.ts";
-import type { AuthUi } from "../lib/auth/oauth.ts";
 import type { ChannelAuth } from "../lib/open.ts";
 import { openChannel } from "../lib/open.ts";
 import type { HttpTarget } from "../lib/targets/target.ts";
+import type { Asker } from "../lib/terminal/asker.ts";
 import { isBrowserSafeUrl } from "../lib/terminal/browser.ts";
 import { type OAuthFixture, type OAuthFixtureOptions, startOAuthServer } from "./fixtures/oauth-server.ts";
 import { readUntil } from "./helpers.ts";
@@ -46,7 +46,7 @@ afterAll(async () => {
   delete process.env.MCPKIT_AUTH_DIR;
 });
 
-type Options = Omit<ChannelAuth, "signIn" | "ui"> & { ui: AuthUi; headers?: Record<string, string> };
+type Options = Omit<ChannelAuth, "signIn" | "ui"> & { ui: Asker; headers?: Record<string, string> };
 /** mcp-host's connection to `url`, asking the scripted user first as the host does. */
 async function connect(c: Client, url: string, { headers = {}, ...auth }: Options): Promise<Transport> {
   const target: HttpTarget = { kind: "http", url, headers, transport: "auto" };
@@ -78,7 +78,7 @@ function client(era: Era = "auto"): Client {
 function scriptedUi(answer: boolean) {
   const questions: string[] = [];
   const printed: string[] = [];
-  const ui: AuthUi = {
+  const ui: Asker = {
     confirm: async (q) => (questions.push(q), answer),
     print: (line) => void printed.push(line),
   };
@@ -450,7 +450,7 @@ describe("callback listener", () => {
       const [a, b] = await Promise.all([fixture(), fixture()]);
       const port = await freePort();
       const timeline: string[] = [];
-      const ui: AuthUi = { confirm: async () => (timeline.push("confirm"), true), print: () => {} };
+      const ui: Asker = { confirm: async () => (timeline.push("confirm"), true), print: () => {} };
       const browser = followingBrowser();
       const openUrl = (url: string) => (timeline.push("open"), browser.openUrl(url));
       const [ca, cb] = [client(), client()];

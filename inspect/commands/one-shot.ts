@@ -7,7 +7,7 @@ import { McpError } from "../../lib/client/raw-client.ts";
 import { onExitSignals } from "../../lib/io/signals.ts";
 import { stripControl } from "../../lib/io/text.ts";
 import { describeTarget, type Target } from "../../lib/targets/target.ts";
-import { atTerminal } from "../../lib/terminal/terminal-io.ts";
+import { atTerminal } from "../../lib/terminal/asker.ts";
 import { pairsToArguments, readParams } from "../arguments.ts";
 import { earlyInterruption } from "../early-server.ts";
 import { ONE_SHOT, type OneShotName, oneShotArgs, TASK_ACTIONS } from "../flags.ts";

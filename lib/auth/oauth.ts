@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { fetchWithinOrigin } from "../io/fetch.ts";
 import { oneLine } from "../io/text.ts";
+import type { Asker } from "../terminal/asker.ts";
 import { openInBrowser } from "../terminal/browser.ts";
 import { listenForCallback } from "./callback.ts";
 import { AuthRequiredError, signInError } from "./errors.ts";
@@ -30,19 +31,10 @@ const SIGN_IN_LOCK_SLACK_MS = 30_000;
 /** The redirect URI a pasted sign-in registers: loopback, any port. */
 const PORTLESS_REDIRECT = "http://127.0.0.1/callback";
 
-export interface AuthUi {
-  /** One line for the user (the URL to open, what happened): on stderr, never stdout. */
-  print(line: string): void;
-  /** A yes/no question; only where there is a terminal. */
-  confirm?(question: string): Promise<boolean>;
-  /** A line the user pastes (the redirect URL, with --no-browser); only where there is a terminal. */
-  readLine?(prompt: string): Promise<string>;
-}
-
 export interface OAuthOptions {
   /** "ask": on a terminal, ask first; "yes": sign in without asking; "no": never (an error names the command). */
   signIn: "ask" | "yes" | "no";
-  ui: AuthUi;
+  ui: Asker;
   /** How the user signs in by hand, for errors: e.g. `mcp-inspect auth --url https://…`. */
   signInCommand: string;
   /** Open the browser (else only print the URL: --no-browser, where the redirect URL is pasted back). */
@@ -307,7 +299,7 @@ export class OAuthSession {
     const { auth } = await loadSdk();
     const { ui } = this.#options;
     const state = randomBytes(STATE_BYTES).toString("base64url");
-    const paste = this.#options.browser === false && ui.readLine !== undefined;
+    const paste = this.#options.browser === false && ui.ask !== undefined;
     // A new sign-in discovers anew: the server's metadata (and where it lives) may have moved.
     const entry = this.#store.update(this.resource, (stored) => void delete stored.discovery);
     const storedPort = entry.redirectUri ? Number(new URL(entry.redirectUri).port) || undefined : undefined;
@@ -349,7 +341,7 @@ export class OAuthSession {
       ui.print(authorizationUrl.href);
       if (this.#options.browser !== false) void (this.#options.openUrl ?? openInBrowser)(authorizationUrl.href).catch(() => {});
       const params = paste
-        ? pastedCallback(await ui.readLine!("Paste the redirect URL here: "), state)
+        ? pastedCallback((await ui.ask!("Paste the redirect URL here: ")) ?? "", state)
         : await waitFor(callback!.params, {
             ms: this.#options.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS,
             timeout: `timed out waiting for the browser to come back to ${redirectUri} (run ${this.#options.signInCommand} to try again)`,

@@ -6,11 +6,11 @@ import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { splitCommandLine } from "../io/command-line.ts";
 import { readFileCappedSync } from "../io/read-capped.ts";
+import type { Asker } from "../terminal/asker.ts";
 import { isJsonObject } from "../wire/jsonrpc.ts";
 import { MAX_CONFIG_BYTES } from "../wire/limits.ts";
 import type { Result } from "../wire/result.ts";
 import { formatName, parseConfigText } from "./config-text.ts";
-import type { DiscoveryAsk } from "./discovery/ask.ts";
 import { readEnvFile } from "./env-file.ts";
 
 export interface StdioTarget {
@@ -103,7 +103,7 @@ export function resolveTarget(
 
 /** How a name is looked up among the configured servers: whom to ask (approval, VS Code inputs), from where. */
 export interface DiscoveryLookup {
-  ask?: DiscoveryAsk;
+  ask?: Required<Asker>;
   cwd?: string;
 }
 

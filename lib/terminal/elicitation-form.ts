@@ -5,6 +5,7 @@
 // after consent.
 
 import type { Result } from "../wire/result.ts";
+import type { Asker } from "./asker.ts";
 import { isBrowserSafeUrl } from "./browser.ts";
 
 /** Wrong answers to one form field before the form is cancelled. */
@@ -12,18 +13,10 @@ const FIELD_ATTEMPTS = 3;
 
 type Json = Record<string, unknown>;
 
-/** What a form needs of a terminal. */
-export interface FormIo {
-  print(line: string, style?: "yellow" | "dim" | "red"): void;
-  /** One line typed, or null at end of input. */
-  ask(prompt: string, options?: { signal?: AbortSignal }): Promise<string | null>;
-  confirm(question: string, signal?: AbortSignal): Promise<boolean>;
-}
-
 export async function answerElicitation(
   server: string,
   params: Json,
-  terminal: FormIo,
+  terminal: Required<Asker>,
   openUrl: (url: string) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<Json> {
@@ -49,7 +42,7 @@ export async function answerElicitation(
 
 const CANCELLED = Symbol("cancelled");
 
-async function askField(terminal: FormIo, name: string, field: Json, required: boolean, signal?: AbortSignal): Promise<unknown> {
+async function askField(terminal: Required<Asker>, name: string, field: Json, required: boolean, signal?: AbortSignal): Promise<unknown> {
   const fallback = field.default;
   const hint = fallback !== undefined ? ` [${String(fallback)}]` : required ? "" : " (Enter to skip)";
   for (let attempt = 0; attempt < FIELD_ATTEMPTS; attempt++) {
@@ -145,7 +138,7 @@ function describeField(field: Json): string {
 async function answerUrlElicitation(
   server: string,
   params: Json,
-  terminal: FormIo,
+  terminal: Required<Asker>,
   openUrl: (url: string) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<Json> {

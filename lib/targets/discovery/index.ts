@@ -5,7 +5,6 @@
 // lib/targets/discovery/resolve.ts. Loaded only when a name is to be found, never for `-- cmd`.
 
 export { approve, isApproved, needsApproval } from "./approval.ts";
-export { type DiscoveryAsk, terminalAsk } from "./ask.ts";
 export type { ClientId, Env, Scope } from "./clients.ts";
 export { type DiscoveredServer, type Discovery, type DiscoveryOptions, discoverServers } from "./find.ts";
 export type { InputDefinition } from "./read.ts";

@@ -4,10 +4,10 @@
 // clients' files is one server). A project entry runs only once approved, and VS Code's
 // `${input:...}` values are typed at the terminal; without one, each is a one-line error.
 
+import type { Asker } from "../../terminal/asker.ts";
 import type { Result } from "../../wire/result.ts";
 import { configEntryTarget, type Target } from "../target.ts";
 import { approve, entryHash, isApproved } from "./approval.ts";
-import type { DiscoveryAsk } from "./ask.ts";
 import { type Env, type Scope, userHome } from "./clients.ts";
 import { type DiscoveredServer, type DiscoveryOptions, discoverServers } from "./find.ts";
 import type { InputDefinition } from "./read.ts";
@@ -80,7 +80,7 @@ export function targetOf(server: DiscoveredServer, options: { env?: Env; inputs?
  */
 export async function findServerTarget(
   name: string,
-  options: DiscoveryOptions & { ask?: DiscoveryAsk } = {},
+  options: DiscoveryOptions & { ask?: Required<Asker> } = {},
 ): Promise<Result<Target> | undefined> {
   const env = options.env ?? process.env;
   const picked = pickServer(discoverServers(options).servers, name);
@@ -101,7 +101,7 @@ export async function findServerTarget(
   return targetOf(server, { env, inputs });
 }
 
-async function askApproval(server: DiscoveredServer, env: Env, ask: DiscoveryAsk | undefined): Promise<Result<true>> {
+async function askApproval(server: DiscoveredServer, env: Env, ask: Required<Asker> | undefined): Promise<Result<true>> {
   const hint = `mcp-inspect servers --approve ${quoted(server.name)}`;
   if (!ask)
     return fail(
@@ -115,11 +115,11 @@ async function askApproval(server: DiscoveredServer, env: Env, ask: DiscoveryAsk
   return saved.ok ? { ok: true, value: true } : saved;
 }
 
-async function askInput(input: InputDefinition, ask: DiscoveryAsk): Promise<Result<string>> {
+async function askInput(input: InputDefinition, ask: Required<Asker>): Promise<Result<string>> {
   if (input.type === "command") return fail(`\${input:${input.id}} is a VS Code command input, which only VS Code can run`);
   if (input.options?.length) ask.print(`${input.description ?? input.id}: one of ${input.options.join(", ")}`);
   const prompt = `${input.description ?? input.id}${input.default ? ` [${input.default}]` : ""}: `;
-  const typed = await ask.readLine(prompt, { hidden: input.password === true });
+  const typed = (await ask.ask(prompt, { hidden: input.password === true })) ?? "";
   return { ok: true, value: typed === "" && input.default !== undefined ? input.default : typed };
 }
 
