@@ -121,10 +121,7 @@ async function runCommand(argv: string[]): Promise<void> {
 }
 
 async function endBeforeCommand(message: string, exitCode: number, command: string): Promise<void> {
-  const [{ endBeforeCommand: end }, { CommandError }] = await Promise.all([
-    import("./inspect/invocation.ts"),
-    import("./inspect/output.ts"),
-  ]);
+  const [{ endBeforeCommand: end }, { CommandError }] = await Promise.all([import("./inspect/report.ts"), import("./inspect/output.ts")]);
   end(new CommandError(exitCode, message), command);
 }
 

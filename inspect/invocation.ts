@@ -7,13 +7,12 @@ import { type Invocation, unknownFlagsProblem } from "../lib/cli/argv.ts";
 import { checkFlagValues } from "../lib/cli/values.ts";
 import { ownStderr } from "../lib/io/log.ts";
 import { isLogLevelName, type LogLevelName } from "../lib/io/log-levels.ts";
-import { stripControl } from "../lib/io/text.ts";
 import type { ChannelAuth } from "../lib/open.ts";
 import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
 import { atTerminal, printingAsker, terminalAsker } from "../lib/terminal/asker.ts";
 import type { Result } from "../lib/wire/result.ts";
 import { type COMMON_ARGS, DEFAULT_TIMEOUT_MS, type FlagsDef, OUTPUT_FORMATS } from "./flags.ts";
-import { CommandError, EXIT, errorEnvelope, type Metadata } from "./output.ts";
+import { CommandError, EXIT } from "./output.ts";
 
 export type { Invocation };
 
@@ -100,29 +99,4 @@ export function taskStatusWriter(args: Args): ((line: string) => void) | undefin
   const level = logLevelOf(args);
   if (level === "silent" || level === "error") return undefined;
   return (line) => void ownStderr().write(`${line}\n`);
-}
-
-/** The envelope metadata and the one-line failure of a command that is not one request to one server. */
-export function reporter(command: string, json: boolean) {
-  const started = performance.now();
-  const metadata = (target = ""): Metadata => ({
-    command,
-    target,
-    timestamp: new Date().toISOString(),
-    durationMs: Math.round(performance.now() - started),
-  });
-  const fail = (error: CommandError, target?: string): void => {
-    if (json) process.stdout.write(`${errorEnvelope(error, metadata(target))}\n`);
-    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
-    process.exitCode = error.exitCode;
-  };
-  return { metadata, fail };
-}
-
-/** Ends the run before any command ran: the envelope off a terminal, a line on one. */
-export function endBeforeCommand(error: CommandError, command: string): void {
-  if (!process.stdout.isTTY)
-    process.stdout.write(`${errorEnvelope(error, { command, target: "", timestamp: new Date().toISOString(), durationMs: 0 })}\n`);
-  else process.stderr.write(`error: ${error.message}\n`);
-  process.exitCode = error.exitCode;
 }

@@ -18,7 +18,8 @@ import {
   whatItRuns,
 } from "../lib/targets/discovery/index.ts";
 import type { Result } from "../lib/wire/result.ts";
-import { CommandError, EXIT, errorEnvelope, type Metadata, successEnvelope } from "./output.ts";
+import { CommandError, EXIT } from "./output.ts";
+import { reporter } from "./report.ts";
 
 export type AuthState = "signed in" | "sign-in needed if the server asks" | "Authorization header";
 
@@ -55,16 +56,9 @@ export interface ServersOptions {
 }
 
 export async function runServers(options: ServersOptions): Promise<number> {
-  const started = performance.now();
-  const metadata = (): Metadata => ({
-    command: options.approve === undefined ? "servers" : "servers --approve",
-    target: options.approve ?? "",
-    timestamp: new Date().toISOString(),
-    durationMs: Math.round(performance.now() - started),
-  });
+  const report = reporter(options.approve === undefined ? "servers" : "servers --approve", options.json, options.approve ?? "");
   const fail = (error: CommandError) => {
-    if (options.json) process.stdout.write(`${errorEnvelope(error, metadata())}\n`);
-    else process.stderr.write(`error: ${stripControl(error.message)}\n`);
+    report.fail(error);
     return error.exitCode;
   };
   if (options.problem) return fail(new CommandError(EXIT.usage, options.problem));
@@ -75,10 +69,10 @@ export async function runServers(options: ServersOptions): Promise<number> {
   if (options.approve !== undefined) {
     const approved = approveNamed(found.servers, options.approve, env);
     if (!approved.ok) return fail(approved.error);
-    if (options.json) process.stdout.write(`${successEnvelope({ approved: approved.value }, metadata())}\n`);
-    else
-      for (const { name, file, runs } of approved.value)
-        process.stdout.write(`approved "${stripControl(name)}" from ${stripControl(file)}: it ${stripControl(runs)}\n`);
+    const said = approved.value.map(
+      ({ name, file, runs }) => `approved "${stripControl(name)}" from ${stripControl(file)}: it ${stripControl(runs)}\n`,
+    );
+    report.succeed({ approved: approved.value }, () => said.join(""));
     return EXIT.ok;
   }
 
@@ -93,9 +87,7 @@ export async function runServers(options: ServersOptions): Promise<number> {
       ),
     );
   }
-  if (options.json)
-    process.stdout.write(`${successEnvelope({ servers: rows, project: found.project, problems: found.problems }, metadata())}\n`);
-  else process.stdout.write(`${rows.map(textRow).join("\n")}\n`);
+  report.succeed({ servers: rows, project: found.project, problems: found.problems }, () => `${rows.map(textRow).join("\n")}\n`);
   return EXIT.ok;
 }
 

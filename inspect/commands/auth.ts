@@ -4,8 +4,9 @@ import { withExamples } from "../../lib/cli/help.ts";
 import { onExitSignals } from "../../lib/io/signals.ts";
 import { describeTarget } from "../../lib/targets/target.ts";
 import { AUTH_COMMAND_ARGS } from "../flags.ts";
-import { type Args, channelAuth, checkTarget, type Invocation, reporter, usageProblem, wantsJson } from "../invocation.ts";
-import { CommandError, EXIT, successEnvelope } from "../output.ts";
+import { type Args, channelAuth, checkTarget, type Invocation, usageProblem, wantsJson } from "../invocation.ts";
+import { CommandError, EXIT } from "../output.ts";
+import { reporter } from "../report.ts";
 
 export function authCommand(invocation: Invocation): CommandDef<any> {
   const command = defineCommand({
@@ -30,9 +31,12 @@ export function authCommand(invocation: Invocation): CommandDef<any> {
 
 async function runAuth(args: Args, invocation: Invocation): Promise<void> {
   const json = wantsJson(args);
-  const { metadata, fail: failed } = reporter(args.list ? "auth --list" : args.logout ? "auth --logout" : "auth", json);
-  const done = (data: unknown, target?: string) =>
-    void process.stdout.write(`${json ? successEnvelope(data, metadata(target)) : JSON.stringify(data, null, 2)}\n`);
+  const report = reporter(args.list ? "auth --list" : args.logout ? "auth --logout" : "auth", json);
+  const failed = (error: CommandError) => report.fail(error);
+  const done = (data: unknown, target?: string) => {
+    if (target !== undefined) report.target = target;
+    report.succeed(data, (shown) => `${JSON.stringify(shown, null, 2)}\n`);
+  };
   const problem = usageProblem(args, AUTH_COMMAND_ARGS, invocation);
   if (problem) return failed(new CommandError(EXIT.usage, problem));
   const { listSignIns, logout, signIn } = await import("../auth.ts");

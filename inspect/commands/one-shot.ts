@@ -5,7 +5,6 @@ import { type ArgsDef, type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
 import { McpError } from "../../lib/client/raw-client.ts";
 import { onExitSignals } from "../../lib/io/signals.ts";
-import { stripControl } from "../../lib/io/text.ts";
 import { describeTarget, type Target } from "../../lib/targets/target.ts";
 import { atTerminal } from "../../lib/terminal/asker.ts";
 import { pairsToArguments, readParams } from "../arguments.ts";
@@ -24,8 +23,9 @@ import {
   wantsJson,
 } from "../invocation.ts";
 import * as operations from "../operations.ts";
-import { CommandError, classify, EXIT, errorEnvelope, type Metadata, renderText, successEnvelope } from "../output.ts";
+import { CommandError, classify, EXIT, renderText } from "../output.ts";
 import type { GivenAnswers } from "../questions.ts";
+import { reporter } from "../report.ts";
 import { type Call, openSession, Watchdog } from "../session.ts";
 import { signature, type ToolLike } from "../signatures.ts";
 import * as tasks from "../tasks.ts";
@@ -140,28 +140,13 @@ export function oneShotCommand(name: OneShotName, invocation: Invocation, versio
 // The one-shot flow every command shares: check, connect, act, print, then close and exit.
 async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocation: Invocation, version: string): Promise<void> {
   const { prepare, act } = COMMANDS[name];
-  const started = performance.now();
-  const json = wantsJson(args);
   const target = await checkTarget(args, invocation);
-  let protocolVersion: string | undefined;
-  const metadata = (): Metadata => ({
-    command: name,
-    target: target.ok ? describeTarget(target.value) : "",
-    ...(protocolVersion ? { protocolVersion } : {}),
-    timestamp: new Date().toISOString(),
-    durationMs: Math.round(performance.now() - started),
-  });
-  const report = (error: CommandError, data?: unknown) => {
-    if (json) process.stdout.write(`${errorEnvelope(error, metadata(), data)}\n`);
-    else {
-      if (data !== undefined) process.stdout.write(`${renderText(name, data)}\n`);
-      process.stderr.write(`error: ${stripControl(error.message)}\n`);
-    }
-    process.exitCode = error.exitCode;
-  };
+  const report = reporter(name, wantsJson(args), target.ok ? describeTarget(target.value) : "");
+  const text = (data: unknown) => `${renderText(name, data)}\n`;
+  const fail = (error: CommandError, data?: unknown) => report.fail(error, data, text);
 
   const usage = usageProblem(args, defs, invocation) ?? (target.ok ? undefined : target.error);
-  if (usage || !target.ok) return report(new CommandError(EXIT.usage, usage ?? ""));
+  if (usage || !target.ok) return fail(new CommandError(EXIT.usage, usage ?? ""));
 
   // --timeout and signals cover everything from here on, reading --params included.
   const timeoutMs = timeoutOf(args, target.value);
@@ -189,7 +174,7 @@ async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocati
   } catch (error) {
     watchdog.stop();
     const timedOut = error instanceof McpError && error.kind === "timeout";
-    return report(
+    return fail(
       timedOut ? new CommandError(EXIT.timeout, `reading the arguments took longer than --timeout (${timeoutMs} ms)`) : classify(error),
     );
   }
@@ -199,10 +184,10 @@ async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocati
     answers = await Promise.race([answersOf(args, watchdog.signal), watchdog.fired]);
   } catch (error) {
     watchdog.stop();
-    return report(classify(error));
+    return fail(classify(error));
   }
   const auth = channelAuth(args, atTerminal() ? "ask" : "no");
-  if (!auth.ok) return report(new CommandError(EXIT.usage, auth.error));
+  if (!auth.ok) return fail(new CommandError(EXIT.usage, auth.error));
   // Ctrl-C (or --timeout) ends a sign-in too; the time a person spends in the browser is not the server's.
   auth.value.signal = watchdog.signal;
   auth.value.onUserWait = (waiting) => (waiting ? watchdog.pause() : watchdog.reset());
@@ -220,18 +205,17 @@ async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocati
   const session = await openSession(target.value, sessionOptions);
   try {
     await session.connect(watchdog);
-    protocolVersion = session.protocolVersion;
+    report.protocolVersion = session.protocolVersion;
     const data = await session.run((call) => act(call, prepared, target.value), watchdog);
     if ((name === "call-tool" || name === "task") && (data as { isError?: boolean }).isError === true) {
-      const text = ((data as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === "text")?.text;
-      report(new CommandError(EXIT.toolError, `the tool reported an error${text ? `: ${text.slice(0, 200)}` : ""}`), data);
+      const said = ((data as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === "text")?.text;
+      fail(new CommandError(EXIT.toolError, `the tool reported an error${said ? `: ${said.slice(0, 200)}` : ""}`), data);
     } else if (args.format === "signatures" && name === "list-tools")
       process.stdout.write(signatureLines((data as { tools: ToolLike[] }).tools));
-    else if (json) process.stdout.write(`${successEnvelope(data, metadata())}\n`);
-    else process.stdout.write(`${renderText(name, data)}\n`);
+    else report.succeed(data, text);
   } catch (error) {
-    protocolVersion = session.protocolVersion;
-    report(classify(error, session.stderrTail));
+    report.protocolVersion = session.protocolVersion;
+    fail(classify(error, session.stderrTail));
   } finally {
     watchdog.stop();
     // The answer is out; only now wait for the server to go away (quickly, when a signal ends us).

@@ -8,8 +8,9 @@ import { describeTarget, loadConfigTargets, type Target } from "../../lib/target
 import type { Result } from "../../lib/wire/result.ts";
 import { GREP_ARGS, SKILL_ARGS } from "../flags.ts";
 import type { NamedTarget } from "../grep.ts";
-import { type Args, checkTarget, type Invocation, reporter, usageProblem, wantsJson } from "../invocation.ts";
-import { CommandError, EXIT, errorEnvelope, successEnvelope } from "../output.ts";
+import { type Args, checkTarget, type Invocation, usageProblem, wantsJson } from "../invocation.ts";
+import { CommandError, EXIT } from "../output.ts";
+import { reporter } from "../report.ts";
 
 export function grepCommand(invocation: Invocation, version: string): CommandDef<any> {
   const command = defineCommand({
@@ -48,7 +49,8 @@ export function skillCommand(invocation: Invocation, version: string): CommandDe
 
 async function runGrep(args: Args, invocation: Invocation, version: string): Promise<void> {
   const json = wantsJson(args);
-  const { metadata, fail } = reporter("grep", json);
+  const report = reporter("grep", json);
+  const fail = (error: CommandError) => report.fail(error);
   const problem = usageProblem(args, GREP_ARGS, invocation);
   if (problem) return fail(new CommandError(EXIT.usage, problem));
   const pattern = args._[0];
@@ -60,26 +62,21 @@ async function runGrep(args: Args, invocation: Invocation, version: string): Pro
   const nothing =
     `no tool matches ${JSON.stringify(pattern)} on the ${found.searched - found.failures.length} of ${found.searched} ` +
     `servers that answered`;
-  process.exitCode = found.matches.length > 0 ? EXIT.ok : EXIT.nothingThere;
-  if (json) {
-    // Exit 9 is a failure of the search, in the contract's shape: success false, and the data still there.
-    const envelope =
-      found.matches.length > 0
-        ? successEnvelope(found, metadata())
-        : errorEnvelope(new CommandError(EXIT.nothingThere, nothing), metadata(), found);
-    process.stdout.write(`${envelope}\n`);
-    return;
-  }
-  for (const match of found.matches) process.stdout.write(`${stripControl(match.server)}: ${match.signature}\n`);
-  for (const failure of found.failures)
-    process.stderr.write(`${stripControl(failure.server)}: ${failure.code}: ${stripControl(failure.error)}\n`);
-  if (found.matches.length === 0) process.stderr.write(`${nothing}\n`);
+  // The servers that failed are said on stderr as text; in the envelope they are part of the data.
+  if (!json)
+    for (const failure of found.failures)
+      process.stderr.write(`${stripControl(failure.server)}: ${failure.code}: ${stripControl(failure.error)}\n`);
+  const lines = () => found.matches.map((match) => `${stripControl(match.server)}: ${match.signature}\n`).join("");
+  // No match is a failure of the search (exit 9), in the contract's shape: success false, and the data still there.
+  if (found.matches.length > 0) report.succeed(found, lines);
+  else report.fail(new CommandError(EXIT.nothingThere, nothing), found, lines);
 }
 
 async function runSkill(args: Args, invocation: Invocation, version: string): Promise<void> {
   const json = wantsJson(args);
   // With --out - stdout is the skill itself, so an error goes to stderr even for an agent.
-  const { metadata, fail } = reporter("skill", json && args.out !== "-");
+  const report = reporter("skill", json && args.out !== "-");
+  const fail = (error: CommandError) => report.fail(error);
   const problem =
     usageProblem(args, SKILL_ARGS, invocation) ??
     (typeof args.out === "string" && args.out !== "" ? undefined : "--out DIR is required (the directory for SKILL.md, or - to print it)");
@@ -110,8 +107,7 @@ async function runSkill(args: Args, invocation: Invocation, version: string): Pr
       ...(entry.failure ? { error: entry.failure.error } : {}),
     })),
   };
-  if (json) process.stdout.write(`${successEnvelope(data, metadata())}\n`);
-  else process.stdout.write(`wrote ${file} (${surveyed.length} servers)\n`);
+  report.succeed(data, () => `wrote ${file} (${surveyed.length} servers)\n`);
 }
 
 /** What grep and skill ask: the servers of searchedTargets, none being an error (exit 9). */
