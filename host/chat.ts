@@ -74,7 +74,7 @@ export class Chat {
         tools: this.#specs,
         maxTokens: CHAT_MAX_TOKENS,
         signal,
-        onText: (delta) => {
+        ontext: (delta) => {
           streamed = true;
           this.#terminal.write(delta);
         },

@@ -75,7 +75,7 @@ export async function runCommand(line: string, host: HostContext): Promise<Comma
     case "/unwatch":
       return watch(command === "/watch", argument, host);
     case "/complete":
-      for (const candidate of await complete(argument, host)) terminal.print(`  ${candidate}`);
+      for (const candidate of await completeLine(argument, host)) terminal.print(`  ${candidate}`);
       return undefined;
   }
   const prompt = /^\/([A-Za-z0-9_-]+):(\S+)$/.exec(command);
@@ -168,7 +168,7 @@ export function parsePairs(text: string): Record<string, string> {
 }
 
 /** Full-line candidates for what the user has typed so far. */
-export async function complete(line: string, host: HostContext): Promise<string[]> {
+export async function completeLine(line: string, host: HostContext): Promise<string[]> {
   const promptArg = /^\/([A-Za-z0-9_-]+):(\S+)\s(?:.*\s)?([A-Za-z0-9_.-]+)=(\S*)$/.exec(line);
   if (promptArg) return completeArgument(line, promptArg, host);
   if (/^\/\S*$/.test(line)) {

@@ -33,7 +33,7 @@ export interface GenerateRequest {
   stopSequences?: string[];
   signal?: AbortSignal;
   /** Called with each text delta as it streams in; the result still carries the full text. */
-  onText?: (delta: string) => void;
+  ontext?: (delta: string) => void;
 }
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "refusal" | "other";

@@ -33,7 +33,7 @@ export const CONNECT_TIMEOUT_MS = 30_000;
 /** What a connection needs from the terminal: the host's UI implements it. */
 export interface ServerEvents {
   note(server: string, line: string): void;
-  onListsChanged(server: string): void;
+  onlistschanged(server: string): void;
   /** Builds the answers to the server's asks; see host/asks.ts. */
   handlers: ClientHandlers;
 }
@@ -67,7 +67,7 @@ export interface ConnectOptions {
   /** How an HTTP server that wants OAuth is signed in to (questions through the host's terminal). */
   auth: ChannelAuth;
   /** Each line of the server's stderr, already stripped (the host prefixes it). */
-  onStderr?: (line: string) => void;
+  onstderr?: (line: string) => void;
 }
 
 export class ServerConnection {
@@ -125,7 +125,7 @@ export class ServerConnection {
   async connect(options: ConnectOptions): Promise<void> {
     // lib's channels for every transport, as in the other tools: Streamable HTTP with OAuth,
     // streams that resume or are re-issued, the HTTP+SSE fallback; a stateful entry through the daemon.
-    const channel = await openChannel(this.target, { listen: true, auth: options.auth, onstderr: options.onStderr });
+    const channel = await openChannel(this.target, { listen: true, auth: options.auth, onstderr: options.onstderr });
     this.#channel = channel;
     const transport = new ChannelTransport(channel);
     this.#transport = transport;
@@ -238,7 +238,7 @@ export class ServerConnection {
         return diff.length > 0 ? [`${list} ${diff.join(" ")}`] : [];
       });
       if (changes.length > 0) this.#events.note(this.key, `changed: ${changes.join("; ")}`);
-      this.#events.onListsChanged(this.key);
+      this.#events.onlistschanged(this.key);
     } catch (error) {
       if (!this.#closing) this.#events.note(this.key, `could not refresh lists: ${(error as Error).message}`);
     }

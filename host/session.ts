@@ -9,14 +9,14 @@ import { openInBrowser } from "../lib/terminal/browser.ts";
 import type { CloseOptions } from "../lib/transport/channel.ts";
 import { answerElicitation, answerSampling } from "./asks.ts";
 import { Chat, type TurnResult } from "./chat.ts";
-import { complete, type HostContext, runCommand } from "./commands.ts";
+import { completeLine, type HostContext, runCommand } from "./commands.ts";
 import { type EraChoice, EXIT } from "./options.ts";
 import type { LLMProvider } from "./provider.ts";
 import { keyForTarget, ServerConnection, type ServerEvents } from "./servers.ts";
 import { Terminal } from "./terminal.ts";
 import { uniqueServerKey } from "./tools.ts";
 
-export interface SessionOptions {
+export interface HostSessionOptions {
   provider: LLMProvider;
   targets: Target[];
   era: EraChoice;
@@ -39,20 +39,24 @@ export class HostSession implements HostContext {
   #current?: AbortController;
   /** Every connection made, connected or not, so that leaving closes them all. */
   readonly #connections: ServerConnection[] = [];
-  readonly #options: SessionOptions;
+  readonly #options: HostSessionOptions;
   #leaving = false;
 
-  constructor(options: SessionOptions) {
+  constructor(options: HostSessionOptions) {
     this.#options = options;
     this.roots = options.roots;
-    this.terminal = new Terminal({ completer: (line) => complete(line, this), chatterToStderr: options.oneShot, logFile: options.logFile });
+    this.terminal = new Terminal({
+      completer: (line) => completeLine(line, this),
+      chatterToStderr: options.oneShot,
+      logFile: options.logFile,
+    });
     for (const [signal, code] of [
       ["SIGTERM", signalExitCode("SIGTERM")],
       ["SIGHUP", signalExitCode("SIGHUP")],
     ] as const)
       process.once(signal, () => void this.leave(code));
     // Until the chat starts, Ctrl-C leaves (an OAuth sign-in may be waiting for the browser).
-    this.terminal.onInterrupt(() => void this.leave(EXIT.interrupted));
+    this.terminal.oninterrupt = () => void this.leave(EXIT.interrupted);
   }
 
   /** Connects every target; resolves with how many answered. */
@@ -68,7 +72,7 @@ export class HostSession implements HostContext {
       connections.map((connection) =>
         connection.connect({
           era,
-          onStderr: stderrPrinter(() => connection.key, terminal),
+          onstderr: stderrPrinter(() => connection.key, terminal),
           auth: {
             ...this.#options.auth,
             ui: terminal,
@@ -118,7 +122,7 @@ export class HostSession implements HostContext {
   async repl(): Promise<number> {
     const terminal = this.terminal;
     let exitCode: number = EXIT.ok;
-    terminal.onInterrupt(() => {
+    terminal.oninterrupt = () => {
       if (this.#current) this.#current.abort();
       else if (terminal.openQuestions > 1) terminal.cancelNewestQuestion();
       else if (terminal.currentLine !== "") terminal.clearLine();
@@ -126,7 +130,7 @@ export class HostSession implements HostContext {
         exitCode = EXIT.interrupted;
         terminal.close();
       }
-    });
+    };
     this.#banner();
     for (;;) {
       const line = await terminal.ask("you> ", { style: "bold" });
@@ -140,7 +144,7 @@ export class HostSession implements HostContext {
 
   /** One answer, then out: the exit code says how it went. */
   async answerOnce(message: string): Promise<number> {
-    this.terminal.onInterrupt(() => this.#current?.abort());
+    this.terminal.oninterrupt = () => this.#current?.abort();
     this.#banner();
     const outcome = await this.run((signal) => this.chat.turn(message, signal));
     if (outcome.failed) return EXIT.model;
@@ -178,7 +182,7 @@ export class HostSession implements HostContext {
     const withTurn = (signal: AbortSignal) => (this.#current ? AbortSignal.any([signal, this.#current.signal]) : signal);
     return {
       note: (server, line) => terminal.print(`  [${server}] ${line}`, "dim"),
-      onListsChanged: () => this.chat?.refreshTools(),
+      onlistschanged: () => this.chat?.refreshTools(),
       handlers: {
         sampling: (server, params, signal) => answerSampling(server, params, terminal, provider, withTurn(signal)),
         elicitation: (server, params, signal) => answerElicitation(server, params, terminal, openInBrowser, withTurn(signal)),

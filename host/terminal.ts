@@ -87,7 +87,7 @@ export class Terminal {
   }
 
   /** Ctrl-C: the host decides whether it cancels work, a question, clears the line or exits. */
-  onInterrupt(handler: () => void): void {
+  set oninterrupt(handler: () => void) {
     this.#interruptHandler = handler;
   }
 

@@ -4,9 +4,9 @@
 // mcp-inspect loads). Nothing here loads more than lib/cli/args.ts and lib/wire/protocol.ts.
 import type { ArgsDef } from "citty";
 import { AUTH_ARGS, LOG_ARGS, PROTOCOL_VERSION_ARGS, TARGET_ARGS } from "../lib/cli/args.ts";
-import type { FlagDef as ValueFlagDef } from "../lib/cli/values.ts";
+import type { FlagDef } from "../lib/cli/values.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../lib/wire/limits.ts";
 
-export const DEFAULT_TIMEOUT_MS = 60_000;
 export const OUTPUT_FORMATS = ["json", "text", "signatures"];
 
 /**
@@ -15,8 +15,8 @@ export const OUTPUT_FORMATS = ["json", "text", "signatures"];
  * the usual way: its value may make the call a usage error.
  */
 export type EarlyValue = "none" | "value" | "pair" | "path" | "name" | "format";
-export type FlagDef = ValueFlagDef & { early?: EarlyValue };
-export type FlagsDef = Record<string, FlagDef>;
+export type InspectFlagDef = FlagDef & { early?: EarlyValue };
+export type FlagsDef = Record<string, InspectFlagDef>;
 
 export const COMMON_ARGS = {
   ...TARGET_ARGS,
@@ -26,7 +26,9 @@ export const COMMON_ARGS = {
   server: { ...TARGET_ARGS.server, early: "name" },
   timeout: {
     type: "string",
-    description: `give up after this many ms in all (default ${DEFAULT_TIMEOUT_MS}, or the config's timeout_ms; progress resets the timer)`,
+    description:
+      `give up after this many ms in all (default ${DEFAULT_REQUEST_TIMEOUT_MS}, or the config's timeout_ms; ` +
+      "progress resets the timer)",
     valueHint: "ms",
     value: "positive-duration",
     early: "value",
@@ -60,7 +62,11 @@ export const ANSWER_ARGS = {
   },
 } as const satisfies FlagsDef;
 
-const PARAMS = { type: "string", description: "arguments as JSON, @file.json, or - (stdin)", valueHint: "json" } as const satisfies FlagDef;
+const PARAMS = {
+  type: "string",
+  description: "arguments as JSON, @file.json, or - (stdin)",
+  valueHint: "json",
+} as const satisfies InspectFlagDef;
 
 export interface CommandSpec {
   description: string;

@@ -10,8 +10,9 @@ import { isLogLevelName, type LogLevelName } from "../lib/io/log-levels.ts";
 import type { ChannelAuth } from "../lib/open.ts";
 import { resolveTargetDiscovering, type Target } from "../lib/targets/target.ts";
 import { atTerminal, printingAsker, terminalAsker } from "../lib/terminal/asker.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../lib/wire/limits.ts";
 import type { Result } from "../lib/wire/result.ts";
-import { type COMMON_ARGS, DEFAULT_TIMEOUT_MS, type FlagsDef, OUTPUT_FORMATS } from "./flags.ts";
+import { type COMMON_ARGS, type FlagsDef, OUTPUT_FORMATS } from "./flags.ts";
 import { CommandError, EXIT } from "./output.ts";
 
 export type { Invocation };
@@ -60,7 +61,7 @@ export function usageProblem(args: Args, defs: ArgsDef, invocation: Invocation):
 
 /** --timeout, else the config entry's timeout_ms, else the default. */
 export function timeoutOf(args: Args, target: Target): number {
-  return args.timeout !== undefined ? Number(args.timeout) : (target.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  return args.timeout !== undefined ? Number(args.timeout) : (target.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
 }
 
 /** --log-level, or debug for --verbose; warnings only by default (the answer is what matters). */

@@ -81,8 +81,8 @@ export async function callTool(call: Call, input: ToolCallInput, target: Target)
       });
     }
   }
-  return tasks.callTool(call, { name, arguments: built.value, mode, tool, onstatus, lasting });
+  return tasks.runToolCall(call, { name, arguments: built.value, mode, tool, onstatus, lasting });
 }
 
 export const followTask = (call: Call, input: { action: tasks.TaskAction; taskId: string; onstatus?: (line: string) => void }) =>
-  tasks.run(call, input.action, input.taskId, input.onstatus);
+  tasks.runTaskAction(call, input.action, input.taskId, input.onstatus);

@@ -56,7 +56,7 @@ export function outlivesProcess(target: Target, stateful: boolean): boolean {
 }
 
 /** tools/call, as a task when asked or needed: the tool's result, or with `detach` the task itself. */
-export async function callTool(call: Call, request: ToolCall): Promise<JsonObject> {
+export async function runToolCall(call: Call, request: ToolCall): Promise<JsonObject> {
   const modern = call.identity().era === "modern";
   const offered = offersTasks(call, "call");
   if (request.mode !== "auto" && !offered) {
@@ -89,7 +89,12 @@ export async function callTool(call: Call, request: ToolCall): Promise<JsonObjec
 }
 
 /** `task get|result|cancel <id>`: its state; its result, once it ends; or its cancellation. */
-export async function run(call: Call, action: TaskAction, taskId: string, onstatus?: (line: string) => void): Promise<JsonObject> {
+export async function runTaskAction(
+  call: Call,
+  action: TaskAction,
+  taskId: string,
+  onstatus?: (line: string) => void,
+): Promise<JsonObject> {
   if (!offersTasks(call, action)) {
     const modern = call.identity().era === "modern";
     throw new CommandError(

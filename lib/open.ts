@@ -43,7 +43,7 @@ export interface ChannelAuth {
   /** Opens the sign-in page (default: $BROWSER, else the platform's opener). */
   openUrl?: (url: string) => Promise<void>;
   /** Told when a sign-in starts and stops waiting for the person (a command's --timeout holds meanwhile). */
-  onUserWait?: (waiting: boolean) => void;
+  onuserwait?: (waiting: boolean) => void;
 }
 
 /** How a user signs in to this target by hand (named in errors when a sign-in may not happen). */
@@ -74,7 +74,7 @@ export async function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined
     callbackTimeoutMs: auth?.callbackTimeoutMs,
     signal: auth?.signal,
     openUrl: auth?.openUrl,
-    onUserWait: auth?.onUserWait,
+    onuserwait: auth?.onuserwait,
   });
 }
 

@@ -6,12 +6,17 @@ import type { ChatMessage, GenerateRequest, LLMProvider, ProviderOptions, ToolSp
 import { createAnthropicProvider, mapStopReason, pickAnthropicModel } from "../host/providers/anthropic.ts";
 import {
   createGeminiProvider,
-  mapFinishReason as mapGeminiFinish,
+  mapGeminiFinishReason as mapGeminiFinish,
   pickGeminiModel,
   SKIP_SIGNATURE_CHECK,
   SYNTHETIC_ID_PREFIX,
 } from "../host/providers/gemini.ts";
-import { createOpenAIProvider, mapFinishReason as mapOpenAIFinish, maxTokensParam, pickOpenAIModel } from "../host/providers/openai.ts";
+import {
+  createOpenAIProvider,
+  mapOpenAiFinishReason as mapOpenAIFinish,
+  maxTokensParam,
+  pickOpenAIModel,
+} from "../host/providers/openai.ts";
 import { anthropicStream, type FakeVendor, geminiStream, hanging, openaiStream, startFakeVendor } from "./fixtures/fake-vendors.ts";
 import { closedPort } from "./helpers.ts";
 
@@ -98,7 +103,7 @@ function expectOneLine(error: Error): void {
 
 async function streamedTurn(provider: LLMProvider) {
   const deltas: string[] = [];
-  const result = await provider.generate({ ...HELLO, onText: (delta) => deltas.push(delta) });
+  const result = await provider.generate({ ...HELLO, ontext: (delta) => deltas.push(delta) });
   return { deltas, result };
 }
 
@@ -174,7 +179,7 @@ describe("anthropic", () => {
     });
   });
 
-  test("streams text_delta events to onText in order and parses the tool_use built from input_json_delta", async () => {
+  test("streams text_delta events to ontext in order and parses the tool_use built from input_json_delta", async () => {
     anthropic.replies = [
       anthropicStream({
         model: "claude-sonnet-5-5-20260801",
@@ -381,7 +386,7 @@ describe("openai", () => {
     ]);
   });
 
-  test("streams content deltas to onText in order and assembles the tool call from tool_calls deltas", async () => {
+  test("streams content deltas to ontext in order and assembles the tool call from tool_calls deltas", async () => {
     openai.replies = [
       openaiStream({
         model: "gpt-5.1-2025-11-13",
@@ -607,7 +612,7 @@ describe("gemini", () => {
     });
   });
 
-  test("streams text parts to onText in order and returns the functionCall part as a tool_use with its id", async () => {
+  test("streams text parts to ontext in order and returns the functionCall part as a tool_use with its id", async () => {
     gemini.replies = [
       geminiStream({
         model: "gemini-2.5-flash",
@@ -764,11 +769,11 @@ describe("aborting mid-stream", () => {
       const provider = await create();
       const controller = new AbortController();
       const deltas: string[] = [];
-      const onText = (delta: string) => {
+      const ontext = (delta: string) => {
         deltas.push(delta);
         controller.abort();
       };
-      const error = await failure(provider, { ...HELLO, signal: controller.signal, onText });
+      const error = await failure(provider, { ...HELLO, signal: controller.signal, ontext });
       expect(error.name).toBe("AbortError");
       expect(deltas[0]).toBe(FIRST_WORDS[0]);
     },

@@ -175,7 +175,7 @@ describe("the scripted model", () => {
       ],
       tools,
       maxTokens: 100,
-      onText: (delta) => void deltas.push(delta),
+      ontext: (delta) => void deltas.push(delta),
     });
     expect(result.stopReason).toBe("end_turn");
     expect(deltas.length).toBeGreaterThan(3);

@@ -91,8 +91,8 @@ export async function createAnthropicProvider(options: ProviderOptions): Promise
           },
           { signal: request.signal },
         );
-        const { onText } = request;
-        if (onText) stream.on("text", (delta) => onText(delta));
+        const { ontext } = request;
+        if (ontext) stream.on("text", (delta) => ontext(delta));
         const message = await stream.finalMessage();
         request.signal?.throwIfAborted();
         return {

@@ -120,7 +120,7 @@ export async function createGeminiProvider(options: ProviderOptions): Promise<LL
         for await (const chunk of stream) {
           // Chunks already buffered still arrive after an abort; the caller has moved on.
           request.signal?.throwIfAborted();
-          turn.add(chunk, request.onText);
+          turn.add(chunk, request.ontext);
         }
         // The SDK ends the iteration quietly when the signal aborts the read.
         request.signal?.throwIfAborted();
@@ -143,7 +143,7 @@ class StreamedTurn {
     private readonly signatures: Map<string, string>,
   ) {}
 
-  add(chunk: GenerateContentResponse, onText?: (delta: string) => void): void {
+  add(chunk: GenerateContentResponse, ontext?: (delta: string) => void): void {
     if (chunk.modelVersion) this.model = chunk.modelVersion;
     if (chunk.promptFeedback?.blockReason) this.blocked = true;
     const candidate = chunk.candidates?.[0];
@@ -153,7 +153,7 @@ class StreamedTurn {
         const last = this.content.at(-1);
         if (last?.type === "text") last.text += part.text;
         else this.content.push({ type: "text", text: part.text });
-        onText?.(part.text);
+        ontext?.(part.text);
       }
       if (part.functionCall) {
         const id = part.functionCall.id || `${SYNTHETIC_ID_PREFIX}${crypto.randomUUID()}`;
@@ -166,7 +166,7 @@ class StreamedTurn {
 
   result(): GenerateResult {
     const calledTools = this.content.some((part) => part.type === "tool_use");
-    const stopReason = this.blocked ? "refusal" : mapFinishReason(this.finish, calledTools);
+    const stopReason = this.blocked ? "refusal" : mapGeminiFinishReason(this.finish, calledTools);
     return { content: this.content, stopReason, model: this.model };
   }
 }
@@ -182,7 +182,7 @@ const REFUSAL_REASONS = new Set<string>([
   FinishReason.IMAGE_RECITATION,
 ]);
 
-export function mapFinishReason(reason: string | undefined, calledTools: boolean): StopReason {
+export function mapGeminiFinishReason(reason: string | undefined, calledTools: boolean): StopReason {
   // Gemini says STOP both for a finished answer and for a turn that ends in function calls.
   if (reason === FinishReason.STOP || reason === undefined) return calledTools ? "tool_use" : "end_turn";
   if (reason === FinishReason.MAX_TOKENS) return "max_tokens";

@@ -106,7 +106,7 @@ export async function createOpenAIProvider(options: ProviderOptions): Promise<LL
         for await (const chunk of stream) {
           // Chunks already buffered still arrive after an abort; the caller has moved on.
           request.signal?.throwIfAborted();
-          turn.add(chunk, request.onText);
+          turn.add(chunk, request.ontext);
         }
         // The SDK ends the iteration quietly when the signal aborts the read.
         request.signal?.throwIfAborted();
@@ -135,7 +135,7 @@ class StreamedTurn {
   private refused = false;
   constructor(private model: string) {}
 
-  add(chunk: ChatCompletionChunk, onText?: (delta: string) => void): void {
+  add(chunk: ChatCompletionChunk, ontext?: (delta: string) => void): void {
     if (chunk.model) this.model = chunk.model;
     const choice = chunk.choices[0];
     if (!choice) return; // the usage-only chunk
@@ -143,7 +143,7 @@ class StreamedTurn {
     for (const delta of [content, refusal]) {
       if (!delta) continue;
       this.text += delta;
-      onText?.(delta);
+      ontext?.(delta);
     }
     if (refusal) this.refused = true;
     for (const call of tool_calls ?? []) {
@@ -163,7 +163,7 @@ class StreamedTurn {
     for (const [index, call] of ordered) {
       content.push({ type: "tool_use", id: call.id || `call_${index}`, name: call.name, input: parseArguments(call.name, call.args) });
     }
-    const stopReason = this.refused ? "refusal" : mapFinishReason(this.finish, ordered.length > 0);
+    const stopReason = this.refused ? "refusal" : mapOpenAiFinishReason(this.finish, ordered.length > 0);
     return { content, stopReason, model: this.model };
   }
 }
@@ -179,7 +179,7 @@ function parseArguments(name: string, args: string): Record<string, unknown> {
   throw new Error(`the model called ${name} with arguments that are not a JSON object: ${args}`);
 }
 
-export function mapFinishReason(reason: string | null, calledTools: boolean): StopReason {
+export function mapOpenAiFinishReason(reason: string | null, calledTools: boolean): StopReason {
   switch (reason) {
     case "tool_calls":
     case "function_call":

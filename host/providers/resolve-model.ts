@@ -1,5 +1,6 @@
 // What the three vendor providers share: which model to use, and how a vendor failure reads.
 // Kept free of any SDK import so that loading one provider never loads another's SDK.
+import { clip, oneLine } from "../../lib/io/text.ts";
 
 /**
  * One retry for what the SDKs consider transient (429, 5xx, connection reset): an interactive chat
@@ -64,11 +65,6 @@ export function messageWithCause(error: unknown): string {
 /** Collapses a vendor message (often multi-line JSON or HTML) to one line of bounded length. */
 export const MAX_ERROR_MESSAGE_CHARS = 300;
 
-export function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > MAX_ERROR_MESSAGE_CHARS ? `${flat.slice(0, MAX_ERROR_MESSAGE_CHARS - 1)}…` : flat;
-}
-
 export interface VendorFailure {
   vendor: string;
   /** The HTTP status, absent when no response came (refused, reset, DNS). */
@@ -91,7 +87,7 @@ export function vendorError(failure: VendorFailure): Error {
       : failure.unreachable && failure.endpoint
         ? ` (check ${failure.endpoint})`
         : "";
-  const error = new Error(`${failure.vendor}:${status} ${oneLine(failure.message) || "no message"}${hint}`);
+  const error = new Error(`${failure.vendor}:${status} ${clip(oneLine(failure.message), MAX_ERROR_MESSAGE_CHARS) || "no message"}${hint}`);
   // The SDK's stack says nothing the message does not; the host prints message only anyway.
   error.stack = error.message;
   return error;

@@ -22,7 +22,7 @@ export function createScriptedProvider(): LLMProvider {
         .join("");
       for (const word of text.match(/\S+\s*/g) ?? []) {
         if (request.signal?.aborted) throw new Error("aborted");
-        request.onText?.(word);
+        request.ontext?.(word);
       }
       const usesTool = turn.some((part) => part.type === "tool_use");
       return { content: turn, stopReason: usesTool ? "tool_use" : "end_turn", model: "scripted" };

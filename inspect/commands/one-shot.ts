@@ -190,7 +190,7 @@ async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocati
   if (!auth.ok) return fail(new CommandError(EXIT.usage, auth.error));
   // Ctrl-C (or --timeout) ends a sign-in too; the time a person spends in the browser is not the server's.
   auth.value.signal = watchdog.signal;
-  auth.value.onUserWait = (waiting) => (waiting ? watchdog.pause() : watchdog.reset());
+  auth.value.onuserwait = (waiting) => (waiting ? watchdog.pause() : watchdog.reset());
   const questions = { terminal: atTerminal(), server: describeTarget(target.value), ...(answers ? { answers } : {}) };
   const sessionOptions = {
     version,

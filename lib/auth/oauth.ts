@@ -51,7 +51,7 @@ export interface OAuthOptions {
   /** Aborting stops waiting for the browser (Ctrl-C at the chat prompt). */
   signal?: AbortSignal;
   /** Told when we start and stop waiting for the person (a question, the browser): a command's --timeout holds meanwhile. */
-  onUserWait?: (waiting: boolean) => void;
+  onuserwait?: (waiting: boolean) => void;
 }
 
 export { AuthRequiredError } from "./errors.ts";
@@ -261,7 +261,7 @@ export class OAuthSession {
     if (policy === "no") throw new AuthRequiredError(`${originOf(this.resource)} requires a sign-in (run ${this.#options.signInCommand})`);
     const signal = anySignal(this.#options.signal, request.signal);
     const waitMs = (this.#options.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS) + SIGN_IN_LOCK_SLACK_MS;
-    this.#options.onUserWait?.(true);
+    this.#options.onuserwait?.(true);
     try {
       return await this.#store.withLock(this.resource, waitMs, signal, async () => {
         // Three proxies started at once: the first signs in, the others find its tokens here.
@@ -285,7 +285,7 @@ export class OAuthSession {
         throw new AuthRequiredError(`signing in to ${originOf(this.resource)} was cancelled`);
       throw error;
     } finally {
-      this.#options.onUserWait?.(false);
+      this.#options.onuserwait?.(false);
     }
   }
 
@@ -387,7 +387,7 @@ export class OAuthSession {
 
   #provider(
     redirectUri: string | undefined,
-    onRedirect: (url: URL) => void,
+    onredirect: (url: URL) => void,
     state = randomBytes(STATE_BYTES).toString("base64url"),
   ): StoredProvider {
     const fromEnv = process.env.MCPKIT_CLIENT_METADATA_URL;
@@ -397,7 +397,7 @@ export class OAuthSession {
       redirectUri,
       client: this.#options.client,
       clientMetadataUrl: fromEnv === undefined ? CLIENT_METADATA_URL : fromEnv || undefined,
-      onRedirect,
+      onredirect,
       state,
     });
   }

@@ -26,7 +26,7 @@ export interface PreRegisteredClient {
   clientSecret?: string;
 }
 
-export interface ProviderOptions {
+export interface StoredProviderOptions {
   store: AuthStore;
   resource: string;
   /** The loopback callback of this sign-in; undefined when only a refresh may happen. */
@@ -35,7 +35,7 @@ export interface ProviderOptions {
   /** The metadata document URL, or undefined for none. */
   clientMetadataUrl?: string;
   /** Where the user is sent to sign in; throwing refuses (no sign-in allowed here). */
-  onRedirect: (authorizationUrl: URL) => void;
+  onredirect: (authorizationUrl: URL) => void;
   state: string;
 }
 
@@ -43,12 +43,12 @@ export interface ProviderOptions {
 const REFRESH_ONLY_REDIRECT = "http://127.0.0.1/callback";
 
 export class StoredProvider implements OAuthClientProvider {
-  readonly #options: ProviderOptions;
+  readonly #options: StoredProviderOptions;
   #verifier?: string;
   /** The tokens a refresh started from, so that an invalid_grant removes only those. */
   #refreshedFrom?: string;
 
-  constructor(options: ProviderOptions) {
+  constructor(options: StoredProviderOptions) {
     this.#options = options;
   }
 
@@ -158,7 +158,7 @@ export class StoredProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(authorizationUrl: URL): void {
-    this.#options.onRedirect(authorizationUrl);
+    this.#options.onredirect(authorizationUrl);
   }
 
   #entry() {

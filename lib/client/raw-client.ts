@@ -15,6 +15,7 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
 } from "../wire/jsonrpc.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../wire/limits.ts";
 import {
   LEGACY_PROTOCOL_VERSIONS,
   META_CLIENT_CAPABILITIES,
@@ -27,7 +28,6 @@ import {
 import { type CorrelatorPeer, McpError, RequestCorrelator, type Timers } from "./correlator.ts";
 import { channelPeer } from "./peer.ts";
 
-export const DEFAULT_TIMEOUT_MS = 60_000;
 /** A legacy server may stay silent on an unknown method; past this the probe counts as "legacy". */
 export const DISCOVER_PROBE_TIMEOUT_MS = 5_000;
 
@@ -216,7 +216,7 @@ export class RawClient {
   }
 
   #timeout(): number {
-    return this.#options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    return this.#options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
   #send(method: string, params: JsonObject, options: RequestOptions): Promise<JsonObject> {

@@ -19,3 +19,8 @@ export function stripControl(text: string): string {
 export function oneLine(text: string): string {
   return stripControl(text.replace(/\s+/g, " ")).trim();
 }
+
+/** At most `maxChars` characters of `text`, an ellipsis marking where it was cut. */
+export function clip(text: string, maxChars: number): string {
+  return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;
+}

@@ -21,6 +21,8 @@ export const LOG_BUFFER_BYTES = 1024 * 1024;
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** Redirects followed for one HTTP request. */
 export const MAX_REDIRECTS = 5;
+/** How long a request waits for its answer unless told otherwise (progress restarts the wait). */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** At end of input, how long a forwarder waits for the answers still in flight. */
 export const DRAIN_TIMEOUT_MS = 30_000;
 /** Bytes read in one turn of the event loop before a reader yields (so a signal is always handled). */
