@@ -1,9 +1,11 @@
 // A remote MCP server as a message channel over Streamable HTTP, on both protocol eras, with the
-// deprecated HTTP+SSE transport (lib/transport/http/legacy-sse.ts) as a fallback. Every request POSTed gets
-// exactly one answer through onmessage (the server's, or one made here when the stream ends
-// without it), so callers never wait on a reply that cannot come. Bodies are read with a cap and
-// held back while the consumer is slow.
-
+// deprecated HTTP+SSE transport (lib/transport/http/legacy-sse.ts) as a fallback. Every request
+// POSTed gets exactly one answer through onmessage (the server's, or one made here when the stream
+// ends without it), so callers never wait on a reply that cannot come. Bodies are read with a cap
+// and held back while the consumer is slow.
+// One concept past 250 lines: one HTTP session and the requests in flight on it (their abort
+// switches, their streams, the headers each carries). What a body holds is bodies.ts, what a
+// refusal means refusals.ts, a broken stream recovery.ts, the 2026-07-28 headers headers.ts.
 import {
   authorizedFetch,
   fetchWithinOrigin,
@@ -13,42 +15,30 @@ import {
   readBodyHead,
   SessionExpiredError,
 } from "../../io/fetch.ts";
-import { waitMs } from "../../io/reading.ts";
 import type { HttpTransportChoice } from "../../targets/target.ts";
 import {
   ErrorCode,
   errorResponse,
   isRequest,
-  isResponse,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcRequest,
-  parseMessage,
   type RawMessage,
   rawText,
   TRANSPORT_ERROR_DATA,
-  validateMessage,
 } from "../../wire/jsonrpc.ts";
 import { CHANNEL_BUFFER_BYTES, MAX_ERROR_BODY_BYTES, MAX_MESSAGE_BYTES } from "../../wire/limits.ts";
 import { FIRST_MODERN_REVISION, SAFE_TO_REPEAT_METHODS } from "../../wire/protocol.ts";
-import { pumpSse, SseParser } from "../../wire/sse.ts";
 import type { CloseOptions, MessageChannel } from "../channel.ts";
+import { deliverJson, readSseStream } from "./bodies.ts";
 import { McpHeaders, requestRevision } from "./headers.ts";
 import { LegacySseSession } from "./legacy-sse.ts";
-import { MAX_STREAM_RECOVERIES, notReissuedReason, REISSUE_BACKOFF_MS, REISSUE_ID_PREFIX, resumeDelayMs } from "./recovery.ts";
+import { type StreamRead, StreamRecovery } from "./recovery.ts";
+import { hasAuthorization, LEGACY_REFUSALS, refusalOf } from "./refusals.ts";
 
 export { HttpStatusError };
 /** How long a DELETE of the session may take on close before we stop waiting. */
 export const SESSION_DELETE_TIMEOUT_MS = 2_000;
-/** JSON-RPC errors a 2026-07-28 server sends with a 4xx: they prove a modern server. */
-export const MODERN_ERROR_CODES = new Set<number>([
-  ErrorCode.UnsupportedProtocolVersion,
-  ErrorCode.MissingClientCapability,
-  ErrorCode.HeaderMismatch,
-  ErrorCode.MethodNotFound,
-]);
-/** What a Streamable HTTP endpoint of 2025 (or an HTTP+SSE one) answers to a POST it does not take. */
-const LEGACY_REFUSALS = [400, 404, 405];
 
 export interface HttpChannelOptions {
   url: string;
@@ -83,10 +73,16 @@ export class HttpChannel implements MessageChannel {
   readonly #requestAborters = new Map<JsonRpcId, { aborter: AbortController; version?: string }>();
   readonly #cancelled = new Set<JsonRpcId>();
   readonly #streaming = new Set<JsonRpcId>();
-  /** Re-issued requests (2026-07-28, a broken stream): our new id → the caller's id, and back. */
-  readonly #reissuedFrom = new Map<JsonRpcId, JsonRpcId>();
-  readonly #reissuedAs = new Map<JsonRpcId, JsonRpcId>();
-  #reissues = 0;
+  /** Streams that break before their response: resumed, re-issued, or answered with why not. */
+  readonly #recovery = new StreamRecovery({
+    readSse: (response, id) => this.#readSse(response, id),
+    resume: (lastEventId, signal) => this.#resume(lastEventId, signal),
+    post: (request, body, attempt) => this.#post(request, body, attempt),
+    answerMissing: (id, why) => this.#answerMissing(id, why),
+    versionOf: (id) => this.#requestAborters.get(id)?.version,
+    signalOf: (id) => AbortSignal.any([this.#requestAborters.get(id)?.aborter.signal ?? this.#aborter.signal, this.#aborter.signal]),
+    abandoned: (id) => this.#closed || this.#cancelled.has(id),
+  });
   /** Bytes of request bodies on their way to the server (backpressure for whoever feeds us). */
   #sending = 0;
   /** While set, no response body is read further: the consumer downstream is slow. */
@@ -171,7 +167,7 @@ export class HttpChannel implements MessageChannel {
    * (false), but their stream is closed too: nobody waits for that answer any more.
    */
   cancel(id: JsonRpcId): boolean {
-    id = this.#reissuedAs.get(id) ?? id;
+    id = this.#recovery.currentId(id);
     const request = this.#requestAborters.get(id);
     if (!request) return false;
     this.#cancelled.add(id);
@@ -225,12 +221,9 @@ export class HttpChannel implements MessageChannel {
       raw = undefined;
     }
     // The answer to a re-issued request goes out under the id its caller gave it.
-    const answered = isResponse(message) ? (message.id as JsonRpcId) : undefined;
-    const original = answered === undefined ? undefined : this.#reissuedFrom.get(answered);
-    if (original !== undefined) {
-      this.#reissuedFrom.delete(answered!);
-      this.#reissuedAs.delete(original);
-      message = { ...message, id: original } as JsonRpcMessage;
+    const answered = this.#recovery.answered(message);
+    if (answered !== message) {
+      message = answered;
       raw = undefined;
     }
     this.onmessage?.(message, raw);
@@ -265,15 +258,8 @@ export class HttpChannel implements MessageChannel {
   #forget(id: JsonRpcId): void {
     this.#requestAborters.delete(id);
     // A re-issued request given up (cancelled, closed) leaves no alias behind to misroute a later id.
-    if (this.#cancelled.delete(id)) this.#dropAlias(id);
+    if (this.#cancelled.delete(id)) this.#recovery.forget(id);
     this.#streaming.delete(id);
-  }
-
-  #dropAlias(id: JsonRpcId): void {
-    const original = this.#reissuedFrom.get(id);
-    if (original === undefined) return;
-    this.#reissuedFrom.delete(id);
-    if (this.#reissuedAs.get(original) === id) this.#reissuedAs.delete(original);
   }
 
   async #exchange(
@@ -295,42 +281,17 @@ export class HttpChannel implements MessageChannel {
 
     if (!response.ok) {
       const reply = await readBodyHead(response, MAX_ERROR_BODY_BYTES);
-      const rpc = jsonRpcErrorIn(reply);
-      if (requestId !== undefined && rpc && (rpc.id === requestId || MODERN_ERROR_CODES.has(rpc.error.code))) {
-        this.#deliver({ ...rpc, id: requestId });
-        return;
-      }
-      // A 4xx without a modern error to server/discover is a 2025-era server: it is answered as a
-      // stdio one would (method not found), so every client falls back to initialize, on our
-      // transport or, past another 4xx there, on HTTP+SSE.
-      if (
-        requestId !== undefined &&
-        isRequest(message) &&
-        message.method === "server/discover" &&
-        LEGACY_REFUSALS.includes(response.status) &&
-        !sentSession
-      ) {
-        this.#deliver(
-          errorResponse(
-            requestId,
-            ErrorCode.MethodNotFound,
-            `server/discover is not known here (HTTP ${response.status}): a 2025-era server`,
-          ),
-        );
-        return;
-      }
+      const refusal = refusalOf(response.status, reply, {
+        message,
+        requestId,
+        sentSession,
+        url: this.#options.url,
+        configuredAuthorization: hasAuthorization(this.#options.headers),
+      });
+      if ("answer" in refusal) return this.#deliver(refusal.answer);
       // Every request sent under the lost session learns it, not only the first to hear the 404.
-      if (response.status === 404 && sentSession) {
-        if (this.sessionId === sentSession) this.sessionId = undefined;
-        throw new SessionExpiredError(sentSession, reply, this.#options.url);
-      }
-      if (response.status === 401 && hasAuthorization(this.#options.headers)) {
-        const why =
-          `${new URL(this.#options.url).origin} rejected the configured Authorization header with HTTP 401 (fix the header, ` +
-          `or remove it to sign in with OAuth)`;
-        throw new HttpStatusError(401, reply, this.#options.url, why);
-      }
-      throw new HttpStatusError(response.status, reply, this.#options.url);
+      if (refusal.error instanceof SessionExpiredError && this.sessionId === sentSession) this.sessionId = undefined;
+      throw refusal.error;
     }
     if (requestId === undefined || response.status === 202) {
       await response.body?.cancel().catch(() => {});
@@ -343,7 +304,7 @@ export class HttpChannel implements MessageChannel {
       this.#streaming.add(requestId);
       // Only a request that may be sent again keeps its body for the stream's life.
       const kept = isRequest(message) && SAFE_TO_REPEAT_METHODS.has(message.method) ? body : undefined;
-      void this.#followStream(response, message as JsonRpcRequest, kept, signal, attempt).finally(() => this.#forget(requestId));
+      void this.#recovery.follow(response, message as JsonRpcRequest, kept, signal, attempt).finally(() => this.#forget(requestId));
       return;
     }
     const reply = await readBodyCapped(response, MAX_MESSAGE_BYTES, this.#whenReading);
@@ -351,71 +312,8 @@ export class HttpChannel implements MessageChannel {
       this.#answerMissing(requestId, `the server's answer was over the ${MAX_MESSAGE_BYTES}-byte limit; it was not read further`);
       return;
     }
-    if (!this.#deliverJson(reply.value)) {
+    if (!deliverJson(reply.value, { deliver: (message, raw) => this.#deliver(message, raw), onerror: (error) => this.onerror?.(error) })) {
       this.#answerMissing(requestId, `the server answered with ${type || "no content type"} that holds no JSON-RPC response`);
-    }
-  }
-
-  /** Delivers a JSON body (one message or a batch); false when nothing in it was usable. */
-  #deliverJson(body: string): boolean {
-    let value: unknown;
-    try {
-      value = JSON.parse(body);
-    } catch {
-      return false;
-    }
-    let delivered = false;
-    const single = !Array.isArray(value);
-    for (const item of single ? [value] : (value as unknown[])) {
-      const checked = validateMessage(item);
-      if (checked.ok) {
-        this.#deliver(checked.value, single ? body : undefined);
-        delivered = true;
-      } else {
-        this.onerror?.(new Error(`skipped a message from the server that is not JSON-RPC (${checked.error})`));
-      }
-    }
-    return delivered;
-  }
-
-  /**
-   * A request's response stream, until its response. When it ends first: resumed on 2025-era
-   * servers, re-issued (if it changes nothing) on 2026-07-28 ones, a bounded number of times;
-   * else the request is answered with an error saying why.
-   */
-  async #followStream(
-    first: Response,
-    request: JsonRpcRequest,
-    body: string | undefined,
-    signal: AbortSignal,
-    attempt: number,
-  ): Promise<void> {
-    const id = request.id;
-    let response = first;
-    let lastEventId = "";
-    let retry: number | undefined; // as EventSource keeps it: a later stream that names none changes nothing
-    for (; ; attempt++) {
-      const read = await this.#readSse(response, id);
-      if (read.answered || this.#closed || this.#cancelled.has(id)) return;
-      lastEventId = read.lastEventId || lastEventId;
-      retry = read.retry ?? retry;
-      // A subscription that carried messages before it ended was working: one that a proxy closes
-      // now and then keeps its tries (any other request counts every break).
-      if (request.method === "subscriptions/listen" && read.delivered > 0) attempt = 1;
-      const why = read.failure ? `the server's SSE stream failed (${read.failure})` : "the server's SSE stream ended";
-      if (attempt > MAX_STREAM_RECOVERIES)
-        return this.#answerMissing(id, `${why} before the response, ${attempt} times; the request was not tried again`);
-      const version = this.#requestAborters.get(id)?.version;
-      if (version && version >= FIRST_MODERN_REVISION) return this.#reissue(request, body, why, attempt);
-      if (!lastEventId) return this.#answerMissing(id, `${why} before the response arrived`);
-      try {
-        await waitMs(resumeDelayMs(retry), signal);
-        signal.throwIfAborted();
-        response = await this.#resume(lastEventId, signal);
-      } catch (error) {
-        if (this.#closed || this.#cancelled.has(id)) return;
-        return this.#answerMissing(id, `${why} before the response, and resuming it failed: ${(error as Error).message}`);
-      }
     }
   }
 
@@ -431,71 +329,16 @@ export class HttpChannel implements MessageChannel {
     throw new Error(`HTTP ${response.status}${response.ok ? ` with ${response.headers.get("content-type") || "no content type"}` : ""}`);
   }
 
-  /** 2026-07-28: a broken stream lost the request; one that changes nothing goes again, under a new id. */
-  async #reissue(request: JsonRpcRequest, body: string | undefined, why: string, attempt: number): Promise<void> {
-    if (body === undefined) return this.#answerMissing(request.id, notReissuedReason(request.method, why));
-    const signal = this.#requestAborters.get(request.id)?.aborter.signal ?? this.#aborter.signal;
-    try {
-      const either = AbortSignal.any([signal, this.#aborter.signal]);
-      await waitMs(REISSUE_BACKOFF_MS * attempt, either);
-      either.throwIfAborted();
-    } catch {
-      return; // cancelled, or closed, while waiting: nobody wants the answer
-    }
-    // Only now the new id answers for the caller's: a cancel during the wait found the old one.
-    const original = this.#reissuedFrom.get(request.id) ?? request.id;
-    const id = `${REISSUE_ID_PREFIX}${++this.#reissues}`;
-    this.#reissuedFrom.delete(request.id);
-    this.#reissuedFrom.set(id, original);
-    this.#reissuedAs.set(original, id);
-    const again = { ...(JSON.parse(body) as JsonRpcRequest), id };
-    try {
-      await this.#post(again, JSON.stringify(again), attempt + 1);
-    } catch (error) {
-      if (!this.#closed && !this.#cancelled.has(id))
-        this.#answerMissing(id, `${why} before the response, and sending it again failed: ${(error as Error).message}`);
-    }
-  }
-
-  async #readSse(
-    response: Response,
-    requestId?: JsonRpcId,
-  ): Promise<{ answered: boolean; delivered: number; lastEventId: string; retry?: number; failure?: string }> {
-    let answered = false;
-    let delivered = 0;
-    const parser = new SseParser(
-      (event) => {
-        if (event.event !== "message") return;
-        const parsed = parseMessage(event.data);
-        if (!parsed.ok) {
-          this.onerror?.(new Error(`skipped an SSE event that is not JSON-RPC (${parsed.error})`));
-          return;
-        }
-        if (isResponse(parsed.value) && parsed.value.id === requestId) answered = true;
-        delivered++;
-        this.#deliver(parsed.value, event.data);
-      },
-      {
-        onerror: (error) => {
-          this.onerror?.(new Error(`dropped a ${error.bytes}-byte SSE event (over the ${MAX_MESSAGE_BYTES}-byte limit)`));
-          // On a request's own stream that event was most likely its answer: the request is
-          // answered with the error, and the stream closed (pumpSse stops once answered).
-          if (requestId !== undefined && !answered) {
-            answered = true;
-            this.#answerMissing(requestId, `the server sent an SSE event over the ${MAX_MESSAGE_BYTES}-byte limit; its stream was closed`);
-          }
-        },
-      },
-    );
-    let failure: string | undefined;
-    try {
-      await pumpSse(response, parser, () => answered, this.#whenReading);
-    } catch (error) {
-      failure = (error as Error).message;
-      if (!this.#closed && !(requestId !== undefined && this.#cancelled.has(requestId)))
-        this.onerror?.(new Error(`the server's SSE stream failed: ${failure}`));
-    }
-    return { answered, delivered, lastEventId: parser.lastEventId, retry: parser.retry, ...(failure !== undefined ? { failure } : {}) };
+  #readSse(response: Response, requestId?: JsonRpcId): Promise<StreamRead> {
+    return readSseStream(response, {
+      ...(requestId !== undefined ? { requestId } : {}),
+      deliver: (message, raw) => this.#deliver(message, raw),
+      onerror: (error) => this.onerror?.(error),
+      oversize: (id) =>
+        this.#answerMissing(id, `the server sent an SSE event over the ${MAX_MESSAGE_BYTES}-byte limit; its stream was closed`),
+      whenReading: this.#whenReading,
+      abandoned: () => this.#closed || (requestId !== undefined && this.#cancelled.has(requestId)),
+    });
   }
 
   /** The 2025-era standalone GET stream: server requests and notifications outside any POST. */
@@ -524,16 +367,4 @@ export class HttpChannel implements MessageChannel {
   #answerMissing(id: JsonRpcId, why: string): void {
     this.#deliver(errorResponse(id, ErrorCode.ConnectionClosed, why, TRANSPORT_ERROR_DATA));
   }
-}
-
-function jsonRpcErrorIn(
-  body: string,
-): { jsonrpc: "2.0"; id: JsonRpcId | null; error: { code: number; message: string; data?: unknown } } | undefined {
-  const parsed = parseMessage(body);
-  if (!parsed.ok || !("error" in parsed.value)) return undefined;
-  return parsed.value;
-}
-
-function hasAuthorization(headers: Record<string, string> | undefined): boolean {
-  return Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "authorization");
 }
