@@ -4,16 +4,9 @@
 // this very program. -H, --env, --cwd, --transport and --stateful apply to each that they fit.
 import { fileURLToPath } from "node:url";
 import type { Invocation } from "../lib/cli/argv.ts";
-import {
-  applyOverrides,
-  discoveredTarget,
-  loadConfigTarget,
-  loadConfigTargets,
-  parseOverrides,
-  type StdioTarget,
-  serverTarget,
-  type Target,
-} from "../lib/targets/target.ts";
+import { loadConfigTarget, loadConfigTargets } from "../lib/targets/config-entry.ts";
+import { applyOverrides, discoveredTarget, parseOverrides, serverTarget } from "../lib/targets/resolve.ts";
+import type { StdioTarget, Target } from "../lib/targets/target.ts";
 import { atTerminal, terminalAsker } from "../lib/terminal/asker.ts";
 import type { Result } from "../lib/wire/result.ts";
 import { SERVE_REFERENCE_ENV } from "./options.ts";

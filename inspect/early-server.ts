@@ -217,7 +217,7 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
   if (!("--config" in flags)) return undefined;
   // A config entry, read as the command reads it (lib/targets/target.ts and its JSONC parser load only now);
   // nobody is asked anything here, so an entry that needs a question (an approval) is not started early.
-  const { resolveTargetDiscovering } = await import("../lib/targets/target.ts");
+  const { resolveTargetDiscovering } = await import("../lib/targets/resolve.ts");
   const resolved = await resolveTargetDiscovering(
     { config: flags["--config"], server: flags["--server"], cwd, env: Object.entries(env).map(([k, v]) => `${k}=${v}`) },
     [],

@@ -5,7 +5,7 @@ import { afterAll, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { AuthStore } from "../lib/auth/store.ts";
-import { configEntryTarget } from "../lib/targets/target.ts";
+import { configEntryTarget } from "../lib/targets/config-entry.ts";
 import { BUN, FAULTY, inspect, REFERENCE, removeTempDirs, tempDir } from "./helpers.ts";
 
 afterAll(removeTempDirs);

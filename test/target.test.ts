@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseJsonc } from "../lib/targets/jsonc.ts";
-import { expandVariables, resolveTarget } from "../lib/targets/target.ts";
+import { resolveTarget } from "../lib/targets/resolve.ts";
+import { expandVariables } from "../lib/targets/variables.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-target-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,8 @@
 import { type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
 import { stripControl } from "../../lib/io/text.ts";
-import { describeTarget, loadConfigTargets, type Target } from "../../lib/targets/target.ts";
+import { loadConfigTargets } from "../../lib/targets/config-entry.ts";
+import { describeTarget, type Target } from "../../lib/targets/target.ts";
 import type { Result } from "../../lib/wire/result.ts";
 import { GREP_ARGS, SKILL_ARGS } from "../flags.ts";
 import type { NamedTarget } from "../grep.ts";

@@ -1,5 +1,5 @@
 // Reading every client's files into one list of servers, each with its file, client and scope.
-import { isTurnedOff } from "../target.ts";
+import { isTurnedOff } from "../config-entry.ts";
 import { type ClientId, configSources, type Env, findProject, type Scope, userHome } from "./clients.ts";
 import { type InputDefinition, type ParseCache, readSource } from "./read.ts";
 

@@ -6,7 +6,8 @@
 
 import type { Asker } from "../../terminal/asker.ts";
 import type { Result } from "../../wire/result.ts";
-import { configEntryTarget, type Target } from "../target.ts";
+import { configEntryTarget } from "../config-entry.ts";
+import type { Target } from "../target.ts";
 import { approve, entryHash, isApproved } from "./approval.ts";
 import { type Env, type Scope, userHome } from "./clients.ts";
 import { type DiscoveredServer, type DiscoveryOptions, discoverServers } from "./find.ts";
