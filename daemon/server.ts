@@ -1,32 +1,24 @@
 // The daemon process: a Unix socket in a private directory, one DaemonSession per server
-// definition, idle eviction, and records of every server process it started so that a daemon
-// killed with SIGKILL is cleaned up after by the next one.
+// definition, idle eviction, and records of every server process it started (children.ts) so that
+// a daemon killed with SIGKILL is cleaned up after by the next one. Each connection to the socket
+// is a DaemonConnection (connection.ts).
 
 import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import type { ConsolaInstance } from "consola/core";
 import type { DaemonPaths } from "../lib/daemon/paths.ts";
-import {
-  DAEMON_PROTOCOL,
-  MAX_CONTROL_FRAME_BYTES,
-  parseControlFrame,
-  SESSION_EXTENSION,
-  SESSION_NOTIFICATION,
-  sessionExtension,
-  sessionKey,
-} from "../lib/daemon/protocol.ts";
+import { DAEMON_PROTOCOL, sessionKey } from "../lib/daemon/protocol.ts";
 import { probeDaemon } from "../lib/daemon/start.ts";
-import { processAlive, processStartTime } from "../lib/io/process.ts";
-import { type Flow, readChunks, settlesWithin } from "../lib/io/reading.ts";
+import { settlesWithin } from "../lib/io/reading.ts";
 import type { Target } from "../lib/targets/target.ts";
 import type { CloseOptions } from "../lib/transport/channel.ts";
-import { idFromEdges } from "../lib/wire/json-scan.ts";
-import { ErrorCode, errorResponse, type JsonObject, type JsonRpcMessage, parseMessage } from "../lib/wire/jsonrpc.ts";
-import { LineWriter } from "../lib/wire/line-writer.ts";
-import { LineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
-import { DaemonSession, type SessionClient } from "./session.ts";
+import type { JsonObject } from "../lib/wire/jsonrpc.ts";
+import { ChildRecords } from "./children.ts";
+import { type ConnectionHost, DaemonConnection } from "./connection.ts";
+import { DaemonSession } from "./session.ts";
 
-export interface DaemonOptions {
+/** What `mcp-daemon run` starts the daemon with (lib/daemon/start.ts's DaemonOptions are a client's, to find or start one). */
+export interface DaemonServerOptions {
   paths: DaemonPaths;
   log: ConsolaInstance;
   version: string;
@@ -40,22 +32,12 @@ export interface DaemonOptions {
 const IDLE_CHECK_MAX_MS = 30_000;
 /** How long stopping waits for servers to exit before the daemon exits anyway. */
 const STOP_GRACE_MS = 5_000;
-/** A client this far behind holds its session's server back until it catches up... */
-export const SLOW_CLIENT_BYTES = 1024 * 1024;
-/** ...for at most this long; then it is disconnected and the others go on. */
-export const SLOW_CLIENT_GRACE_MS = 5_000;
-
-interface ChildRecord {
-  pid: number;
-  session: string;
-  command: string;
-  /** When the process started (clock ticks since boot, from /proc): a reused pid has another. */
-  startTime?: string;
-}
 
 export class Daemon {
-  readonly #options: DaemonOptions;
+  readonly #options: DaemonServerOptions;
   readonly #log: ConsolaInstance;
+  readonly #children: ChildRecords;
+  readonly #connectionHost: ConnectionHost;
   readonly #sessions = new Map<string, DaemonSession>();
   readonly #connections = new Set<Socket>();
   #server?: Server;
@@ -67,9 +49,18 @@ export class Daemon {
   readonly startedAt = Date.now();
   readonly stopped = Promise.withResolvers<void>();
 
-  constructor(options: DaemonOptions) {
+  constructor(options: DaemonServerOptions) {
     this.#options = options;
     this.#log = options.log;
+    this.#children = new ChildRecords(options.paths.childrenFile, options.log);
+    this.#connectionHost = {
+      log: options.log,
+      version: options.version,
+      session: (target) => this.#session(target),
+      status: () => this.status(),
+      stop: (reason) => this.stop(reason),
+      clientName: () => `client-${this.#connections.size}`,
+    };
   }
 
   /** Binds the socket. Refuses when another daemon answers there or the path is not ours to replace. */
@@ -85,7 +76,7 @@ export class Daemon {
       if (alive) throw new Error(`another mcp-daemon (pid ${alive.pid}) is already serving ${socket}`);
       unlinkSync(socket); // A socket left behind by a daemon that died.
     }
-    this.#cleanUpAfterKilledDaemon();
+    this.#children.cleanUpAfterKilledDaemon();
     const server = createServer((connection) => this.#accept(connection));
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
@@ -118,175 +109,10 @@ export class Daemon {
     this.#log.info(`mcp-daemon ${this.#options.version} (pid ${process.pid}) listening on ${socket}`);
   }
 
-  #accept(connection: Socket): void {
-    this.#connections.add(connection);
-    let session: DaemonSession | undefined;
-    let client: SessionClient | undefined;
-    const writer = new LineWriter(connection);
-    // A client that reads slowly holds its session's server back (the server waits, nothing piles
-    // up here); one that reads nothing for SLOW_CLIENT_GRACE_MS, or lets CHANNEL_BUFFER_BYTES pile
-    // up, is let go: its calls are cancelled upstream, and the other clients go on.
-    let stalled: ReturnType<typeof setTimeout> | undefined;
-    const letGo = (why: string) => {
-      this.#log.warn(`a client of ${session?.key ?? "no session"} ${why}; disconnected`);
-      connection.destroy();
-    };
-    writer.onroom = () => {
-      clearTimeout(stalled);
-      stalled = undefined;
-      if (session && client) session.release(client);
-    };
-    const write = (frame: unknown) => {
-      if (connection.destroyed) return;
-      void writer.write(JSON.stringify(frame));
-      if (!writer.hasRoom) return letGo(`read nothing while ${writer.bufferedBytes} bytes waited for it`);
-      if (writer.bufferedBytes > SLOW_CLIENT_BYTES && session && client && !stalled) {
-        session.hold(client);
-        stalled = setTimeout(() => letGo(`read nothing for ${SLOW_CLIENT_GRACE_MS} ms`), SLOW_CLIENT_GRACE_MS);
-      }
-    };
-    // Frames are written in batches: what was written goes out before the connection ends.
-    const end = () => {
-      void writer.flushed();
-      connection.end();
-    };
-    // Lines that arrive while an attach is still starting the server wait for it, in order.
-    let waiting: string[] | undefined;
-    const splitter = new LineSplitter(
-      (line) => {
-        if (line.trim() === "") return;
-        if (waiting) return void waiting.push(line);
-        if (session && client) return this.#sessionLine(session, client, line, flow);
-        waiting = [];
-        void this.#control(line, write, end)
-          .catch((error: Error) => {
-            // One bad frame must never take the daemon (and every session) down.
-            this.#log.warn(`refused a control frame: ${error.message}`);
-            write({ type: "error", message: `mcp-daemon could not handle that frame: ${error.message}` });
-            end();
-            return undefined;
-          })
-          .then((attached) => {
-            const queued = waiting ?? [];
-            waiting = undefined;
-            if (attached) {
-              session = attached.session;
-              client = { name: `client-${this.#connections.size}`, send: (message: JsonRpcMessage) => write(message) };
-              session.attach(client);
-              // Read as the client joins: a list_changed that drops the cached tools reaches it after this.
-              if (attached.sessionInfo) client.send({ jsonrpc: "2.0", method: SESSION_NOTIFICATION, params: { ...session.sessionInfo() } });
-              if (connection.destroyed) session.detach(client);
-            }
-            for (const line of queued) {
-              if (session && client) this.#sessionLine(session, client, line, flow);
-            }
-          });
-      },
-      {
-        maxLineBytes: MAX_LINE_BYTES,
-        onerror: (error) => {
-          this.#log.warn(`dropped a ${error.bytes}-byte line from a client (${error.kind})`);
-          const id = error.kind === "oversize" ? idFromEdges(error.head, error.tail) : undefined;
-          if (session && client && id !== undefined) {
-            client.send(
-              errorResponse(
-                id,
-                ErrorCode.InvalidRequest,
-                `mcp-daemon: a ${error.bytes}-byte message is over the ${MAX_LINE_BYTES}-byte limit`,
-              ),
-            );
-          }
-          if (!session) {
-            write({ type: "error", message: `that frame was dropped (${error.kind})` });
-            end();
-          }
-        },
-      },
-    );
-    let controlBytes = 0;
-    const flow = readChunks(connection, {
-      onchunk: (chunk) => {
-        // Before attaching, only small control frames are expected: a huge one is refused early.
-        if (!session) {
-          controlBytes += chunk.length;
-          if (controlBytes > MAX_CONTROL_FRAME_BYTES) {
-            write({ type: "error", message: `control frame over ${MAX_CONTROL_FRAME_BYTES} bytes` });
-            connection.destroy();
-            return;
-          }
-        }
-        splitter.push(chunk);
-      },
-      onend: () => {},
-    });
-    connection.on("error", () => {});
-    connection.on("end", () => end());
-    connection.on("close", () => {
-      clearTimeout(stalled);
-      this.#connections.delete(connection);
-      if (session && client) session.detach(client);
-    });
-  }
-
-  /** One control frame; resolves with the session when the connection attaches, and whether it asked for the session extension. */
-  async #control(
-    line: string,
-    write: (frame: unknown) => void,
-    end: () => void,
-  ): Promise<{ session: DaemonSession; sessionInfo: boolean } | undefined> {
-    const parsed = parseControlFrame(line);
-    if (!parsed.ok) {
-      write({ type: "error", message: parsed.error });
-      end();
-      return undefined;
-    }
-    const frame = parsed.value;
-    switch (frame.type) {
-      case "hello":
-        write({ type: "hello", protocol: DAEMON_PROTOCOL, pid: process.pid, version: this.#options.version });
-        return undefined;
-      case "status":
-        write(this.status());
-        end();
-        return undefined;
-      case "stop":
-        write({ type: "stopping", pid: process.pid });
-        end();
-        void this.stop("asked to stop");
-        return undefined;
-      case "attach": {
-        const session = this.#session(frame.server);
-        try {
-          await session.ensureUpstream();
-        } catch (error) {
-          write({ type: "error", message: `could not start the server: ${(error as Error).message}` });
-          end();
-          return undefined;
-        }
-        const granted = sessionExtension(frame.extensions);
-        write({
-          type: "attached",
-          session: session.key,
-          pid: session.pid ?? null,
-          ...(granted ? { extensions: { [SESSION_EXTENSION]: granted } } : {}),
-        });
-        return { session, sessionInfo: granted > 0 };
-      }
-    }
-  }
-
-  #sessionLine(session: DaemonSession, client: SessionClient, line: string, flow: Flow): void {
-    const parsed = parseMessage(line);
-    if (!parsed.ok) {
-      client.send(errorResponse(null, ErrorCode.ParseError, `mcp-daemon: ${parsed.error}`));
-      return;
-    }
-    void session.fromClient(client, parsed.value);
-    // The server reads slowly: this client waits in its socket until the server has room.
-    if (!session.upstreamHasRoom) {
-      flow.pause("upstream");
-      session.whenUpstreamHasRoom(() => flow.resume("upstream"));
-    }
+  #accept(socket: Socket): void {
+    this.#connections.add(socket);
+    socket.on("close", () => this.#connections.delete(socket));
+    new DaemonConnection(socket, this.#connectionHost);
   }
 
   #session(target: Target): DaemonSession {
@@ -336,40 +162,8 @@ export class Daemon {
     }
   }
 
-  /** Records the process groups of our servers, so a later daemon can end them if we are killed. */
   #writeChildren(): void {
-    const records: ChildRecord[] = [];
-    for (const session of this.#sessions.values()) {
-      if (session.pid && session.target.kind === "stdio") {
-        const startTime = processStartTime(session.pid);
-        records.push({ pid: session.pid, session: session.key, command: session.target.command, ...(startTime ? { startTime } : {}) });
-      }
-    }
-    try {
-      writeFileSync(this.#options.paths.childrenFile, JSON.stringify(records), { mode: 0o600 });
-    } catch (error) {
-      this.#log.warn(`could not write ${this.#options.paths.childrenFile}: ${(error as Error).message}`);
-    }
-  }
-
-  /** Ends the server process groups a killed daemon left behind (each checked against its command). */
-  #cleanUpAfterKilledDaemon(): void {
-    let records: ChildRecord[];
-    try {
-      records = JSON.parse(readFileSync(this.#options.paths.childrenFile, "utf8"));
-    } catch {
-      return;
-    }
-    for (const record of Array.isArray(records) ? records : []) {
-      if (!Number.isInteger(record.pid) || record.pid <= 1 || !stillOurs(record)) continue;
-      this.#log.info(`ending server ${record.command} (pid ${record.pid}) left by a previous daemon`);
-      try {
-        process.kill(-record.pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }
-    writeFileSync(this.#options.paths.childrenFile, "[]", { mode: 0o600 });
+    this.#children.write(this.#sessions.values());
   }
 
   /** `quick`: a signal is ending us, and every server is stopped within a second. */
@@ -404,18 +198,5 @@ function isDanglingLink(path: string): boolean {
     return lstatSync(path).isSymbolicLink();
   } catch {
     return false;
-  }
-}
-
-/** Whether pid still runs the command we recorded (pids are reused). Without /proc, trust the record. */
-function stillOurs(record: ChildRecord): boolean {
-  if (!processAlive(record.pid)) return false;
-  const startTime = processStartTime(record.pid);
-  if (startTime && record.startTime) return startTime === record.startTime;
-  try {
-    const cmdline = readFileSync(`/proc/${record.pid}/cmdline`, "utf8");
-    return cmdline.includes(record.command.split("/").pop() ?? record.command);
-  } catch {
-    return process.platform !== "linux";
   }
 }
