@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { idFromEdges } from "../lib/wire/json-scan.ts";
-import { IdAllocator, IdRemapper, isNotification, isRequest, isResponse, parseMessage } from "../lib/wire/jsonrpc.ts";
+import { IdAllocator, isNotification, isRequest, isResponse, parseMessage } from "../lib/wire/jsonrpc.ts";
 
 describe("parseMessage", () => {
   test.each([
@@ -54,25 +54,6 @@ describe("id bookkeeping", () => {
     expect(ids.owns(first)).toBe(true);
     expect(ids.owns(1)).toBe(false);
     expect(ids.owns("1")).toBe(false);
-  });
-
-  test("remapped responses return to their owner with the original id and type", () => {
-    const remap = new IdRemapper<string>();
-    const a = remap.outbound("client-a", 0);
-    const b = remap.outbound("client-b", "0");
-    expect(a).not.toBe(b);
-    expect(remap.inbound(b)).toEqual({ owner: "client-b", originalId: "0" });
-    expect(remap.inbound(a)).toEqual({ owner: "client-a", originalId: 0 });
-    expect(remap.inbound(a)).toBeUndefined();
-    expect(remap.inbound("never-sent")).toBeUndefined();
-  });
-
-  test("dropping an owner forgets only its requests", () => {
-    const remap = new IdRemapper<string>();
-    const a1 = remap.outbound("a", 1);
-    remap.outbound("b", 1);
-    expect(remap.dropOwner("a")).toEqual([a1]);
-    expect(remap.size).toBe(1);
   });
 });
 

@@ -144,54 +144,6 @@ export class IdAllocator {
   }
 }
 
-/**
- * Maps ids of several clients onto one upstream connection and back: each forwarded request gets
- * a fresh upstream id, and the response is routed to its owner with the original id restored.
- */
-export class IdRemapper<Owner> {
-  readonly #allocator: IdAllocator;
-  readonly #pending = new Map<JsonRpcId, { owner: Owner; originalId: JsonRpcId }>();
-
-  constructor(prefix = "mcpkit-") {
-    this.#allocator = new IdAllocator(prefix);
-  }
-
-  outbound(owner: Owner, originalId: JsonRpcId): string {
-    const id = this.#allocator.next();
-    this.#pending.set(id, { owner, originalId });
-    return id;
-  }
-
-  /** The owner and original id of a response, or undefined for an id we never sent. */
-  inbound(upstreamId: JsonRpcId | null): { owner: Owner; originalId: JsonRpcId } | undefined {
-    if (upstreamId === null) return undefined;
-    const entry = this.#pending.get(upstreamId);
-    if (entry) this.#pending.delete(upstreamId);
-    return entry;
-  }
-
-  /** Hands a request still in flight to another owner, whose answer it becomes under `originalId`. */
-  retarget(upstreamId: JsonRpcId, owner: Owner, originalId: JsonRpcId): void {
-    if (this.#pending.has(upstreamId)) this.#pending.set(upstreamId, { owner, originalId });
-  }
-
-  /** Forgets every request of one owner, returning their upstream ids (e.g. to cancel them). */
-  dropOwner(owner: Owner): string[] {
-    const dropped: string[] = [];
-    for (const [id, entry] of this.#pending) {
-      if (entry.owner === owner) {
-        this.#pending.delete(id);
-        dropped.push(String(id));
-      }
-    }
-    return dropped;
-  }
-
-  get size(): number {
-    return this.#pending.size;
-  }
-}
-
 /** A message as it arrived: text, or the UTF-8 bytes of one line (what forwarders pass on untouched). */
 export type RawMessage = string | Uint8Array;
 
