@@ -4,32 +4,23 @@
 // (asking first on a terminal, or at once when told to, or not at all: then an error naming the
 // command that signs in), or step up to wider scopes (a 403 with insufficient_scope), a bounded
 // number of times. One refresh or sign-in at a time per resource, across processes: the one that
-// waited re-reads the store and uses what the other got.
+// waited re-reads the store and uses what the other got. Tokens and the refresh are tokens.ts, the
+// browser's round trip sign-in.ts; this file decides which a refusal needs.
 import { randomBytes } from "node:crypto";
 import { fetchWithinOrigin } from "../io/fetch.ts";
-import { oneLine } from "../io/text.ts";
 import type { Asker } from "../terminal/asker.ts";
-import { openInBrowser } from "../terminal/browser.ts";
-import { listenForCallback } from "./callback.ts";
-import { AuthRequiredError, signInError } from "./errors.ts";
+import { type AuthContext, CALLBACK_TIMEOUT_MS, loadSdk } from "./context.ts";
+import { AuthRequiredError } from "./errors.ts";
 import { CLIENT_METADATA_URL, type PreRegisteredClient, StoredProvider } from "./provider.ts";
-import { pastedCallback, unsafeAuthorizationUrl, waitFor } from "./redirect.ts";
 import { revokeTokens } from "./revoke.ts";
+import { STATE_BYTES, signIn } from "./sign-in.ts";
 import { AuthStore, type StoredTokens } from "./store.ts";
+import { expiresSoon, headerFor, originOf, refresh, union } from "./tokens.ts";
 
-/** A token this close to its expiry is refreshed before it is used. */
-export const REFRESH_BEFORE_EXPIRY_MS = 60_000;
-/** How long a sign-in waits for the browser to come back. */
-export const CALLBACK_TIMEOUT_MS = 5 * 60_000;
 /** Step-ups to wider scopes before a request gets through: a server that keeps refusing cannot loop. */
 export const MAX_STEP_UPS = 2;
 /** Fresh sign-ins after a 401 before a request gets through. */
 export const MAX_SIGN_INS = 1;
-const STATE_BYTES = 32;
-/** A sign-in's lock is waited for as long as the sign-in it waits on may take, and a little more. */
-const SIGN_IN_LOCK_SLACK_MS = 30_000;
-/** The redirect URI a pasted sign-in registers: loopback, any port. */
-const PORTLESS_REDIRECT = "http://127.0.0.1/callback";
 
 export interface OAuthOptions {
   /** "ask": on a terminal, ask first; "yes": sign in without asking; "no": never (an error names the command). */
@@ -53,12 +44,6 @@ export interface OAuthOptions {
   /** Told when we start and stop waiting for the person (a question, the browser): a command's --timeout holds meanwhile. */
   onuserwait?: (waiting: boolean) => void;
 }
-
-export { AuthRequiredError } from "./errors.ts";
-
-type Sdk = typeof import("@modelcontextprotocol/client");
-let sdk: Promise<Sdk> | undefined;
-const loadSdk = () => (sdk ??= import("@modelcontextprotocol/client"));
 
 export class OAuthSession {
   readonly resource: string;
@@ -97,7 +82,7 @@ export class OAuthSession {
   async authorization(): Promise<string | undefined> {
     let tokens = this.#storedTokens();
     if (tokens && expiresSoon(tokens) && tokens.refresh_token) {
-      await this.#refresh(tokens).catch(() => false);
+      await refresh(this.#context, tokens).catch(() => false);
       tokens = this.#storedTokens();
     }
     return tokens ? headerFor(tokens) : undefined;
@@ -149,11 +134,16 @@ export class OAuthSession {
           `${originOf(this.resource)} needs wider access (scopes: ${wanted ?? "?"}): run ${this.#options.signInCommand}`,
         );
       }
-      const stepped = await this.#signIn({ scope: wanted, force: true, resourceMetadataUrl: challenge.resourceMetadataUrl, signal });
+      const stepped = await signIn(this.#context, {
+        scope: wanted,
+        force: true,
+        resourceMetadataUrl: challenge.resourceMetadataUrl,
+        signal,
+      });
       this.#stepUps++;
       return stepped;
     }
-    if (sent?.refresh_token && (await this.#refresh(sent).catch(() => false))) return true;
+    if (sent?.refresh_token && (await refresh(this.#context, sent).catch(() => false))) return true;
     if (this.#options.signIn === "no") {
       // No Bearer challenge: the server may want an API key rather than OAuth.
       const orHeader = /^\s*Bearer\b/i.test(response.headers.get("www-authenticate") ?? "")
@@ -167,7 +157,7 @@ export class OAuthSession {
           `${this.#options.signInCommand})`,
       );
     const scope = await this.#wantedScope(challenge.scope, challenge.resourceMetadataUrl);
-    const signedIn = await this.#signIn({
+    const signedIn = await signIn(this.#context, {
       scope,
       force: false,
       resourceMetadataUrl: challenge.resourceMetadataUrl,
@@ -200,7 +190,7 @@ export class OAuthSession {
     const challenge = await this.#probe();
     const entry = this.#store.read(this.resource);
     const scope = union(entry.wantedScope, entry.tokens?.scope, await this.#wantedScope(challenge.scope, challenge.resourceMetadataUrl));
-    await this.#signIn({ scope, force: true, explicit: true, resourceMetadataUrl: challenge.resourceMetadataUrl, signal });
+    await signIn(this.#context, { scope, force: true, explicit: true, resourceMetadataUrl: challenge.resourceMetadataUrl, signal });
   }
 
   /** The server's WWW-Authenticate to a request without credentials ({} when it has none to give). */
@@ -229,212 +219,25 @@ export class OAuthSession {
     });
   }
 
-  /** A refresh under the resource's lock; false when it cannot be done without a sign-in. */
-  async #refresh(used: StoredTokens): Promise<boolean> {
-    return this.#store.withLock(this.resource, CALLBACK_TIMEOUT_MS, undefined, async () => {
-      // Another process may have refreshed while we waited for the lock.
-      const now = this.#store.read(this.resource).tokens;
-      if (now && now.access_token !== used.access_token && !expiresSoon(now)) return true;
-      if (!now?.refresh_token) return false;
-      const { auth } = await loadSdk();
-      const provider = this.#provider(undefined, () => {
-        throw new AuthRequiredError("a refresh is not enough: the server wants a new sign-in");
-      });
-      try {
-        return (await auth(provider, { serverUrl: this.resource, fetchFn: this.#fetch })) === "AUTHORIZED";
-      } catch (error) {
-        if (error instanceof AuthRequiredError) return false;
-        throw error;
-      }
-    });
-  }
-
-  async #signIn(request: {
-    scope?: string;
-    force: boolean;
-    explicit?: boolean;
-    resourceMetadataUrl?: URL;
-    rejected?: StoredTokens;
-    signal?: AbortSignal;
-  }): Promise<boolean> {
-    const policy = request.explicit ? "yes" : this.#options.signIn;
-    if (policy === "no") throw new AuthRequiredError(`${originOf(this.resource)} requires a sign-in (run ${this.#options.signInCommand})`);
-    const signal = anySignal(this.#options.signal, request.signal);
-    const waitMs = (this.#options.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS) + SIGN_IN_LOCK_SLACK_MS;
-    this.#options.onuserwait?.(true);
-    try {
-      return await this.#store.withLock(this.resource, waitMs, signal, async () => {
-        // Three proxies started at once: the first signs in, the others find its tokens here.
-        const current = this.#store.read(this.resource).tokens;
-        if (!request.force && current && current.access_token !== request.rejected?.access_token && !expiresSoon(current)) return true;
-        await oneAtATime(async () => {
-          if (policy === "ask") {
-            const yes = await this.#options.ui.confirm?.(`${originOf(this.resource)} requires a sign-in. Sign in with your browser?`);
-            if (!yes)
-              throw new AuthRequiredError(
-                `signing in to ${originOf(this.resource)} was declined (run ${this.#options.signInCommand} to sign in)`,
-              );
-          }
-          await this.#authorizeInBrowser(request.scope, request.force, request.resourceMetadataUrl, signal);
-        });
-        this.#store.update(this.resource, (entry) => void delete entry.wantedScope);
-        return true;
-      });
-    } catch (error) {
-      if (signal?.aborted && !(error instanceof AuthRequiredError))
-        throw new AuthRequiredError(`signing in to ${originOf(this.resource)} was cancelled`);
-      throw error;
-    } finally {
-      this.#options.onuserwait?.(false);
-    }
-  }
-
-  /** The authorization code flow with PKCE S256: the browser (or a pasted URL) brings the code back. */
-  async #authorizeInBrowser(
-    scope: string | undefined,
-    force: boolean,
-    resourceMetadataUrl: URL | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    const { auth } = await loadSdk();
-    const { ui } = this.#options;
-    const state = randomBytes(STATE_BYTES).toString("base64url");
-    const paste = this.#options.browser === false && ui.ask !== undefined;
-    // A new sign-in discovers anew: the server's metadata (and where it lives) may have moved.
-    const entry = this.#store.update(this.resource, (stored) => void delete stored.discovery);
-    const storedPort = entry.redirectUri ? Number(new URL(entry.redirectUri).port) || undefined : undefined;
-    const callback = paste ? undefined : await this.#listen(state, this.#options.callbackPort ?? storedPort);
-    // Pasting needs no listener: a loopback redirect without a port matches any (RFC 8252 section 7.3).
-    const pinned = this.#options.callbackPort;
-    const redirectUri =
-      callback?.redirectUrl.href ?? entry.redirectUri ?? (pinned ? `http://127.0.0.1:${pinned}/callback` : PORTLESS_REDIRECT);
-    let authorizationUrl: URL | undefined;
-    let refusal: Error | undefined;
-    const provider: StoredProvider = this.#provider(
-      redirectUri,
-      (url) => {
-        const metadata = provider.discoveryState()?.authorizationServerMetadata as
-          | { code_challenge_methods_supported?: string[] }
-          | undefined;
-        // No metadata at all is a 2025-03-26 server on its default endpoints, which predates the rule.
-        const problem = unsafeAuthorizationUrl(url, state, metadata ? (metadata.code_challenge_methods_supported ?? []) : ["S256"]);
-        if (problem) throw (refusal = new AuthRequiredError(problem));
-        authorizationUrl = url;
-      },
-      state,
-    );
-    try {
-      const first = await auth(provider, {
-        serverUrl: this.resource,
-        scope,
-        resourceMetadataUrl,
-        fetchFn: this.#fetch,
-        forceReauthorization: force,
-      }).catch((error: unknown) => {
-        throw refusal ?? signInError(this.resource, error, this.#options.signInCommand);
-      });
-      if (first === "AUTHORIZED") return;
-      if (!authorizationUrl) throw new AuthRequiredError(`${originOf(this.resource)} gave no authorization URL`);
-      ui.print(
-        `Sign in to ${originOf(this.resource)}: open this URL in a browser${paste ? ", then paste the address it sends you to" : ""}:`,
-      );
-      ui.print(authorizationUrl.href);
-      if (this.#options.browser !== false) void (this.#options.openUrl ?? openInBrowser)(authorizationUrl.href).catch(() => {});
-      const params = paste
-        ? pastedCallback((await ui.ask!("Paste the redirect URL here: ")) ?? "", state)
-        : await waitFor(callback!.params, {
-            ms: this.#options.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS,
-            timeout: `timed out waiting for the browser to come back to ${redirectUri} (run ${this.#options.signInCommand} to try again)`,
-            signal,
-            aborted: `signing in to ${originOf(this.resource)} was cancelled`,
-          });
-      const code = params.get("code");
-      if (!code) {
-        const error = params.get("error") ?? "no code";
-        const description = params.get("error_description");
-        throw new AuthRequiredError(
-          oneLine(`the authorization server did not grant access: ${error}${description ? ` (${description})` : ""}`),
-        );
-      }
-      await auth(provider, {
-        serverUrl: this.resource,
-        authorizationCode: code,
-        iss: params.get("iss") ?? undefined,
-        fetchFn: this.#fetch,
-      }).catch((error: unknown) => {
-        throw signInError(this.resource, error, this.#options.signInCommand);
-      });
-      ui.print(`Signed in to ${originOf(this.resource)}.`);
-    } finally {
-      await callback?.close();
-    }
-  }
-
-  /** The loopback listener, on the port the client was registered with when that port is free. */
-  async #listen(state: string, port: number | undefined) {
-    try {
-      return await listenForCallback(port ?? 0, state);
-    } catch (error) {
-      // The stored port is taken: a new port means a new registration (unless the port was pinned).
-      if (this.#options.callbackPort !== undefined || port === undefined) throw error;
-      this.#store.update(this.resource, (entry) => {
-        delete entry.client;
-        delete entry.redirectUri;
-      });
-      return listenForCallback(0, state);
-    }
-  }
-
-  #provider(
-    redirectUri: string | undefined,
-    onredirect: (url: URL) => void,
-    state = randomBytes(STATE_BYTES).toString("base64url"),
-  ): StoredProvider {
-    const fromEnv = process.env.MCPKIT_CLIENT_METADATA_URL;
-    return new StoredProvider({
-      store: this.#store,
+  /** What signing in and refreshing need of this session. */
+  get #context(): AuthContext {
+    return {
       resource: this.resource,
-      redirectUri,
-      client: this.#options.client,
-      clientMetadataUrl: fromEnv === undefined ? CLIENT_METADATA_URL : fromEnv || undefined,
-      onredirect,
-      state,
-    });
+      store: this.#store,
+      options: this.#options,
+      fetch: this.#fetch,
+      provider: (redirectUri, onredirect, state = randomBytes(STATE_BYTES).toString("base64url")) => {
+        const fromEnv = process.env.MCPKIT_CLIENT_METADATA_URL;
+        return new StoredProvider({
+          store: this.#store,
+          resource: this.resource,
+          redirectUri,
+          client: this.#options.client,
+          clientMetadataUrl: fromEnv === undefined ? CLIENT_METADATA_URL : fromEnv || undefined,
+          onredirect,
+          state,
+        });
+      },
+    };
   }
-}
-
-// Interactive sign-ins in one process run one at a time, whatever their server: a host or a
-// daemon with several servers must not ask two questions at once, and a pinned callback port
-// serves one sign-in at a time.
-let interactive: Promise<unknown> = Promise.resolve();
-function oneAtATime<T>(run: () => Promise<T>): Promise<T> {
-  const turn = interactive.then(run, run);
-  interactive = turn.catch(() => {});
-  return turn;
-}
-
-function headerFor(tokens: StoredTokens): string {
-  return `${tokens.token_type === "DPoP" ? "DPoP" : "Bearer"} ${tokens.access_token}`;
-}
-
-/** Within REFRESH_BEFORE_EXPIRY_MS of its expiry, or the last half of a shorter lifetime (a fresh token is never "soon"). */
-function expiresSoon(tokens: StoredTokens): boolean {
-  if (typeof tokens.expires_at !== "number") return false;
-  const lifetime = typeof tokens.expires_in === "number" ? tokens.expires_in * 1000 : Infinity;
-  return tokens.expires_at - Date.now() < Math.min(REFRESH_BEFORE_EXPIRY_MS, lifetime / 2);
-}
-
-function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  return present.length <= 1 ? present[0] : AbortSignal.any(present);
-}
-
-/** The union of space-separated scope lists, or undefined when there are none. */
-export function union(...lists: (string | undefined)[]): string | undefined {
-  const scopes = new Set(lists.flatMap((list) => (list ?? "").split(/\s+/).filter(Boolean)));
-  return scopes.size > 0 ? [...scopes].join(" ") : undefined;
-}
-
-function originOf(url: string): string {
-  return new URL(url).origin;
 }
