@@ -1,6 +1,7 @@
 // One SDK Client per server, with every client-side feature wired: the server's lists kept fresh
 // by list_changed, sampling / elicitation / roots answered through the host's UI and model, logging
 // and progress shown as they arrive, subscriptions on either protocol era.
+// One concept past 250 lines: one server's connection, every client feature wired on it.
 
 import { basename } from "node:path";
 import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";

@@ -3,6 +3,7 @@
 // server asks while the chat waits at its prompt: the newest question is answered first, then the
 // older one is asked again), and output that never lets server- or model-supplied text rewrite the
 // screen.
+// One concept past 250 lines: the one terminal of the chat, its questions and its output.
 import { createInterface, type Interface } from "node:readline";
 import { setImmediate } from "node:timers";
 import type { ConsolaInstance } from "consola/core";

@@ -2,6 +2,7 @@
 // them, usage checks go by them, and inspect/early-server.ts derives its fast path from them (a flag
 // marked `early` is one a one-shot call may carry while its server is spawned before the rest of
 // mcp-inspect loads). Nothing here loads more than lib/cli/args.ts and lib/wire/protocol.ts.
+// One concept past 250 lines: the declarations only, one table per command; no logic lives here.
 import type { ArgsDef } from "citty";
 import { AUTH_ARGS, LOG_ARGS, PROTOCOL_VERSION_ARGS, TARGET_ARGS } from "../lib/cli/args.ts";
 import type { FlagDef } from "../lib/cli/values.ts";

@@ -1,6 +1,8 @@
 // One connection to one server: the channel for the target's kind, the raw client on top, and
 // watchdogs for --timeout (progress resets them). A one-shot command runs its whole life under
 // one watchdog; `mcp` mode gives each tool call its own.
+// One concept past 250 lines: one connection and the work done on it (Session, Call, Watchdog are
+// its three faces: the link, one unit of work, that unit's clock).
 
 import { McpError, RawClient, type ServerIdentity } from "../lib/client/raw-client.ts";
 import type { SessionInfo } from "../lib/daemon/protocol.ts";

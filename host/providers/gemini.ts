@@ -1,4 +1,5 @@
 // The Gemini API (generateContent) behind the model seam, through the official @google/genai SDK.
+// One concept past 250 lines: one vendor's wire, both ways (requests, streamed answers, failures).
 
 import type { Content, FunctionDeclaration, GenerateContentResponse, Model, Part } from "@google/genai";
 import { ApiError, FinishReason, GoogleGenAI } from "@google/genai";

@@ -1,5 +1,6 @@
 // OpenAI Chat Completions behind the model seam, through the official SDK. Chat Completions, not
 // Responses, because it is what compatible servers (Ollama, vLLM, llama.cpp, LiteLLM) implement.
+// One concept past 250 lines: one vendor's wire, both ways (requests, streamed answers, failures).
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import type {
   ChatCompletionChunk,

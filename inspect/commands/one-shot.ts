@@ -1,6 +1,8 @@
 // The one-shot commands: each reads its input from argv (prepare: arguments, files, stdin, all
 // before any server is asked), connects to one server, runs one operation (inspect/operations.ts),
 // prints one result, then closes and exits with the code that says what happened.
+// One concept past 250 lines: the one flow every one-shot command shares, and each command's
+// reading of argv into that flow (their operations are inspect/operations.ts).
 import { type ArgsDef, type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
 import { McpError } from "../../lib/client/raw-client.ts";

@@ -1,6 +1,8 @@
 // The small raw MCP client: request/response correlation over any MessageChannel, the era
 // negotiation of both protocol generations, progress, cancellation and timeouts. It carries
 // results as plain JSON (no schema library), which keeps a one-shot call cheap to start.
+// One concept past 250 lines: the client side of one MCP connection; what its requests share (ids,
+// timers, cancellation) is correlator.ts, how they are sent peer.ts.
 
 import type { CloseOptions, MessageChannel } from "../transport/channel.ts";
 import {

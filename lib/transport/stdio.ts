@@ -2,6 +2,7 @@
 // environment, in its own process group, framed by lib/wire/lines, written with a bound, read with
 // backpressure, and shut down in the order the spec gives: close stdin, then SIGTERM, then SIGKILL.
 // A server whose stdout closes, or that stops reading its stdin, is a crashed server.
+// One concept past 250 lines: one child process's life as a channel, from spawn to the last signal.
 import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { type Flow, pollUntil, readChunks, settlesWithin } from "../io/reading.ts";
