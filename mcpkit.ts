@@ -54,7 +54,7 @@ if (chosen) {
   if (first === "--version" || first === "-v") process.stdout.write(`${pkg.version}\n`);
   else if (first === undefined || first === "--help" || first === "-h") process.stdout.write(USAGE);
   else {
-    process.stderr.write(`error: unknown tool ${JSON.stringify(first)} (tools: ${Object.keys(TOOLS).join(", ")}; see mcpkit --help)\n`);
-    process.exitCode = 1;
+    const { fail } = await import("./lib/cli/fail.ts");
+    fail(`unknown tool ${JSON.stringify(first)} (tools: ${Object.keys(TOOLS).join(", ")}; see mcpkit --help)`);
   }
 }
