@@ -4,9 +4,7 @@
 
 import type { JsonObject, JsonRpcId, JsonRpcMessage, JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 import { META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from "../lib/wire/protocol.ts";
-
-/** Map key that keeps the number 1 and the string "1" apart, as JSON-RPC does. */
-export const keyOf = (id: JsonRpcId) => (typeof id === "number" ? `n${id}` : `s${id}`);
+import { keyOf } from "./in-flight.ts";
 
 export type RequestFn = (method: string, params: JsonObject) => Promise<JsonObject>;
 
