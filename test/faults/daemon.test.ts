@@ -5,7 +5,7 @@ import { spawn as spawnChild } from "node:child_process";
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { BUN, daemonDir, FAULTY, INITIALIZE, inspect, REFERENCE, ROOT, runTool, stopDaemons, waitUntil } from "../helpers.ts";
+import { BUN, daemonDir, FAULTY, INITIALIZE, inspect, REFERENCE, ROOT, runTool, stopDaemons, waitUntil } from "../support/helpers.ts";
 
 const LONG = 60_000;
 afterEach(stopDaemons);

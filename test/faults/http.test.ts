@@ -4,7 +4,17 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { mayCarryHeaders } from "../../lib/io/fetch.ts";
-import { BUN, type HttpFixture, INITIALIZE, inspect, LinePeer, NO_VENDOR_KEYS, ROOT, runTool, startHttpServer } from "../helpers.ts";
+import {
+  BUN,
+  type HttpFixture,
+  INITIALIZE,
+  inspect,
+  LinePeer,
+  NO_VENDOR_KEYS,
+  ROOT,
+  runTool,
+  startHttpServer,
+} from "../support/helpers.ts";
 
 const LONG = 60_000;
 const HOSTILE = join(ROOT, "test/fixtures/hostile-http.ts");

@@ -4,7 +4,7 @@ import { expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, FAULTY, inspect, ROOT } from "../helpers.ts";
+import { BUN, FAULTY, inspect, ROOT } from "../support/helpers.ts";
 
 const LONG = 60_000;
 /** A 32 MB cap on what is read, plus the runtime itself. */

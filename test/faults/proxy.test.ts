@@ -16,7 +16,7 @@ import {
   removeTempDirs,
   tempDir,
   waitUntil,
-} from "../helpers.ts";
+} from "../support/helpers.ts";
 
 const LONG = 120_000;
 const PROXY = join(ROOT, "mcp-proxy.ts");

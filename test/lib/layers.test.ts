@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { ROOT } from "../helpers.ts";
+import { ROOT } from "../support/helpers.ts";
 
 /** The layers in their order; lib/open.ts comes after all of them. */
 export const LAYERS = ["wire", "io", "terminal", "targets", "auth", "client", "transport", "daemon", "cli"] as const;

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, inflateRawSync } from "node:zlib";
-import { BUN, ROOT } from "../helpers.ts";
+import { BUN, ROOT } from "../support/helpers.ts";
 
 const LONG = 900_000;
 const work = mkdtempSync(join(tmpdir(), "mcpkit-release-"));

@@ -1,0 +1,496 @@
+// mcp-daemon end to end: real daemons on real sockets, started on demand by mcp-inspect.
+import { afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { Client, type Transport } from "@modelcontextprotocol/client";
+import { ChannelTransport } from "../../../host/channel-transport.ts";
+import { Session } from "../../../inspect/session.ts";
+import { RawClient } from "../../../lib/client/raw-client.ts";
+import { DaemonChannel } from "../../../lib/daemon/client.ts";
+import { SESSION_NOTIFICATION } from "../../../lib/daemon/protocol.ts";
+import { daemonEnvironment } from "../../../lib/daemon/start.ts";
+import type { StdioTarget } from "../../../lib/targets/target.ts";
+import {
+  alive,
+  BUN,
+  daemonDir,
+  eventually,
+  FAULTY,
+  inspect,
+  REFERENCE,
+  REFERENCE_CMD,
+  ROOT,
+  runTool,
+  stopDaemons,
+  waitUntil,
+} from "../../support/helpers.ts";
+
+const LONG = 60_000;
+const GATED = join(ROOT, "test/fixtures/gated-server.ts");
+afterEach(stopDaemons);
+
+const stateful = (dir: string, args: string[]) =>
+  inspect([...args.slice(0, args.indexOf("--")), "--stateful", ...args.slice(args.indexOf("--"))], { env: { MCPKIT_DAEMON_DIR: dir } });
+const daemon = (dir: string, args: string[]) => runTool("mcp-daemon.ts", args, { env: { MCPKIT_DAEMON_DIR: dir } });
+const statusOf = async (dir: string) => JSON.parse((await daemon(dir, ["status", "--json"])).stdout);
+
+describe("stateful sessions", () => {
+  test(
+    "begin_session in one mcp-inspect call unlocks the tools for the next calls",
+    async () => {
+      const dir = daemonDir();
+      const locked = await inspect(["list-tools", "--", BUN, GATED]);
+      expect(locked.json.data.tools.map((t: { name: string }) => t.name)).not.toContain("secret_echo");
+      const opened = await stateful(dir, ["call-tool", "begin_session", "user=ann", "--", BUN, GATED]);
+      expect(opened.json.data.content[0].text).toBe("session open for ann");
+      const listed = await stateful(dir, ["list-tools", "--", BUN, GATED]);
+      expect(listed.json.data.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(["secret_echo", "session_info"]));
+      const called = await stateful(dir, ["call-tool", "secret_echo", "message=hi", "--", BUN, GATED]);
+      expect(called.json.data.content[0].text).toBe("[ann] hi (call 1)");
+      const status = await statusOf(dir);
+      expect(status.running).toBe(true);
+      expect(status.sessions).toHaveLength(1);
+      expect(status.sessions[0]).toMatchObject({ state: "ready", kind: "stdio", clients: 0 });
+      expect(status.sessions[0].server).toContain("gated-server.ts");
+      expect(status.sessions[0].calls).toBeGreaterThan(2);
+      expect(typeof status.sessions[0].pid).toBe("number");
+    },
+    LONG,
+  );
+
+  test(
+    "an edited server definition gets its own session; a config entry with stateful: true uses the daemon",
+    async () => {
+      const dir = daemonDir();
+      await stateful(dir, ["call-tool", "begin_session", "--", BUN, GATED]);
+      const other = await stateful(dir, ["list-tools", "--env", "X=1", "--", BUN, GATED]);
+      expect(other.json.data.tools.map((t: { name: string }) => t.name)).not.toContain("secret_echo");
+      const config = join(dir, "mcp.json");
+      writeFileSync(config, JSON.stringify({ mcpServers: { gated: { command: BUN, args: [GATED], stateful: true } } }));
+      await inspect(["call-tool", "begin_session", "user=cfg", "--config", config], { env: { MCPKIT_DAEMON_DIR: dir } });
+      const viaConfig = await inspect(["call-tool", "session_info", "--config", config], { env: { MCPKIT_DAEMON_DIR: dir } });
+      expect(JSON.parse(viaConfig.json.data.content[0].text).unlockedBy).toBe("cfg");
+      // The config names exactly the first call's server (command, args, env, cwd): the same session.
+      expect((await statusOf(dir)).sessions.length).toBe(2);
+    },
+    LONG,
+  );
+
+  test(
+    "ten racing clients start exactly one daemon, and share one server process",
+    async () => {
+      const dir = daemonDir();
+      const results = await Promise.all(Array.from({ length: 10 }, () => stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])));
+      expect(results.map((r) => r.code)).toEqual(Array(10).fill(0));
+      expect(new Set(results.map((r) => r.json.data.content[0].text)).size).toBe(1);
+      const log = readFileSync(join(dir, "daemon.log"), "utf8");
+      expect(log.match(/listening on/g)?.length).toBe(1);
+    },
+    LONG,
+  );
+
+  test(
+    "the raw client over a DaemonChannel and the SDK Client over the same channel reach the same session",
+    async () => {
+      const dir = daemonDir();
+      const target: StdioTarget = { kind: "stdio", command: BUN, args: [GATED], env: {} };
+      const env = { ...process.env, MCPKIT_DAEMON_DIR: dir };
+      const raw = new RawClient(new DaemonChannel(target, { env }), { clientInfo: { name: "raw-through-daemon", version: "0" } });
+      await raw.connect();
+      expect(((await raw.request("tools/list")).tools as { name: string }[]).map((t) => t.name)).not.toContain("secret_echo");
+      const opened = await raw.request("tools/call", { name: "begin_session", arguments: { user: "lib" } });
+      expect(JSON.stringify(opened.content)).toContain("session open for lib");
+      await raw.close();
+      const client = new Client({ name: "sdk-through-daemon", version: "0" });
+      await client.connect(new ChannelTransport(new DaemonChannel(target, { env })) as unknown as Transport);
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("secret_echo");
+      const echoed = await client.callTool({ name: "secret_echo", arguments: { message: "sdk" } });
+      expect(JSON.stringify(echoed.content)).toContain("[lib] sdk");
+      await client.close();
+    },
+    LONG,
+  );
+});
+
+/** A session through the daemon as mcp-inspect opens one, with the method of every message it sends recorded. */
+function spiedSession(dir: string, target: StdioTarget) {
+  const channel = new DaemonChannel(target, { env: { ...process.env, MCPKIT_DAEMON_DIR: dir } });
+  const sent: string[] = [];
+  const send = channel.send.bind(channel);
+  channel.send = (message, raw) => {
+    sent.push("method" in message ? message.method : "(response)");
+    return send(message, raw);
+  };
+  const session = new Session({ version: "0", timeoutMs: 20_000, stateful: true }, channel);
+  const toolNames = async () =>
+    ((await session.run((call) => call.listAll("tools/list", "tools"))).tools as { name: string }[]).map((tool) => tool.name);
+  return { channel, sent, session, toolNames };
+}
+
+/** The lines the daemon sends on a raw connection after an attach frame, until `count` have come. */
+function attachLines(dir: string, frame: Record<string, unknown>, count: number, after?: string): Promise<any[]> {
+  return new Promise((resolve) => {
+    const connection = connect(join(dir, "daemon.sock"), () => connection.write(`${JSON.stringify(frame)}\n`));
+    let text = "";
+    let sent = false;
+    connection.on("data", (chunk) => {
+      text += chunk;
+      if (after && !sent && text.includes('"attached"')) {
+        sent = true;
+        connection.write(`${after}\n`);
+      }
+      const lines = text.split("\n").filter((line) => line.startsWith("{"));
+      if (lines.length >= count) {
+        connection.destroy();
+        resolve(lines.slice(0, count).map((line) => JSON.parse(line)));
+      }
+    });
+  });
+}
+
+describe("the session extension: a warm call is one round trip", () => {
+  const reference: StdioTarget = { kind: "stdio", command: BUN, args: [REFERENCE], env: {} };
+
+  test(
+    "once the session is warm, the handshake and the tool list come with the attach: call-tool sends only tools/call",
+    async () => {
+      const dir = daemonDir();
+      const cold = spiedSession(dir, reference);
+      const negotiated = await cold.session.connect();
+      expect(await cold.toolNames()).toContain("echo");
+      // The first client of a session negotiates, as it always did.
+      expect(cold.sent).toEqual(["server/discover", "initialize", "notifications/initialized", "tools/list"]);
+      await cold.session.close();
+
+      const warm = spiedSession(dir, reference);
+      expect(await warm.session.connect()).toEqual(negotiated);
+      expect(await warm.toolNames()).toContain("echo");
+      const echoed = await warm.session.run((call) => call.request("tools/call", { name: "echo", arguments: { message: "warm" } }));
+      expect(JSON.stringify(echoed.content)).toContain("warm");
+      expect(warm.sent).toEqual(["tools/call"]);
+      await warm.session.close();
+    },
+    LONG,
+  );
+
+  test(
+    "mcp-inspect itself: a warm call-tool is one request at the daemon, a warm list-tools none",
+    async () => {
+      const dir = daemonDir();
+      const calls = async () => (await statusOf(dir)).sessions[0].calls as number;
+      expect((await stateful(dir, ["call-tool", "echo", "message=a", "--", ...REFERENCE_CMD])).code).toBe(0);
+      const before = await calls();
+      const warm = await stateful(dir, ["call-tool", "echo", "message=b", "--", ...REFERENCE_CMD]);
+      expect(warm.json.data.content[0].text).toBe("b");
+      expect(warm.json.metadata.protocolVersion).toBe("2025-11-25");
+      expect(await calls()).toBe(before + 1);
+      const listed = await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD]);
+      expect(listed.json.data.tools.map((t: { name: string }) => t.name)).toContain("echo");
+      expect(await calls()).toBe(before + 1);
+    },
+    LONG,
+  );
+
+  test(
+    "a tools/list_changed drops the cached list: on the daemon for later clients, on a client that holds it",
+    async () => {
+      const dir = daemonDir();
+      const gated: StdioTarget = { kind: "stdio", command: BUN, args: [GATED], env: {} };
+      const first = spiedSession(dir, gated);
+      await first.session.connect();
+      expect(await first.toolNames()).not.toContain("secret_echo");
+      await first.session.close();
+      // This client holds the cached (locked) list when another one opens the session.
+      const holder = spiedSession(dir, gated);
+      await holder.session.connect();
+      expect(holder.channel.cached?.tools?.map((tool) => tool.name)).not.toContain("secret_echo");
+      const changed = Promise.withResolvers<void>();
+      const onmessage = holder.channel.onmessage;
+      holder.channel.onmessage = (message, raw) => {
+        onmessage?.(message, raw);
+        if ("method" in message && message.method === "notifications/tools/list_changed") changed.resolve();
+      };
+      const opener = spiedSession(dir, gated);
+      await opener.session.connect();
+      await opener.session.run((call) => call.request("tools/call", { name: "begin_session", arguments: { user: "ext" } }));
+      await opener.session.close();
+      await changed.promise;
+      expect(holder.channel.cached?.tools).toBeUndefined();
+      // The daemon dropped its copy before it passed the notification on: a client attaching now gets none.
+      const later = spiedSession(dir, gated);
+      await later.session.connect();
+      expect(later.channel.cached?.identity).toBeDefined();
+      expect(later.channel.cached?.tools).toBeUndefined();
+      await later.session.close();
+      expect(await holder.toolNames()).toContain("secret_echo");
+      expect(holder.sent).toContain("tools/list");
+      await holder.session.close();
+    },
+    LONG,
+  );
+
+  test(
+    "only a client that asks gets the session line, in the version the daemon speaks; others see the protocol as before",
+    async () => {
+      const dir = daemonDir();
+      expect((await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD])).code).toBe(0);
+      const server = { kind: "stdio", command: BUN, args: [REFERENCE], env: { PATH: process.env.PATH ?? "" }, cwd: ROOT };
+      const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" });
+      const [attached, next] = await attachLines(dir, { type: "attach", protocol: 1, server }, 2, request);
+      expect(attached).toMatchObject({ type: "attached" });
+      expect(attached).not.toHaveProperty("extensions");
+      expect(next).toMatchObject({ id: 7, result: {} });
+      const [granted, info] = await attachLines(dir, { type: "attach", protocol: 1, server, extensions: { session: 9 } }, 2);
+      expect(granted).toMatchObject({ type: "attached", extensions: { session: 1 } });
+      expect(info).toMatchObject({
+        method: SESSION_NOTIFICATION,
+        params: { version: 1, identity: { era: "legacy", protocolVersion: "2025-11-25", serverInfo: { name: "mcpkit-reference" } } },
+      });
+      expect(info.params.tools.map((tool: { name: string }) => tool.name)).toContain("echo");
+    },
+    LONG,
+  );
+});
+
+describe("faults", () => {
+  test(
+    "a server that crashes is restarted on next use; the call in flight gets an error, not a rerun",
+    async () => {
+      const dir = daemonDir();
+      const first = (await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text;
+      const slow = stateful(dir, ["call-tool", "slow", "steps=50", "delayMs=100", "--", ...REFERENCE_CMD]);
+      // The slow call is in flight once the daemon has counted it: the first call-tool made a tools/list
+      // and a tools/call; the second, attaching to a warm session, is sent the tool list and makes the call only.
+      await eventually(
+        () => statusOf(dir),
+        (status) => status.sessions?.[0]?.calls >= 3,
+      );
+      await stateful(dir, ["call-tool", "crash", "--", ...REFERENCE_CMD]);
+      const cut = await slow;
+      expect(cut.code).toBe(5);
+      expect(cut.json.error.message).toContain("not retried");
+      const second = (await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text;
+      expect(second).not.toBe(first);
+      expect(alive(Number(first))).toBe(false);
+    },
+    LONG,
+  );
+
+  test(
+    "a client that disconnects mid-call has its call cancelled upstream; others are unaffected",
+    async () => {
+      const dir = daemonDir();
+      await daemon(dir, ["start", "--log-level", "debug"]);
+      const child = Bun.spawn(
+        [BUN, "mcp-inspect.ts", "call-tool", "slow", "steps=100", "delayMs=50", "--stateful", "--", ...REFERENCE_CMD],
+        {
+          cwd: ROOT,
+          env: { ...process.env, MCPKIT_DAEMON_DIR: dir },
+          stdout: "ignore",
+          stderr: "ignore",
+        },
+      );
+      // Its tools/list and its tools/call have reached the server.
+      await eventually(
+        () => statusOf(dir),
+        (status) => status.sessions?.[0]?.calls >= 2,
+      );
+      child.kill("SIGKILL");
+      const other = await stateful(dir, ["call-tool", "echo", "message=still here", "--", ...REFERENCE_CMD]);
+      expect(other.json.data.content[0].text).toBe("still here");
+      await waitUntil(() => readFileSync(join(dir, "daemon.log"), "utf8").includes("slow: cancelled after"));
+    },
+    LONG,
+  );
+
+  test(
+    "garbage and a 50 MB line on the socket are dropped; the daemon lives",
+    async () => {
+      const dir = daemonDir();
+      await daemon(dir, ["start"]);
+      const socket = join(dir, "daemon.sock");
+      const reply = await new Promise<string>((resolve) => {
+        const connection = connect(socket, () => connection.write("garbage\n"));
+        let text = "";
+        connection.on("data", (chunk) => (text += chunk));
+        connection.on("close", () => resolve(text));
+      });
+      expect(JSON.parse(reply)).toMatchObject({ type: "error" });
+      await new Promise<void>((resolve) => {
+        const connection = connect(socket, () => connection.write(Buffer.alloc(50 * 1024 * 1024, 120)));
+        connection.on("error", () => resolve());
+        connection.on("close", () => resolve());
+      });
+      expect((await statusOf(dir)).running).toBe(true);
+      // After attaching, a request over the line cap is answered with an error (its id read from its edges).
+      const answer = await new Promise<string>((resolve) => {
+        let text = "";
+        const connection = connect(socket, () => {
+          connection.write(
+            `${JSON.stringify({ type: "attach", protocol: 1, server: { kind: "stdio", command: BUN, args: [REFERENCE], env: {} } })}\n`,
+          );
+        });
+        connection.on("data", (chunk) => {
+          text += chunk;
+          if (text.includes('"attached"') && !text.includes("huge")) {
+            text += " huge-sent ";
+            const huge = {
+              jsonrpc: "2.0",
+              id: "huge",
+              method: "tools/call",
+              params: { name: "echo", arguments: { message: "m".repeat(40 * 1024 * 1024) } },
+            };
+            connection.write(`${JSON.stringify(huge)}\n`);
+          }
+          if (text.includes('"id":"huge"')) connection.end();
+        });
+        connection.on("close", () => resolve(text));
+      });
+      expect(answer).toContain("over the");
+      // A well-formed frame with a broken server definition is refused, not fatal.
+      for (const server of [{ kind: "stdio" }, { kind: "http" }, { kind: "stdio", command: "x", args: "no", env: {} }, "text"]) {
+        const refused = await new Promise<string>((resolve) => {
+          const connection = connect(socket, () => connection.write(`${JSON.stringify({ type: "attach", protocol: 1, server })}\n`));
+          let text = "";
+          connection.on("data", (chunk) => (text += chunk));
+          connection.on("close", () => resolve(text));
+        });
+        expect(JSON.parse(refused)).toMatchObject({ type: "error", message: expect.stringContaining("valid server definition") });
+      }
+      expect((await statusOf(dir)).running).toBe(true);
+      expect((await stateful(dir, ["ping", "--", ...REFERENCE_CMD])).code).toBe(0);
+    },
+    LONG,
+  );
+
+  test(
+    "no server process survives mcp-daemon stop",
+    async () => {
+      const dir = daemonDir();
+      const pid = Number((await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text);
+      const daemonPid = (await statusOf(dir)).pid;
+      expect((await daemon(dir, ["stop"])).stdout).toContain("stopped");
+      expect(alive(pid)).toBe(false);
+      expect(alive(daemonPid)).toBe(false);
+      expect((await daemon(dir, ["status"])).code).toBe(9);
+    },
+    LONG,
+  );
+
+  test(
+    "after SIGKILL of the daemon, the next call starts a new one that ends what the old one left",
+    async () => {
+      const dir = daemonDir();
+      const pid = Number((await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text);
+      // A server that ignores stdin EOF and SIGTERM: only the pid records can end it.
+      const stubborn = await stateful(dir, ["list-tools", "--timeout", "500", "--", BUN, FAULTY, "stubborn"]);
+      expect(stubborn.code).toBe(4);
+      const status = await statusOf(dir);
+      const stubbornPid = status.sessions.find((s: { server: string }) => s.server.includes("stubborn")).pid;
+      process.kill(status.pid, "SIGKILL");
+      // The well-behaved server sees its stdin close and leaves by itself.
+      await waitUntil(() => !alive(pid));
+      expect(alive(stubbornPid)).toBe(true);
+      const next = await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD]);
+      expect(next.code).toBe(0);
+      // The new daemon ended what the old one left (SIGKILL to its group) before it served.
+      await waitUntil(() => !alive(stubbornPid));
+    },
+    LONG,
+  );
+
+  test(
+    "idle sessions are closed, and an idle daemon exits by itself",
+    async () => {
+      const dir = daemonDir();
+      await daemon(dir, ["start", "--idle-timeout", "1000", "--exit-after", "1500"]);
+      const pid = Number((await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text);
+      const daemonPid = (await statusOf(dir)).pid;
+      const deadline = Date.now() + 20_000;
+      while ((alive(pid) || alive(daemonPid)) && Date.now() < deadline) await Bun.sleep(200);
+      expect(alive(pid)).toBe(false);
+      expect(alive(daemonPid)).toBe(false);
+    },
+    LONG,
+  );
+});
+
+describe("the socket's directory", () => {
+  test.each([
+    ["a regular file", (socket: string) => writeFileSync(socket, "precious"), "is not a socket"],
+    ["a symlink", (socket: string) => symlinkSync("/etc/hostname", socket), "is not a socket"],
+  ])(
+    "a socket path that is %s is refused and left alone",
+    async (_what, make, fragment) => {
+      const dir = daemonDir();
+      const socket = join(dir, "daemon.sock");
+      make(socket);
+      const result = await daemon(dir, ["run"]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(fragment);
+      expect(readFileSync(socket, "utf8").length).toBeGreaterThan(0);
+      // Started on demand, the daemon's reason lands in the log the client points to.
+      const call = await stateful(dir, ["ping", "--", ...REFERENCE_CMD]);
+      expect(call.code).toBe(2);
+      expect(call.json.error.message).toContain("daemon.log");
+      expect(readFileSync(join(dir, "daemon.log"), "utf8")).toContain(fragment);
+    },
+    LONG,
+  );
+
+  test(
+    "a directory others can read is refused with the fix",
+    async () => {
+      const dir = daemonDir();
+      chmodSync(dir, 0o755);
+      const result = await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD]);
+      expect(result.code).toBe(2);
+      expect(result.json.error.message).toContain(`chmod 700 ${dir}`);
+    },
+    LONG,
+  );
+
+  test(
+    "a socket path over the OS limit gets a clear message",
+    async () => {
+      const base = daemonDir();
+      const deep = join(base, "x".repeat(60), "y".repeat(60));
+      mkdirSync(deep, { recursive: true, mode: 0o700 });
+      const result = await daemon(deep, ["status"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("over this system's limit");
+    },
+    LONG,
+  );
+});
+
+test("the daemon starts with an allow-listed environment: its own and network settings, never the caller's API keys", () => {
+  const env = daemonEnvironment({
+    PATH: "/bin",
+    HOME: "/h",
+    MCPKIT_DAEMON_DIR: "/d",
+    XDG_RUNTIME_DIR: "/run/u",
+    OPENAI_API_KEY: "sk-x",
+    GITHUB_TOKEN: "t",
+    https_proxy: "http://p:3128",
+    NODE_EXTRA_CA_CERTS: "/ca.pem",
+  });
+  // Stateful HTTP sessions run inside the daemon: proxy and CA settings are what they need to connect.
+  expect(env).toEqual({
+    PATH: "/bin",
+    HOME: "/h",
+    MCPKIT_DAEMON_DIR: "/d",
+    XDG_RUNTIME_DIR: "/run/u",
+    https_proxy: "http://p:3128",
+    NODE_EXTRA_CA_CERTS: "/ca.pem",
+  });
+});
+
+test("an unknown mcp-daemon command is one line on stderr, exit 1, nothing on stdout", async () => {
+  const result = await daemon(daemonDir(), ["bogus"]);
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe("");
+  expect(result.stderr).toBe('error: unknown command "bogus" (commands: start, stop, status, restart, logs, run; see mcp-daemon --help)\n');
+});

@@ -1,0 +1,169 @@
+// The SDK v2 Client talks through mcp-proxy to real servers: every client feature works, and keeps
+// working across a restart.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Client, type ClientOptions } from "@modelcontextprotocol/client";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { BUN, EVERYTHING, type HttpFixture, REFERENCE, ROOT, startReferenceHttp, waitUntil } from "../../support/helpers.ts";
+
+const LONG = 60_000;
+const PROXY = join(ROOT, "mcp-proxy.ts");
+const open: Client[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((client) => client.close().catch(() => {})));
+});
+
+type Era = "legacy" | "modern";
+
+/** An SDK client that answers sampling, elicitation and roots, connected through the proxy. */
+async function throughProxy(proxyArgs: string[], era: Era): Promise<{ client: Client; notes: string[] }> {
+  const options: ClientOptions = { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } };
+  if (era === "modern") options.versionNegotiation = { mode: { pin: "2026-07-28" } };
+  const client = new Client({ name: "proxy-sdk-test", version: "0" }, options);
+  client.setRequestHandler("sampling/createMessage", async () => ({
+    role: "assistant",
+    content: { type: "text", text: "sampled answer" },
+    model: "test-model",
+  }));
+  client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { name: "Ann" } }));
+  client.setRequestHandler("roots/list", async () => ({ roots: [{ uri: "file:///tmp/root", name: "root" }] }));
+  const notes: string[] = [];
+  client.setNotificationHandler("notifications/tools/list_changed", () => void notes.push("tools/list_changed"));
+  client.setNotificationHandler("notifications/resources/updated", (n) => void notes.push(`updated ${n.params.uri}`));
+  client.setNotificationHandler("notifications/message", (n) => void notes.push(`log ${String(n.params.data)}`));
+  await client.connect(
+    new StdioClientTransport({
+      command: BUN,
+      args: [PROXY, "--log-level", "warn", ...proxyArgs],
+      env: getDefaultEnvironment(),
+      stderr: "pipe",
+    }),
+  );
+  open.push(client);
+  return { client, notes };
+}
+
+const text = (result: { content?: unknown }) => (result.content as { type: string; text: string }[])[0]!.text;
+
+async function clientFeatures(client: Client): Promise<void> {
+  expect(text(await client.callTool({ name: "sample", arguments: { prompt: "hi?" } }))).toBe("sampled answer");
+  expect(JSON.parse(text(await client.callTool({ name: "elicit", arguments: {} })))).toEqual({
+    action: "accept",
+    content: { name: "Ann" },
+  });
+  expect(JSON.parse(text(await client.callTool({ name: "roots", arguments: {} })))).toEqual([{ uri: "file:///tmp/root", name: "root" }]);
+}
+
+async function progressAndCancellation(client: Client): Promise<void> {
+  const progress: number[] = [];
+  expect(
+    text(
+      await client.callTool({ name: "slow", arguments: { steps: 3, delayMs: 20 } }, { onprogress: (p) => void progress.push(p.progress) }),
+    ),
+  ).toBe("done 3 steps");
+  expect(progress.length).toBeGreaterThanOrEqual(2);
+  const aborter = new AbortController();
+  const seen: number[] = [];
+  const call = client.callTool(
+    { name: "slow", arguments: { steps: 100, delayMs: 40 } },
+    {
+      signal: aborter.signal,
+      onprogress: (p) => {
+        seen.push(p.progress);
+        if (p.progress === 2) aborter.abort();
+      },
+    },
+  );
+  await expect(call).rejects.toThrow();
+  const atAbort = seen.length;
+  await Bun.sleep(300);
+  expect(seen.length).toBe(atAbort);
+}
+
+describe.each(["legacy", "modern"] as const)("reference server over stdio, %s era", (era) => {
+  test(
+    "sampling, elicitation, roots, progress, cancellation and subscriptions work before and after restart_server",
+    async () => {
+      const { client, notes } = await throughProxy(["--", BUN, REFERENCE], era);
+      const tools = await client.listTools();
+      expect(tools.tools.at(-1)?.name).toBe("restart_server");
+      expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+
+      await clientFeatures(client);
+      await progressAndCancellation(client);
+      const listen = era === "modern" ? await client.listen({ resourceSubscriptions: ["ref://hello"] }) : undefined;
+      if (era === "legacy") await client.subscribeResource({ uri: "ref://hello" });
+      await client.callTool({ name: "touch", arguments: { uri: "ref://hello" } });
+      await waitUntil(() => notes.includes("updated ref://hello"));
+
+      const before = text(await client.callTool({ name: "whoami", arguments: {} }));
+      const restart = await client.callTool({ name: "restart_server", arguments: {} });
+      expect(restart.isError).toBe(false);
+      expect(text(restart)).toContain("Restarted the server");
+      expect(text(await client.callTool({ name: "whoami", arguments: {} }))).not.toBe(before);
+      if (era === "legacy") await waitUntil(() => notes.includes("tools/list_changed"));
+
+      // The same features on the new process; the subscription was carried over.
+      await clientFeatures(client);
+      await progressAndCancellation(client);
+      notes.length = 0;
+      await client.callTool({ name: "touch", arguments: { uri: "ref://hello" } });
+      await waitUntil(() => notes.includes("updated ref://hello"));
+      await listen?.close();
+    },
+    LONG,
+  );
+});
+
+test(
+  "logging notifications pass through (2025 era)",
+  async () => {
+    const { client, notes } = await throughProxy(["--", BUN, REFERENCE], "legacy");
+    await client.callTool({ name: "log", arguments: { level: "warning", message: "careful" } });
+    await waitUntil(() => notes.includes("log careful"));
+  },
+  LONG,
+);
+
+describe("server-everything (v1 SDK) through the proxy", () => {
+  test(
+    "its tools, its server->client requests, and a restart",
+    async () => {
+      const { client } = await throughProxy(["--", EVERYTHING], "legacy");
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("echo");
+      expect(names.at(-1)).toBe("restart_server");
+      expect(text(await client.callTool({ name: "echo", arguments: { message: "hi" } }))).toBe("Echo: hi");
+      if (names.includes("trigger-sampling-request")) {
+        const sampled = await client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "p", maxTokens: 10 } });
+        expect(JSON.stringify(sampled.content)).toContain("sampled answer");
+      }
+      const restart = await client.callTool({ name: "restart_server", arguments: {} });
+      expect(restart.isError).toBe(false);
+      expect(text(await client.callTool({ name: "echo", arguments: { message: "again" } }))).toBe("Echo: again");
+      expect((await client.listPrompts()).prompts.length).toBeGreaterThan(0);
+    },
+    LONG,
+  );
+});
+
+describe("a Streamable HTTP server behind the proxy (stdio bridge)", () => {
+  let server: HttpFixture;
+  beforeAll(async () => {
+    server = await startReferenceHttp();
+  });
+  afterAll(() => server.stop());
+
+  test.each(["legacy", "modern"] as const)(
+    "%s era: tools, server->client requests and a restart",
+    async (era) => {
+      const { client } = await throughProxy(["--url", server.url], era);
+      expect(text(await client.callTool({ name: "echo", arguments: { message: "bridged" } }))).toBe("bridged");
+      await clientFeatures(client);
+      const restart = await client.callTool({ name: "restart_server", arguments: {} });
+      expect(restart.isError).toBe(false);
+      expect(text(await client.callTool({ name: "add", arguments: { a: 1, b: 2 } }))).toBe("3");
+    },
+    LONG,
+  );
+});

@@ -1,0 +1,563 @@
+/**
+ * lib's OAuth client under an SDK Client, as mcp-host connects (lib's HTTP channel as the SDK
+ * transport), in process, against a
+ * real loopback authorization server + protected MCP server (test/fixtures/oauth-server.ts). The
+ * test plays the user and the browser: its openUrl fetches the authorization URL, whose
+ * auto-consent redirect lands on the loopback callback. The entry scripts' own flows are in
+ * test/oauth.test.ts.
+ */
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
+import { ChannelTransport } from "../../../host/channel-transport.ts";
+import { connectionFailure } from "../../../host/servers.ts";
+import { CALLBACK_PATH } from "../../../lib/auth/callback.ts";
+import type { ChannelAuth } from "../../../lib/open.ts";
+import { openChannel } from "../../../lib/open.ts";
+import type { HttpTarget } from "../../../lib/targets/target.ts";
+import type { Asker } from "../../../lib/terminal/asker.ts";
+import { isBrowserSafeUrl } from "../../../lib/terminal/browser.ts";
+import { type OAuthFixture, type OAuthFixtureOptions, startOAuthServer } from "../../fixtures/oauth-server.ts";
+import { ROOT, readUntil } from "../../support/helpers.ts";
+
+const T = 20_000; // generous bound against hangs, not a performance check
+const MODERN = "2026-07-28";
+
+// ---- bookkeeping --------------------------------------------------------------------------------
+const fixtures: OAuthFixture[] = [];
+const clients: Client[] = [];
+
+// Each test signs in from nothing: its own token store.
+const stores: string[] = [];
+beforeEach(() => {
+  const dir = mkdtempSync(join(tmpdir(), "mcpkit-auth-"));
+  stores.push(dir);
+  process.env.MCPKIT_AUTH_DIR = join(dir, "auth");
+});
+
+afterAll(async () => {
+  await Promise.allSettled(clients.map((c) => c.close()));
+  await Promise.allSettled(fixtures.map((f) => f.stop()));
+  for (const dir of stores) rmSync(dir, { recursive: true, force: true });
+  delete process.env.MCPKIT_AUTH_DIR;
+});
+
+type Options = Omit<ChannelAuth, "signIn" | "ui"> & { ui: Asker; headers?: Record<string, string> };
+/** mcp-host's connection to `url`, asking the scripted user first as the host does. */
+async function connect(c: Client, url: string, { headers = {}, ...auth }: Options): Promise<Transport> {
+  const target: HttpTarget = { kind: "http", url, headers, transport: "auto" };
+  const transport = new ChannelTransport(await openChannel(target, { auth: { signIn: "ask", ...auth } })) as unknown as Transport;
+  await c.connect(transport).catch((error: unknown) => {
+    throw connectionFailure(error);
+  });
+  return transport;
+}
+
+async function fixture(options: OAuthFixtureOptions = {}): Promise<OAuthFixture> {
+  const f = await startOAuthServer(options);
+  fixtures.push(f);
+  return f;
+}
+
+type Era = "legacy" | "auto" | "pin";
+function client(era: Era = "auto"): Client {
+  const options: ClientOptions = {
+    ...(era === "auto" ? { versionNegotiation: { mode: "auto" } } : {}),
+    ...(era === "pin" ? { versionNegotiation: { mode: { pin: MODERN } } } : {}),
+  };
+  const c = new Client({ name: "host-oauth-test", version: "0" }, options);
+  clients.push(c);
+  return c;
+}
+
+/** A scripted user: answers confirm with `answer`, records every question and printed line. */
+function scriptedUi(answer: boolean) {
+  const questions: string[] = [];
+  const printed: string[] = [];
+  const ui: Asker = {
+    confirm: async (q) => (questions.push(q), answer),
+    print: (line) => void printed.push(line),
+  };
+  return { ui, questions, printed };
+}
+
+/**
+ * The test browser: follows the authorization redirect to the callback and keeps what it saw.
+ * connectHttp does not wait for its opener, so assertions on pages first await `idle()`.
+ */
+function followingBrowser() {
+  const opened: string[] = [];
+  const pages: { status: number; url: string; body: string }[] = [];
+  const visits: Promise<void>[] = [];
+  const openUrl = (url: string) => {
+    opened.push(url);
+    const visit = (async () => {
+      const res = await fetch(url);
+      pages.push({ status: res.status, url: res.url, body: await res.text() });
+    })();
+    visits.push(visit);
+    return visit;
+  };
+  return { openUrl, opened, pages, idle: () => Promise.all(visits) };
+}
+
+/** A browser whose callback is tampered with: `edit` rewrites the redirect before it is followed. */
+function tamperingBrowser(edit: (callback: URL) => void) {
+  const pages: { status: number; body: string }[] = [];
+  const visits: Promise<void>[] = [];
+  const openUrl = (url: string) => {
+    const visit = (async () => {
+      const res = await fetch(url, { redirect: "manual" });
+      const callback = new URL(res.headers.get("location")!);
+      edit(callback);
+      const page = await fetch(callback);
+      pages.push({ status: page.status, body: await page.text() });
+    })();
+    visits.push(visit);
+    return visit;
+  };
+  return { openUrl, pages, idle: () => Promise.all(visits) };
+}
+
+async function whoami(c: Client): Promise<string> {
+  const result = await c.callTool({ name: "whoami", arguments: {} });
+  const first = (result.content as { type: string; text?: string }[])[0];
+  return first?.text ?? "";
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether something still listens on 127.0.0.1:port. */
+async function listening(port: number): Promise<boolean> {
+  return fetch(`http://127.0.0.1:${port}/`).then(
+    () => true,
+    () => false,
+  );
+}
+
+const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url");
+
+// ---- the full flow ------------------------------------------------------------------------------
+
+describe("full authorization flow", () => {
+  for (const era of ["auto", "legacy", "pin"] as const) {
+    test(
+      `${era}: asks first, prints the URL, signs in through the browser and then lists and calls the tool`,
+      async () => {
+        const server = await fixture();
+        const { ui, questions, printed } = scriptedUi(true);
+        const browser = followingBrowser();
+        const c = client(era);
+
+        const transport: Transport = await connect(c, server.url, { ui, openUrl: browser.openUrl });
+
+        expect(questions).toHaveLength(1);
+        expect(questions[0]).toContain(new URL(server.url).origin);
+        // The URL is always printed (the user can copy it), and it is what the browser opened.
+        expect(browser.opened).toHaveLength(1);
+        expect(printed).toContain(browser.opened[0]!);
+        expect(browser.opened[0]!.startsWith(`${server.issuer}/authorize?`)).toBe(true);
+        // The browser landed on our callback page, which said it worked.
+        await browser.idle();
+        expect(browser.pages[0]!.status).toBe(200);
+        expect(new URL(browser.pages[0]!.url).pathname).toBe(CALLBACK_PATH);
+        expect(browser.pages[0]!.body).toContain("Authorization received");
+
+        const tools = await c.listTools();
+        expect(tools.tools.map((t) => t.name)).toEqual(["whoami", "admin", "forbidden"]);
+        expect(await whoami(c)).toBe(`authorized as ${server.record.registrations[0]!.client_id}`);
+        expect(server.record.tokensIssued).toBe(1);
+        expect(server.record.authorizedMcp).toBeGreaterThan(0);
+
+        // Tokens never reach the user's screen or a URL.
+        const token = server.record.accessTokens[0]!;
+        for (const line of [...printed, ...questions, ...browser.opened, browser.pages[0]!.url]) expect(line).not.toContain(token);
+        await transport.close();
+      },
+      T,
+    );
+  }
+
+  test(
+    "uses PKCE S256 and redeems the code with the verifier that matches the challenge",
+    async () => {
+      const server = await fixture();
+      const { ui } = scriptedUi(true);
+      await connect(client(), server.url, { ui, openUrl: followingBrowser().openUrl });
+
+      const [authz] = server.record.authorizations;
+      const [tokenRequest] = server.record.tokenRequests;
+      expect(authz!.code_challenge_method).toBe("S256");
+      expect(authz!.response_type).toBe("code");
+      expect(authz!.state!.length).toBeGreaterThanOrEqual(32);
+      expect(authz!.resource).toBe(server.url); // RFC 8707 resource indicator names the MCP server
+      expect(tokenRequest!.verifierMatches).toBe(true);
+      expect(tokenRequest!.code_verifier!.length).toBeGreaterThanOrEqual(43);
+      expect(s256(tokenRequest!.code_verifier!)).toBe(authz!.code_challenge!);
+      expect(tokenRequest!.resource).toBe(server.url);
+      // Dynamic client registration as a public native client with our loopback redirect.
+      expect(server.record.registrations).toHaveLength(1);
+      expect(server.record.registrations[0]!.client_name).toBe("mcpkit");
+      expect(server.record.registrations[0]!.redirect_uris).toEqual([authz!.redirect_uri!]);
+      expect(authz!.redirect_uri!).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+${CALLBACK_PATH}$`));
+    },
+    T,
+  );
+});
+
+// ---- refusals -----------------------------------------------------------------------------------
+
+describe("refusals", () => {
+  test(
+    "declining the prompt rejects with a clear error, opens nothing and registers nothing",
+    async () => {
+      const server = await fixture();
+      const { ui, questions, printed } = scriptedUi(false);
+      const browser = followingBrowser();
+
+      const err = await connect(client(), server.url, { ui, openUrl: browser.openUrl }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toBe(`signing in to ${server.issuer} was declined (run mcp-inspect auth --url ${server.url} to sign in)`);
+      expect(err?.message).not.toContain("\n");
+      expect(questions).toHaveLength(1);
+      expect(browser.opened).toHaveLength(0);
+      expect(printed).toHaveLength(0);
+      expect(server.record.registrations).toHaveLength(0);
+      expect(server.record.authorizations).toHaveLength(0);
+    },
+    T,
+  );
+
+  for (const [label, edit] of [
+    ["a wrong state", (cb: URL) => cb.searchParams.set("state", "forged-by-an-attacker")],
+    ["no state", (cb: URL) => cb.searchParams.delete("state")],
+  ] as const) {
+    test(
+      `a callback with ${label} is refused with 400 and redeems nothing; the real callback after it still signs in`,
+      async () => {
+        const server = await fixture();
+        const { ui } = scriptedUi(true);
+        const pages: { status: number; body: string }[] = [];
+        let tokenRequestsAtForgery = -1;
+        const openUrl = async (url: string) => {
+          const res = await fetch(url, { redirect: "manual" });
+          const real = new URL(res.headers.get("location")!);
+          const forged = new URL(real);
+          edit(forged);
+          const refused = await fetch(forged);
+          pages.push({ status: refused.status, body: await refused.text() });
+          tokenRequestsAtForgery = server.record.tokenRequests.length;
+          const accepted = await fetch(real);
+          pages.push({ status: accepted.status, body: await accepted.text() });
+        };
+        const c = client();
+        await connect(c, server.url, { ui, openUrl });
+        expect(pages[0]!.status).toBe(400);
+        expect(pages[0]!.body).toContain(label === "no state" ? "no state parameter" : "does not match");
+        expect(tokenRequestsAtForgery).toBe(0);
+        expect(pages[1]!.status).toBe(200);
+        expect(server.record.tokensIssued).toBe(1);
+        expect(await whoami(c)).toStartWith("authorized as");
+      },
+      T,
+    );
+  }
+
+  test(
+    "only forged callbacks: the sign-in waits for its own until the callback timeout, then says so",
+    async () => {
+      const server = await fixture();
+      const { ui } = scriptedUi(true);
+      const browser = tamperingBrowser((cb) => cb.searchParams.set("state", "forged-by-an-attacker"));
+      const err = await connect(client(), server.url, { ui, openUrl: browser.openUrl, callbackTimeoutMs: 500 }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toContain("timed out waiting for the browser");
+      await browser.idle();
+      expect(browser.pages[0]!.status).toBe(400);
+      expect(server.record.tokenRequests).toHaveLength(0);
+    },
+    T,
+  );
+
+  test(
+    "an authorization server that denies access ends the flow with a one-line error and no token request",
+    async () => {
+      const server = await fixture();
+      const { ui } = scriptedUi(true);
+      const browser = tamperingBrowser((cb) => {
+        cb.searchParams.delete("code");
+        cb.searchParams.set("error", "access_denied");
+        cb.searchParams.set("error_description", "the user said no\u001b[31m\nreally");
+      });
+
+      const err = await connect(client(), server.url, { ui, openUrl: browser.openUrl }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toStartWith("the authorization server did not grant access: access_denied");
+      expect(err?.message).toContain("access_denied");
+      expect(err?.message).not.toMatch(/[\u0000-\u001f\u007f]/);
+      await browser.idle();
+      expect(browser.pages[0]!.status).toBe(400);
+      expect(browser.pages[0]!.body).toContain("did not grant access");
+      expect(server.record.tokenRequests).toHaveLength(0);
+    },
+    T,
+  );
+
+  test(
+    "a non-https, non-loopback authorization endpoint is refused before anything is printed or opened",
+    async () => {
+      const server = await fixture({ authorizationEndpoint: "http://auth.example.com/authorize" });
+      const { ui, printed } = scriptedUi(true);
+      const browser = followingBrowser();
+
+      const err = await connect(client(), server.url, { ui, openUrl: browser.openUrl }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toBe(
+        "refusing to open the authorization endpoint http://auth.example.com (only https or loopback http URLs are opened)",
+      );
+      expect(browser.opened).toHaveLength(0);
+      expect(printed).toHaveLength(0);
+      expect(server.record.tokenRequests).toHaveLength(0);
+    },
+    T,
+  );
+
+  test(
+    "no callback within the timeout rejects with a clear error and frees the callback port",
+    async () => {
+      const server = await fixture();
+      const port = await freePort();
+      const { ui } = scriptedUi(true);
+      const options: Options = { ui, callbackPort: port, callbackTimeoutMs: 300, openUrl: async () => {} };
+
+      const err = await connect(client(), server.url, options).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toBe(
+        `timed out waiting for the browser to come back to http://127.0.0.1:${port}${CALLBACK_PATH} (run mcp-inspect auth --url ` +
+          `${server.url} to try again)`,
+      );
+      expect(await listening(port)).toBe(false);
+    },
+    T,
+  );
+
+  test(
+    "aborting the signal while waiting for the browser cancels the flow and frees the callback port",
+    async () => {
+      const server = await fixture();
+      const port = await freePort();
+      const { ui } = scriptedUi(true);
+      const ac = new AbortController();
+      const openUrl = async () => void setTimeout(() => ac.abort(), 50);
+
+      const err = await connect(client(), server.url, { ui, callbackPort: port, openUrl, signal: ac.signal }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toBe(`signing in to ${server.issuer} was cancelled`);
+      expect(await listening(port)).toBe(false);
+      expect(server.record.tokenRequests).toHaveLength(0);
+    },
+    T,
+  );
+});
+
+// ---- static headers -----------------------------------------------------------------------------
+
+describe("static Authorization header", () => {
+  test(
+    "a configured Authorization header is used as is and OAuth never starts",
+    async () => {
+      const server = await fixture({ staticToken: "static-secret" });
+      const { ui, questions } = scriptedUi(true);
+      const browser = followingBrowser();
+      const c = client();
+
+      await connect(c, server.url, { ui, openUrl: browser.openUrl, headers: { Authorization: "Bearer static-secret" } });
+      expect(await whoami(c)).toBe("authorized as static");
+      expect(questions).toHaveLength(0);
+      expect(browser.opened).toHaveLength(0);
+      expect(server.record.registrations).toHaveLength(0);
+    },
+    T,
+  );
+
+  test(
+    "a rejected Authorization header fails clearly without offering OAuth",
+    async () => {
+      const server = await fixture({ staticToken: "static-secret" });
+      const { ui, questions } = scriptedUi(true);
+
+      const err = await connect(client(), server.url, { ui, headers: { authorization: "Bearer wrong" } }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(err?.message).toMatch(/rejected the configured Authorization header with HTTP 401/);
+      expect(err?.message).not.toContain("wrong");
+      expect(questions).toHaveLength(0);
+      expect(server.record.registrations).toHaveLength(0);
+    },
+    T,
+  );
+});
+
+// ---- the callback listener ----------------------------------------------------------------------
+
+describe("callback listener", () => {
+  test(
+    "--callback-port is honoured: the redirect URI uses it, and the port is free again afterwards",
+    async () => {
+      const server = await fixture();
+      const port = await freePort();
+      const { ui } = scriptedUi(true);
+      const c = client();
+
+      await connect(c, server.url, { ui, callbackPort: port, openUrl: followingBrowser().openUrl });
+      expect(server.record.authorizations[0]!.redirect_uri).toBe(`http://127.0.0.1:${port}${CALLBACK_PATH}`);
+      expect(server.record.registrations[0]!.redirect_uris).toEqual([`http://127.0.0.1:${port}${CALLBACK_PATH}`]);
+      expect(await whoami(c)).toStartWith("authorized as ");
+      expect(await listening(port)).toBe(false);
+    },
+    T,
+  );
+
+  test(
+    "two servers connecting at once sign in one after the other on the same fixed --callback-port",
+    async () => {
+      const [a, b] = await Promise.all([fixture(), fixture()]);
+      const port = await freePort();
+      const timeline: string[] = [];
+      const ui: Asker = { confirm: async () => (timeline.push("confirm"), true), print: () => {} };
+      const browser = followingBrowser();
+      const openUrl = (url: string) => (timeline.push("open"), browser.openUrl(url));
+      const [ca, cb] = [client(), client()];
+
+      await Promise.all([connect(ca, a.url, { ui, callbackPort: port, openUrl }), connect(cb, b.url, { ui, callbackPort: port, openUrl })]);
+      expect(timeline).toEqual(["confirm", "open", "confirm", "open"]);
+      expect(await whoami(ca)).toBe(`authorized as ${a.record.registrations[0]!.client_id}`);
+      expect(await whoami(cb)).toBe(`authorized as ${b.record.registrations[0]!.client_id}`);
+    },
+    T,
+  );
+
+  test(
+    "a busy --callback-port fails with a clear error before anything is registered",
+    async () => {
+      const server = await fixture();
+      const blocker = createServer();
+      await new Promise<void>((r) => blocker.listen(0, "127.0.0.1", () => r()));
+      const port = (blocker.address() as { port: number }).port;
+      try {
+        const { ui } = scriptedUi(true);
+        const err = await connect(client(), server.url, { ui, callbackPort: port, openUrl: followingBrowser().openUrl }).then(
+          () => undefined,
+          (e: Error) => e,
+        );
+        expect(err?.message).toBe(
+          `cannot listen for the OAuth callback on 127.0.0.1:${port}: the port is in use (choose another --callback-port)`,
+        );
+        expect(server.record.registrations).toHaveLength(0);
+      } finally {
+        await new Promise((r) => blocker.close(r));
+      }
+    },
+    T,
+  );
+
+  test(
+    "foreign Host, foreign Origin, other paths and other methods are refused without consuming the callback",
+    async () => {
+      const server = await fixture();
+      const { ui } = scriptedUi(true);
+      const statuses: Record<string, number> = {};
+      const openUrl = async (url: string) => {
+        const res = await fetch(url, { redirect: "manual" });
+        const callback = new URL(res.headers.get("location")!);
+        const probe = async (name: string, target: URL, init?: RequestInit) => {
+          statuses[name] = (await fetch(target, init)).status;
+        };
+        await probe("host", callback, { headers: { host: "evil.example" } });
+        await probe("origin", callback, { headers: { origin: "https://evil.example" } });
+        await probe("path", new URL(`/other${callback.search}`, callback));
+        await probe("method", callback, { method: "POST" });
+        await probe("callback", callback);
+      };
+      const c = client();
+
+      await connect(c, server.url, { ui, openUrl });
+      expect(statuses).toEqual({ host: 400, origin: 403, path: 404, method: 405, callback: 200 });
+      expect(await whoami(c)).toStartWith("authorized as ");
+    },
+    T,
+  );
+});
+
+// ---- URL policy -----------------------------------------------------------------------------------
+
+describe("isBrowserSafeUrl", () => {
+  const cases: [string, boolean][] = [
+    ["https://auth.example.com/authorize", true],
+    ["http://127.0.0.1:8080/authorize", true],
+    ["http://127.1.2.3/authorize", true],
+    ["http://localhost:3000/authorize", true],
+    ["http://[::1]:3000/authorize", true],
+    ["http://auth.example.com/authorize", false],
+    ["http://127.0.0.1.evil.example/authorize", false],
+    ["http://localhost.evil.example/authorize", false],
+    ["https://user:pass@auth.example.com/authorize", false],
+    ["file:///etc/passwd", false],
+    ["javascript:alert(1)", false],
+    ["ftp://auth.example.com/", false],
+  ];
+  for (const [url, safe] of cases)
+    test(`${url} -> ${safe ? "opened" : "refused"}`, () => expect(isBrowserSafeUrl(new URL(url))).toBe(safe));
+});
+
+// ---- the fixture as a script ------------------------------------------------------------------------
+
+test(
+  "oauth-server fixture runs as a script: prints its MCP URL and answers 401 with resource metadata",
+  async () => {
+    const child = Bun.spawn([process.execPath, join(ROOT, "test/fixtures/oauth-server.ts"), "--port", "0"], {
+      stdout: "pipe",
+      stderr: "ignore",
+      stdin: "ignore",
+    });
+    try {
+      const url = (await readUntil(child.stdout.getReader(), (text) => text.includes("\n"))).trim();
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${new URL(url).origin}/meta/protected-resource"`);
+      const prm = (await (await fetch(`${new URL(url).origin}/meta/protected-resource`)).json()) as { resource: string };
+      expect(prm.resource).toBe(url);
+    } finally {
+      child.kill("SIGTERM");
+      await child.exited;
+    }
+  },
+  T,
+);

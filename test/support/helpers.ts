@@ -1,0 +1,305 @@
+// Shared by the e2e tests: run our entry scripts as real processes, and start fixture servers.
+
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawn } from "bun";
+import { processAlive } from "../../lib/io/process.ts";
+
+export const ROOT = join(import.meta.dir, "..", "..");
+export const BUN = process.execPath;
+export const REFERENCE = join(ROOT, "host/reference/main.ts");
+export const FAULTY = join(ROOT, "test/fixtures/faulty-server.ts");
+export const EVERYTHING = join(ROOT, "node_modules/.bin/mcp-server-everything");
+/** The stdio reference server as a command line after `--`. */
+export const REFERENCE_CMD = [BUN, REFERENCE];
+/** Empty vendor keys: whatever this machine has set, mcp-host picks its keyless scripted provider. */
+export const NO_VENDOR_KEYS = { ANTHROPIC_API_KEY: "", ANTHROPIC_AUTH_TOKEN: "", OPENAI_API_KEY: "", GEMINI_API_KEY: "" };
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON when it is one JSON document. */
+  json: any;
+  /** With watchRss: the process's own peak RSS in MB. */
+  peakRssMb?: number;
+}
+
+/** Runs an entry script (e.g. "mcp-inspect.ts") with args; never hangs past timeoutMs. */
+export async function runTool(
+  script: string,
+  args: string[],
+  options: { stdin?: string | number; env?: Record<string, string>; timeoutMs?: number; cwd?: string; watchRss?: boolean } = {},
+): Promise<RunResult> {
+  const child = spawn([BUN, join(ROOT, script), ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    // A number is a file descriptor to read from (e.g. an open /dev/zero).
+    stdin:
+      options.stdin === undefined ? "ignore" : typeof options.stdin === "number" ? options.stdin : new TextEncoder().encode(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const rss = options.watchRss ? new PeakRss(child.pid) : undefined;
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr, json, ...(rss ? { peakRssMb: rss.stop() } : {}) };
+}
+
+export const inspect = (args: string[], options?: Parameters<typeof runTool>[2]) => runTool("mcp-inspect.ts", args, options);
+
+export interface HttpFixture {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a server that prints `listening <url>` on stderr once ready, and waits for that line. */
+/** Reads until `until` holds for what came so far, or the stream ends; returns that text. The reader stays the caller's. */
+export async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, until: (seen: string) => boolean): Promise<string> {
+  const decoder = new TextDecoder();
+  let seen = "";
+  while (!until(seen)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen += decoder.decode(value, { stream: true });
+  }
+  return seen;
+}
+
+export async function startHttpServer(
+  command: string[],
+  options: { env?: Record<string, string>; pattern?: RegExp } = {},
+): Promise<HttpFixture> {
+  const child = spawn(command, { env: { ...process.env, ...options.env }, stdout: "ignore", stderr: "pipe", stdin: "ignore" });
+  const reader = child.stderr.getReader();
+  const decoder = new TextDecoder();
+  let seen = "";
+  const pattern = options.pattern ?? /listening (http:\/\/\S+)/;
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen += decoder.decode(value);
+    const match = seen.match(pattern);
+    if (match) {
+      // Keep draining stderr so the server never blocks on a full pipe.
+      void (async () => {
+        while (!(await reader.read()).done);
+      })().catch(() => {});
+      return {
+        url: match[1]!,
+        async stop() {
+          child.kill("SIGTERM");
+          await child.exited;
+        },
+      };
+    }
+  }
+  child.kill("SIGKILL");
+  throw new Error(`server did not start: ${command.join(" ")}\n${seen}`);
+}
+
+export const startReferenceHttp = (extra: string[] = []) => startHttpServer([BUN, REFERENCE, "--http", "0", ...extra]);
+
+/** A free loopback port that nothing listens on (for "connection refused"). */
+export function closedPort(): number {
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = server.port!;
+  server.stop(true);
+  return port;
+}
+
+/** A process spoken to in raw JSON lines over its stdin/stdout, as a client would. */
+export class LinePeer {
+  readonly child: ReturnType<typeof spawn>;
+  readonly messages: any[] = [];
+  readonly rawLines: string[] = [];
+  stderr = "";
+  #waiters: { predicate: () => boolean; resolve: () => void }[] = [];
+
+  constructor(command: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
+    this.child = spawn(command, {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, NO_COLOR: "1", ...options.env },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    void this.#read(this.child.stdout as ReadableStream<Uint8Array>, (line) => {
+      this.rawLines.push(line);
+      this.messages.push(JSON.parse(line));
+    });
+    void this.#read(this.child.stderr as ReadableStream<Uint8Array>, (line) => {
+      this.stderr += `${line}\n`;
+    });
+  }
+
+  async #read(stream: ReadableStream<Uint8Array>, online: (line: string) => void): Promise<void> {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of stream) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim()) online(line);
+      }
+      this.#check();
+    }
+    this.#check();
+  }
+
+  #check(): void {
+    this.#waiters = this.#waiters.filter((waiter) => {
+      if (!waiter.predicate()) return true;
+      waiter.resolve();
+      return false;
+    });
+  }
+
+  send(message: unknown): void {
+    const stdin = this.child.stdin as import("bun").FileSink;
+    stdin.write(typeof message === "string" ? `${message}\n` : `${JSON.stringify(message)}\n`);
+    stdin.flush();
+  }
+
+  /** Resolves once the predicate holds over what has arrived; rejects after timeoutMs. */
+  waitFor(predicate: () => boolean, timeoutMs = 20_000, what = "the expected messages"): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; stderr:\n${this.stderr}`)), timeoutMs);
+      this.#waiters.push({ predicate, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  responseTo(id: unknown): any {
+    return this.messages.find((message) => "id" in message && message.id === id && !("method" in message));
+  }
+
+  async request(id: string | number, method: string, params: unknown = {}): Promise<any> {
+    this.send({ jsonrpc: "2.0", id, method, params });
+    await this.waitFor(() => this.responseTo(id) !== undefined, 20_000, `the answer to ${method} #${id}`);
+    return this.responseTo(id);
+  }
+
+  async close(): Promise<number> {
+    (this.child.stdin as import("bun").FileSink).end();
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
+    const code = await this.child.exited;
+    clearTimeout(timer);
+    return code;
+  }
+}
+
+export const INITIALIZE = (version = "2025-11-25") => ({
+  protocolVersion: version,
+  capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
+  clientInfo: { name: "mcpkit-test", version: "0" },
+});
+
+/** Whether a process with this pid is still running (a zombie waiting to be reaped is not). */
+export const alive = processAlive;
+
+/** Retries `attempt` until it resolves with a value `accept` takes; throws the last failure after `ms`. */
+export async function eventually<T>(attempt: () => Promise<T>, accept: (value: T) => boolean = () => true, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown = new Error("never attempted");
+  while (Date.now() < deadline) {
+    try {
+      const value = await attempt();
+      if (accept(value)) return value;
+      last = new Error(`not yet: ${JSON.stringify(value)?.slice(0, 300)}`);
+    } catch (error) {
+      last = error;
+    }
+    await Bun.sleep(50);
+  }
+  throw last;
+}
+
+/** Polls `condition` until it holds; throws when it has not within `ms`. */
+export async function waitUntil(condition: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await Bun.sleep(20);
+  }
+}
+
+/** A process's own peak RSS (VmHWM, which leaves its children out), sampled until it exits. */
+export class PeakRss {
+  #peakKb = 0;
+  readonly #timer: ReturnType<typeof setInterval>;
+
+  constructor(readonly pid: number) {
+    this.#timer = setInterval(() => this.sample(), 20);
+  }
+
+  sample(): void {
+    try {
+      const match = readFileSync(`/proc/${this.pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
+      if (match && Number(match[1]) > this.#peakKb) this.#peakKb = Number(match[1]);
+    } catch {
+      clearInterval(this.#timer); // gone: the last sample stands
+    }
+  }
+
+  /** The peak so far, in MB. */
+  get mb(): number {
+    this.sample();
+    return Math.round(this.#peakKb / 102.4) / 10;
+  }
+
+  stop(): number {
+    const mb = this.mb;
+    clearInterval(this.#timer);
+    return mb;
+  }
+}
+
+/** What a flooding fixture reports in $FLOOD_PROGRESS (see faulty-server.ts). */
+export function floodProgress(file: string): { bytes: number; stalled: boolean } {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return { bytes: 0, stalled: false };
+  }
+}
+
+/** A fresh temporary directory; removeTempDirs() (an afterAll of the test file) removes them all. */
+export function tempDir(prefix = "mcpkit-test-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+const tempDirs: string[] = [];
+
+export function removeTempDirs(): void {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+const daemonDirs: string[] = [];
+
+/** A fresh private daemon directory (short, for the socket path limit); stopDaemons() ends its daemon and removes it. */
+export function daemonDir(): string {
+  const dir = mkdtempSync("/tmp/mcpd-");
+  daemonDirs.push(dir);
+  return dir;
+}
+
+/** For an afterEach: stops the daemon of every directory daemonDir() made, and removes the directories. */
+export async function stopDaemons(): Promise<void> {
+  for (const dir of daemonDirs.splice(0)) {
+    await runTool("mcp-daemon.ts", ["stop"], { env: { MCPKIT_DAEMON_DIR: dir } });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

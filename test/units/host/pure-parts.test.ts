@@ -1,0 +1,274 @@
+// The pure parts of mcp-host: the tool namespace the model sees, form answers checked against the
+// requested schema, prompt arguments, command lines split without a shell, and the scripted model.
+import { describe, expect, test } from "bun:test";
+import { PassThrough } from "node:stream";
+import { parseField } from "../../../host/asks.ts";
+import { parsePairs } from "../../../host/commands.ts";
+import { createScriptedProvider } from "../../../host/providers/scripted.ts";
+import { Terminal } from "../../../host/terminal.ts";
+import { resultParts, ToolNamespace, uniqueServerKey, VENDOR_NAME_MAX } from "../../../host/tools.ts";
+import { splitCommandLine } from "../../../lib/io/command-line.ts";
+
+const schema = { type: "object", properties: {} };
+
+describe("tool namespace", () => {
+  test("tools are mcp__<server>__<tool> and resolve back to their server and MCP name", () => {
+    const namespace = new ToolNamespace();
+    const specs = namespace.rebuild([{ key: "files", tools: [{ name: "read", inputSchema: schema }] }]);
+    expect(specs.map((s) => s.name)).toEqual(["mcp__files__read"]);
+    expect(namespace.resolve("mcp__files__read")).toEqual({ server: "files", tool: { name: "read", inputSchema: schema } });
+    expect(namespace.resolve("mcp__files__write")).toBeUndefined();
+  });
+
+  test("names a vendor would reject are rewritten, capped at 64, and still map back", () => {
+    const namespace = new ToolNamespace();
+    const long = `search.${"x".repeat(100)}`;
+    const specs = namespace.rebuild([
+      {
+        key: "s",
+        tools: [
+          { name: "get/item.v2", inputSchema: schema },
+          { name: long, inputSchema: schema },
+        ],
+      },
+    ]);
+    expect(specs[0]!.name).toBe("mcp__s__get_item_v2");
+    expect(specs[1]!.name.length).toBeLessThanOrEqual(VENDOR_NAME_MAX);
+    for (const spec of specs) expect(spec.name).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(namespace.resolve(specs[0]!.name)?.tool.name).toBe("get/item.v2");
+    expect(namespace.resolve(specs[1]!.name)?.tool.name).toBe(long);
+  });
+
+  test("names that collide after rewriting get suffixes, each still unique", () => {
+    const namespace = new ToolNamespace();
+    const specs = namespace.rebuild([
+      {
+        key: "s",
+        tools: [
+          { name: "a.b", inputSchema: schema },
+          { name: "a/b", inputSchema: schema },
+          { name: "a_b", inputSchema: schema },
+        ],
+      },
+    ]);
+    expect(specs.map((s) => s.name)).toEqual(["mcp__s__a_b", "mcp__s__a_b_2", "mcp__s__a_b_3"]);
+    expect(specs.map((s) => namespace.resolve(s.name)?.tool.name)).toEqual(["a.b", "a/b", "a_b"]);
+  });
+
+  test("server keys are sanitized to [A-Za-z0-9_-] and collisions suffixed", () => {
+    const taken = new Set<string>();
+    expect(uniqueServerKey("my server!", taken)).toBe("my_server_");
+    expect(uniqueServerKey("my server!", taken)).toBe("my_server__2");
+    expect(uniqueServerKey("", taken)).toBe("server");
+  });
+
+  test("tool results: text and images verbatim, embedded resources and links described", () => {
+    const parts = resultParts({
+      content: [
+        { type: "text", text: "hello" },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+        { type: "resource", resource: { uri: "file:///a.txt", text: "inside" } },
+        { type: "resource_link", uri: "file:///b.txt", name: "b" },
+      ],
+    });
+    expect(parts).toEqual([
+      { type: "text", text: "hello" },
+      { type: "image", data: "AAAA", mimeType: "image/png" },
+      { type: "text", text: "[resource file:///a.txt]\ninside" },
+      { type: "text", text: "[resource link: file:///b.txt (b)]" },
+    ]);
+    expect(resultParts({ content: [], structuredContent: { sum: 5 } })).toEqual([{ type: "text", text: '{"sum":5}' }]);
+  });
+});
+
+describe("elicitation form fields", () => {
+  test("numbers and integers are checked against their bounds", () => {
+    expect(parseField("5", { type: "integer", minimum: 1, maximum: 10 })).toEqual({ ok: true, value: 5 });
+    expect(parseField("5.5", { type: "integer" })).toEqual({ ok: false, error: "enter a whole number" });
+    expect(parseField("11", { type: "number", maximum: 10 })).toEqual({ ok: false, error: "must be at most 10" });
+    expect(parseField("ten", { type: "number" })).toEqual({ ok: false, error: "enter a number" });
+  });
+
+  test("booleans, enums (by value, title or number) and multi-select arrays", () => {
+    expect(parseField("yes", { type: "boolean" })).toEqual({ ok: true, value: true });
+    expect(parseField("maybe", { type: "boolean" }).ok).toBe(false);
+    const color = {
+      type: "string",
+      oneOf: [
+        { const: "r", title: "Red" },
+        { const: "g", title: "Green" },
+      ],
+    };
+    expect(parseField("green", color)).toEqual({ ok: true, value: "g" });
+    expect(parseField("1", color)).toEqual({ ok: true, value: "r" });
+    expect(parseField("blue", color).ok).toBe(false);
+    const many = { type: "array", items: { enum: ["a", "b", "c"] }, maxItems: 2 };
+    expect(parseField("a, c", many)).toEqual({ ok: true, value: ["a", "c"] });
+    expect(parseField("a,b,c", many)).toEqual({ ok: false, error: "choose at most 2" });
+  });
+
+  test("string lengths and formats", () => {
+    expect(parseField("ab", { type: "string", minLength: 3 })).toEqual({ ok: false, error: "at least 3 characters" });
+    expect(parseField("a@b.co", { type: "string", format: "email" })).toEqual({ ok: true, value: "a@b.co" });
+    expect(parseField("nope", { type: "string", format: "email" }).ok).toBe(false);
+    expect(parseField("2026-11-29", { type: "string", format: "date" }).ok).toBe(true);
+  });
+});
+
+test("prompt arguments: key=value, quoted values", () => {
+  expect(parsePairs(`focus=ops name="Ann Lee" note='a b' empty=`)).toEqual({ focus: "ops", name: "Ann Lee", note: "a b", empty: "" });
+});
+
+describe("command lines split without a shell", () => {
+  test("quotes and escapes as a POSIX shell reads them", () => {
+    expect(splitCommandLine(`node "my server.js" --name 'a b' x\\ y`)).toEqual({
+      ok: true,
+      value: ["node", "my server.js", "--name", "a b", "x y"],
+    });
+    expect(splitCommandLine(`echo "$HOME" '*'`)).toEqual({ ok: true, value: ["echo", "$HOME", "*"] });
+    expect(splitCommandLine(`a "" b`)).toEqual({ ok: true, value: ["a", "", "b"] });
+  });
+
+  test("an open quote or an empty line is an error", () => {
+    expect(splitCommandLine(`node "x`).ok).toBe(false);
+    expect(splitCommandLine("   ").ok).toBe(false);
+  });
+});
+
+describe("the scripted model", () => {
+  const tools = [
+    {
+      name: "mcp__s__add",
+      inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    },
+    { name: "mcp__s__echo", inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } },
+  ];
+
+  test("calls the tool a message names, with arguments typed by its schema", async () => {
+    const model = createScriptedProvider();
+    const result = await model.generate({
+      messages: [{ role: "user", content: [{ type: "text", text: "call add a=2 b=3" }] }],
+      tools,
+      maxTokens: 100,
+    });
+    expect(result.stopReason).toBe("tool_use");
+    expect(result.content.find((p) => p.type === "tool_use")).toMatchObject({ name: "mcp__s__add", input: { a: 2, b: 3 } });
+    const echo = await model.generate({
+      messages: [{ role: "user", content: [{ type: "text", text: "echo two words" }] }],
+      tools,
+      maxTokens: 100,
+    });
+    expect(echo.content.find((p) => p.type === "tool_use")).toMatchObject({ name: "mcp__s__echo", input: { message: "two words" } });
+  });
+
+  test("streams its text and reports a failed tool as a failure", async () => {
+    const model = createScriptedProvider();
+    const deltas: string[] = [];
+    const result = await model.generate({
+      messages: [
+        { role: "user", content: [{ type: "text", text: "add" }] },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "mcp__s__add", input: {} }] },
+        {
+          role: "user",
+          content: [{ type: "tool_result", toolUseId: "t1", content: [{ type: "text", text: "bad input" }], isError: true }],
+        },
+      ],
+      tools,
+      maxTokens: 100,
+      ontext: (delta) => void deltas.push(delta),
+    });
+    expect(result.stopReason).toBe("end_turn");
+    expect(deltas.length).toBeGreaterThan(3);
+    expect(deltas.join("")).toBe("(scripted) mcp__s__add failed: bad input. I give up on it.");
+  });
+});
+
+describe("the terminal", () => {
+  let endInput = () => {};
+  function terminal() {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    let screen = "";
+    stdout.on("data", (chunk) => (screen += String(chunk)));
+    const term = new Terminal({ input: stdin as unknown as NodeJS.ReadStream, output: stdout as unknown as NodeJS.WriteStream });
+    endInput = () => stdin.end();
+    return { term, type: (text: string) => stdin.write(text), screen: () => screen };
+  }
+
+  test("server text in a question's prompt cannot rewrite the screen", async () => {
+    const { term, type, screen } = terminal();
+    type("Ann\n");
+    expect(await term.ask("  Na\u001b[2Jme\u001b]0;pwned\u0007: ")).toBe("Ann");
+    term.close();
+    expect(screen()).toBe("  Name: Ann\n");
+  });
+
+  test("a question asked while another is open is answered first, even with both lines typed at once", async () => {
+    const { term, type, screen } = terminal();
+    const prompt = term.ask("you> ");
+    const choice = term.ask("accept? ");
+    expect(term.openQuestions).toBe(2);
+    // A form: its second question is asked only once the first is answered.
+    const form = choice.then((answer) => (answer === "a" ? term.ask("name: ") : null));
+    type("a\nZed\nhello\n");
+    expect(await form).toBe("Zed");
+    expect(await prompt).toBe("hello");
+    term.close();
+    expect(screen()).toBe("you> \naccept? a\nname: Zed\nyou> hello\n");
+  });
+
+  test("lines and the end of input arriving together while a question is open: every line is still an answer", async () => {
+    const { term, type } = terminal();
+    const first = term.ask("you> ");
+    type("call add a=1 b=2\ny\n");
+    // Ending input right behind the lines must not turn the queued answers into "no input".
+    const second = first.then(() => term.ask("approve? "));
+    const third = second.then(() => term.ask("you> "));
+    endInput();
+    expect(await first).toBe("call add a=1 b=2");
+    expect(await second).toBe("y");
+    expect(await third).toBeNull();
+  });
+
+  test("a withdrawn question gets no answer, and the line goes to the question below it", async () => {
+    const { term, type } = terminal();
+    const prompt = term.ask("you> ");
+    const aborter = new AbortController();
+    const question = term.ask("approve? ", { signal: aborter.signal });
+    aborter.abort();
+    expect(await question).toBeNull();
+    type("next\n");
+    expect(await prompt).toBe("next");
+    term.close();
+  });
+});
+
+test("sampling: the user approves, and maxTokens is capped whatever the server asked", async () => {
+  const { answerSampling, SAMPLING_MAX_TOKENS } = await import("../../../host/asks.ts");
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  let screen = "";
+  stdout.on("data", (chunk) => (screen += String(chunk)));
+  const term = new Terminal({ input: stdin as unknown as NodeJS.ReadStream, output: stdout as unknown as NodeJS.WriteStream });
+  const asked: number[] = [];
+  const provider = {
+    name: "scripted" as const,
+    model: "m",
+    async generate(request: { maxTokens: number }) {
+      asked.push(request.maxTokens);
+      return { content: [{ type: "text" as const, text: "ok" }], stopReason: "end_turn" as const, model: "m" };
+    },
+  };
+  stdin.write("y\n");
+  const result = await answerSampling(
+    "srv",
+    { messages: [{ role: "user", content: { type: "text", text: "hi" } }], maxTokens: 50_000, systemPrompt: "be brief" },
+    term,
+    provider,
+  );
+  term.close();
+  expect(asked).toEqual([SAMPLING_MAX_TOKENS]);
+  expect(result).toEqual({ role: "assistant", content: { type: "text", text: "ok" }, model: "m", stopReason: "endTurn" });
+  expect(screen).toContain("system: be brief");
+  expect(screen).toContain(`maxTokens 50000 (capped to ${SAMPLING_MAX_TOKENS})`);
+});
