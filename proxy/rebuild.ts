@@ -27,9 +27,10 @@ export function rebuilder(options: RebuildOptions): (paths: string[]) => Promise
       return;
     }
     rebuilding = true;
+    let round = 0;
     try {
       let batch: string[] | undefined = paths;
-      for (let round = 0; batch && round < WATCH_ROUNDS; round++) {
+      for (; batch && round < WATCH_ROUNDS; round++) {
         changedMeanwhile = undefined;
         if (!(await rebuild(batch, options))) break;
         await waitMs(options.debounceMs);
@@ -38,6 +39,7 @@ export function rebuilder(options: RebuildOptions): (paths: string[]) => Promise
     } finally {
       rebuilding = false;
       changedMeanwhile = undefined;
+      options.log.debug(`watching again after ${round} build round(s)`);
     }
   };
 }

@@ -78,6 +78,7 @@ export async function runProxy(settings: Settings): Promise<number> {
           cwd: process.cwd(),
           debounceMs: settings.debounceMs,
           onerror: (message) => log.warn(message),
+          onignored: (path, why, pending) => log.debug(`ignored a change to ${path} (${why}; ${pending} change(s) pending)`),
           onchange: (paths) => void onchange(paths),
         })
       : () => {};

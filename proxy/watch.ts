@@ -58,6 +58,12 @@ export interface WatcherOptions {
   debounceMs: number;
   onchange: (paths: string[]) => void;
   onerror: (message: string) => void;
+  /**
+   * A change seen and set aside (an ignored folder, a path the glob does not match), with how many
+   * changes still wait for the debounce: for the debug log, where it also shows that every change
+   * made before this one has been seen (file events arrive in order).
+   */
+  onignored?: (path: string, why: string, pending: number) => void;
 }
 
 /** Watches every pattern; returns a function that stops watching. */
@@ -85,8 +91,9 @@ export function startWatching(options: WatcherOptions): () => void {
         const full = filename ? resolve(watchedDir, filename.toString()) : pattern.root;
         if (!isDirectory && full !== pattern.root) return;
         const shown = relative(options.cwd, full).split(sep).join("/");
-        if (shown.split("/").some((segment) => IGNORED_SEGMENTS.includes(segment))) return;
-        if (pattern.matcher && !pattern.matcher.test(shown)) return;
+        if (shown.split("/").some((segment) => IGNORED_SEGMENTS.includes(segment)))
+          return options.onignored?.(shown, "an ignored folder", pending.size);
+        if (pattern.matcher && !pattern.matcher.test(shown)) return options.onignored?.(shown, `not matched by ${text}`, pending.size);
         pending.add(shown);
         clearTimeout(timer);
         timer = setTimeout(fire, options.debounceMs);

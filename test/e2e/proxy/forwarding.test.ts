@@ -1,6 +1,6 @@
 // mcp-proxy at the wire: a raw JSON-lines client drives the real entry script against real servers.
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { alive, BUN, FAULTY, INITIALIZE, LinePeer, REFERENCE, ROOT, waitUntil } from "../../support/helpers.ts";
@@ -229,7 +229,8 @@ describe("restarts", () => {
           peer.send({ jsonrpc: "2.0", id: "restart", method: "tools/call", params: { name: "restart_server", arguments: {} } });
       }
       await peer.waitFor(() => peer.responseTo("restart") && ids.every((id) => peer.responseTo(id)), 40_000, "1000 answers");
-      await Bun.sleep(500);
+      // A barrier: a ping sent now is answered after anything still on its way (a second answer among them).
+      await peer.request("barrier", "ping");
       for (const id of ids) {
         const answers = peer.messages.filter((m) => m.id === id);
         expect(answers.length).toBe(1);
@@ -563,7 +564,7 @@ describe("watch", () => {
       writeFileSync(source, "v1");
       const flag = join(dir, "build-fails");
       const build = `test ! -e ${flag}`;
-      const peer = proxy(["--watch", `${dir}/*.ts`, "--debounce", "100", "--build", build, "--", BUN, REFERENCE]);
+      const peer = proxy(["--watch", `${dir}/*.ts`, "--debounce", "100", "--build", build, "--log-level", "debug", "--", BUN, REFERENCE]);
       await initialized(peer);
       const first = await pidOf(peer, 1);
 
@@ -584,7 +585,8 @@ describe("watch", () => {
       expect(await pidOf(peer, 3)).toBe(second);
 
       writeFileSync(join(dir, "notes.txt"), "not matched by the glob");
-      await Bun.sleep(400);
+      // The watcher saw it and set it aside: no restart is on its way.
+      await peer.waitFor(() => /ignored a change to \S*notes\.txt \(not matched by .*; 0 change\(s\) pending\)/.test(peer.stderr));
       expect(await pidOf(peer, 4)).toBe(second);
       rmSync(dir, { recursive: true, force: true });
     },
@@ -599,12 +601,21 @@ describe("watch", () => {
       writeFileSync(join(dir, "server.ts"), "v1");
       // The build writes an output file inside the tree it is watched in, as many builds do.
       const build = `echo build >> ${count}; echo out > ${dir}/out.ts`;
-      const peer = proxy(["--watch", dir, "--debounce", "50", "--build", build, "--", BUN, REFERENCE]);
+      mkdirSync(join(dir, ".git"));
+      const peer = proxy(["--watch", dir, "--debounce", "50", "--build", build, "--log-level", "debug", "--", BUN, REFERENCE]);
       await initialized(peer);
       writeFileSync(join(dir, "server.ts"), "v2");
-      await peer.waitFor(() => peer.stderr.includes("is back"), 20_000, "the first restart");
-      // A loop would build again every ~50 ms; a window of thirty debounces shows whether it stops.
-      await Bun.sleep(1_500);
+      // Settled: the rounds are over, and a change in .git (ignored) made after that is seen with no
+      // change waiting. File events arrive in order, so every change the builds made was seen before
+      // it: nothing is left that could start another build.
+      const rebuilding = () => peer.stderr.lastIndexOf("building:") > peer.stderr.lastIndexOf("watching again after");
+      for (let marker = 0; ; marker++) {
+        await peer.waitFor(() => peer.stderr.includes("watching again after") && !rebuilding());
+        writeFileSync(join(dir, ".git", `marker-${marker}`), "");
+        const seen = new RegExp(`ignored a change to \\S*marker-${marker} \\(an ignored folder; (\\d+) change`);
+        await peer.waitFor(() => seen.test(peer.stderr));
+        if (seen.exec(peer.stderr)![1] === "0" && !rebuilding()) break;
+      }
       const builds = readFileSync(count, "utf8").trim().split("\n").length;
       expect(builds).toBeGreaterThanOrEqual(1);
       expect(builds).toBeLessThanOrEqual(2);
