@@ -70,10 +70,17 @@ export async function buildTarget(target: string, outdir: string): Promise<strin
   mkdirSync(work, { recursive: true });
   const binary = join(work, windows ? "mcpkit.exe" : "mcpkit");
   await compile("mcpkit.ts", binary, target);
+  const name = packArchive(binary, platform, outdir);
+  rmSync(work, { recursive: true, force: true });
+  return name;
+}
+
+/** Packs a compiled mcpkit as the archive install.sh downloads for `platform`; returns its file name. */
+export function packArchive(binary: string, platform: string, outdir: string): string {
+  const windows = platform.startsWith("windows");
   const entries = [{ name: windows ? "mcpkit.exe" : "mcpkit", data: readFileSync(binary), executable: true }];
   const name = `mcpkit-${platform}${windows ? ".zip" : ".tar.gz"}`;
   writeFileSync(join(outdir, name), windows ? zip(entries, ARCHIVE_MTIME) : tarGz(entries, ARCHIVE_MTIME));
-  rmSync(work, { recursive: true, force: true });
   return name;
 }
 

@@ -5,9 +5,20 @@ import { spawn as spawnChild } from "node:child_process";
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { BUN, daemonDir, FAULTY, INITIALIZE, inspect, REFERENCE, ROOT, runTool, stopDaemons, waitUntil } from "../support/helpers.ts";
+import {
+  BUN,
+  daemonDir,
+  FAULTY,
+  INITIALIZE,
+  inspect,
+  REFERENCE,
+  ROOT,
+  runTool,
+  stopDaemons,
+  TEST_GUARD_MS,
+  until,
+} from "../support/helpers.ts";
 
-const LONG = 60_000;
 afterEach(stopDaemons);
 
 const pingStateful = (dir: string) => inspect(["ping", "--stateful", "--", BUN, REFERENCE], { env: { MCPKIT_DAEMON_DIR: dir } });
@@ -21,7 +32,7 @@ describe("debris a crashed start leaves behind", () => {
       const run = await pingStateful(dir);
       expect(run.code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -32,7 +43,7 @@ describe("debris a crashed start leaves behind", () => {
       const run = await pingStateful(dir);
       expect(run.code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -45,7 +56,7 @@ describe("debris a crashed start leaves behind", () => {
       utimesSync(lock, old, old);
       expect((await pingStateful(dir)).code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -57,7 +68,7 @@ describe("debris a crashed start leaves behind", () => {
       const status = JSON.parse((await runTool("mcp-daemon.ts", ["status", "--json"], { env: { MCPKIT_DAEMON_DIR: dir } })).stdout);
       expect(status.running).toBe(true);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -91,14 +102,14 @@ describe("callers", () => {
       let out = "";
       child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
-      await waitUntil(() => existsSync(join(dir, "daemon.lock")), LONG);
+      await until(() => existsSync(join(dir, "daemon.lock")), "the daemon's lock file");
       child.kill("SIGTERM");
       // The daemon may come up now; an mcp-inspect that still attached to it would never exit.
       writeFileSync(go, "");
       expect(await exited).toBe(143);
       expect(JSON.parse(out).error.code).toBe("CANCELLED");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -118,7 +129,7 @@ describe("a disk that takes nothing (these mount a tmpfs in a mount namespace of
       expect(run.out).toContain("exit=2");
       expect(run.out).not.toContain("daemon.lock");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test.skipIf(!root)(
@@ -132,7 +143,7 @@ describe("a disk that takes nothing (these mount a tmpfs in a mount namespace of
       expect(run.out).toContain("read-only file system");
       expect(run.out).toContain("exit=2");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -156,25 +167,25 @@ describe("clients", () => {
       const fast = attach(dir, server);
       let fastBytes = 0;
       fast.on("data", (chunk: Buffer) => (fastBytes += chunk.length));
-      await waitUntil(() => fastBytes > 0, LONG); // attached
+      await until(() => fastBytes > 0, "the fast session to attach"); // attached
       const slow = attach(dir, server);
       slow.pause(); // it never reads
       const status = async () => JSON.parse((await runTool("mcp-daemon.ts", ["status", "--json"], { env })).stdout);
       // The flood starts once the server is initialized.
       fast.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE() })}\n`);
       // The slow one holds the session back for a while, then is let go.
-      let sessions: { clients: number }[] = [];
-      const deadline = Date.now() + LONG;
-      do sessions = (await status()).sessions;
-      while (!(sessions.length === 1 && sessions[0]!.clients === 1) && Date.now() < deadline);
+      const sessions = await until(async () => {
+        const now: { clients: number }[] = (await status()).sessions;
+        return now.length === 1 && now[0]!.clients === 1 && now;
+      }, "the slow client to be let go");
       expect(sessions[0]!.clients).toBe(1);
       const before = fastBytes;
-      await waitUntil(() => fastBytes > before + 20e6, LONG);
+      await until(() => fastBytes > before + 20e6, "20 MB more on the fast session");
       expect((await status()).rssBytes / 1024 / 1024).toBeLessThan(150);
       fast.destroy();
       slow.destroy();
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -190,13 +201,13 @@ describe("the daemon process", () => {
         const child = spawnChild(BUN, [join(ROOT, "mcp-daemon.ts"), "run"], { env: { ...process.env, MCPKIT_DAEMON_DIR: dir } });
         let err = "";
         child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-        await waitUntil(() => err.includes("listening"), LONG);
+        await until(() => err.includes("listening"), "the daemon to listen");
         const exited = new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
         child.kill(signal);
         expect(await exited).toBe(code);
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -211,6 +222,6 @@ describe("the daemon process", () => {
       const run = await runTool("mcp-daemon.ts", ["logs"], { env: { MCPKIT_DAEMON_DIR: dir } });
       expect(run.stdout).toBe("2026-01-01 info [abc] title red evil c\n");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });

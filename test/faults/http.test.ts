@@ -14,9 +14,10 @@ import {
   ROOT,
   runTool,
   startHttpServer,
+  TEST_GUARD_MS,
+  WAIT_GUARD_MS,
 } from "../support/helpers.ts";
 
-const LONG = 60_000;
 const HOSTILE = join(ROOT, "test/fixtures/hostile-http.ts");
 /** A 32 MB cap on one message, plus the runtime itself. */
 const BODY_BOUND_MB = 160;
@@ -38,12 +39,12 @@ describe("bodies that never end", () => {
     test(
       `mcp-inspect ping --url ${path}: a one-line error, and a bounded memory`,
       async () => {
-        const run = await inspect(["ping", "--url", `${here.url}${path}`], { watchRss: true, timeoutMs: LONG });
+        const run = await inspect(["ping", "--url", `${here.url}${path}`], { watchRss: true, timeoutMs: WAIT_GUARD_MS });
         expect(run.code).toBe(2);
         expect(run.json.error.code).toBe("CONNECTION_FAILED");
         expect(run.peakRssMb!).toBeLessThan(BODY_BOUND_MB);
       },
-      LONG,
+      TEST_GUARD_MS,
     );
   }
 
@@ -55,7 +56,7 @@ describe("bodies that never end", () => {
       expect(answer.error.message).toContain("limit");
       expect(await peer.close()).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -64,7 +65,7 @@ describe("bodies that never end", () => {
       const dir = mkdtempSync("/tmp/mcpd-");
       try {
         const env = { MCPKIT_DAEMON_DIR: dir };
-        const endless = await inspect(["ping", "--stateful", "--url", `${here.url}/endless-json`], { env, timeoutMs: LONG });
+        const endless = await inspect(["ping", "--stateful", "--url", `${here.url}/endless-json`], { env, timeoutMs: WAIT_GUARD_MS });
         expect(endless.code).not.toBe(0);
         const status = JSON.parse((await runTool("mcp-daemon.ts", ["status", "--json"], { env })).stdout);
         expect(status.rssBytes / 1024 / 1024).toBeLessThan(BODY_BOUND_MB);
@@ -75,7 +76,7 @@ describe("bodies that never end", () => {
         rmSync(dir, { recursive: true, force: true });
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -89,7 +90,7 @@ describe("redirects", () => {
       expect(run.json.error.message).toContain(target);
       expect((await seenBy(elsewhere)).filter((request) => request.path.includes("from=inspect"))).toEqual([]);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -107,7 +108,7 @@ describe("redirects", () => {
       expect(arrived.length).toBeGreaterThan(0);
       expect(arrived.every((request) => request.headers["x-api-key"] === "secret-2")).toBe(true);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -120,7 +121,7 @@ describe("redirects", () => {
       expect(file.code).toBe(2);
       expect(file.json.error.message).toContain("only http(s)");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -140,7 +141,7 @@ describe("redirects", () => {
       await peer.close();
       expect((await seenBy(elsewhere)).filter((request) => request.path.includes("from=proxy"))).toEqual([]);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -154,7 +155,7 @@ describe("redirects", () => {
       expect(run.stderr).toContain(target);
       expect((await seenBy(elsewhere)).filter((request) => request.path.includes("from=host"))).toEqual([]);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test("headers may go from http to https on the same host, default ports only; never to another host", () => {

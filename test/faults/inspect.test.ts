@@ -4,9 +4,8 @@ import { expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, FAULTY, inspect, ROOT } from "../support/helpers.ts";
+import { BUN, FAULTY, inspect, ROOT, TEST_GUARD_MS } from "../support/helpers.ts";
 
-const LONG = 60_000;
 /** A 32 MB cap on what is read, plus the runtime itself. */
 const READ_BOUND_MB = 160;
 
@@ -25,7 +24,7 @@ test(
     expect(fromStdin.json.error.message).toContain("over the 33554432-byte limit");
     expect(fromStdin.peakRssMb!).toBeLessThan(READ_BOUND_MB);
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -48,7 +47,7 @@ test(
     signalled.kill("SIGTERM");
     expect(await exited).toBe(143);
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -59,5 +58,5 @@ test(
     expect(run.json.error.message).toContain("over the 33554432-byte limit");
     expect(run.peakRssMb!).toBeLessThan(READ_BOUND_MB);
   },
-  LONG,
+  TEST_GUARD_MS,
 );

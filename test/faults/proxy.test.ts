@@ -14,11 +14,12 @@ import {
   REFERENCE,
   ROOT,
   removeTempDirs,
+  TEST_GUARD_MS,
   tempDir,
-  waitUntil,
+  until,
+  WAIT_GUARD_MS,
 } from "../support/helpers.ts";
 
-const LONG = 120_000;
 const PROXY = join(ROOT, "mcp-proxy.ts");
 /** The goal of the issue: a slow consumer costs the proxy less than this. */
 const BOUND_MB = 100;
@@ -65,13 +66,16 @@ test(
     const rss = new PeakRss(proxy.pid!);
     proxy.stdin!.write(line({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE() }));
     // Either the flood is held back (the server's write stalls), or it runs on into the proxy's memory.
-    await waitUntil(() => floodProgress(progress).stalled || floodProgress(progress).bytes > 400e6 || rss.mb > 2 * BOUND_MB, LONG);
+    await until(
+      () => floodProgress(progress).stalled || floodProgress(progress).bytes > 400e6 || rss.mb > 2 * BOUND_MB,
+      "the flood to stall",
+    );
     expect(rss.mb).toBeLessThan(BOUND_MB);
     expect(floodProgress(progress).stalled).toBe(true);
     proxy.kill("SIGTERM");
     expect(await exited(proxy)).toBe(143);
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -94,13 +98,16 @@ test(
       proxy.stdin!.once("drain", pour);
     };
     pour();
-    await waitUntil(() => (stalledSince > 0 && Date.now() - stalledSince > 2_000) || written >= 400e6 || rss.mb > 2 * BOUND_MB, LONG);
+    await until(
+      () => (stalledSince > 0 && Date.now() - stalledSince > 2_000) || written >= 400e6 || rss.mb > 2 * BOUND_MB,
+      "the writer to stall",
+    );
     expect(rss.mb).toBeLessThan(BOUND_MB);
     expect(written).toBeLessThan(400e6);
     proxy.kill("SIGTERM");
     expect(await exited(proxy)).toBe(143);
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -110,15 +117,15 @@ test(
     const proxy = proxyProcess(["--", BUN, FAULTY, "stderr-flood"], { FLOOD_PROGRESS: progress });
     proxy.stderr!.pause(); // nobody reads it
     const rss = new PeakRss(proxy.pid!);
-    await waitUntil(() => floodProgress(progress).bytes > 200e6 || rss.mb > 2 * BOUND_MB, LONG);
+    await until(() => floodProgress(progress).bytes > 200e6 || rss.mb > 2 * BOUND_MB, "200 MB through");
     expect(rss.mb).toBeLessThan(BOUND_MB);
     let out = "";
     proxy.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
     proxy.stdin!.write(line({ jsonrpc: "2.0", id: "alive", method: "ping" }));
-    await waitUntil(() => out.includes('"alive"'), LONG);
+    await until(() => out.includes('"alive"'), "the answer after the flood");
     proxy.kill("SIGTERM");
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -147,7 +154,7 @@ test(
     expect(new Set(answers.map((answer) => answer.id)).size).toBe(count + 1);
     expect(answers.find((answer) => answer.id === count).result.content[0].text).toBe(`m${count}`);
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -158,7 +165,7 @@ test(
     expect(await peer.close()).toBe(0);
     expect(peer.responseTo("owed").error.message).toContain("did not answer within 300 ms");
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -175,11 +182,11 @@ test(
       ]),
     );
     stdin.flush();
-    await peer.waitFor(() => peer.responseTo("bad") !== undefined, LONG, "the answer to the line with bad bytes");
+    await peer.waitFor(() => peer.responseTo("bad") !== undefined, WAIT_GUARD_MS, "the answer to the line with bad bytes");
     expect(peer.responseTo("bad").result.content[0].text).toStartWith("caf");
     await peer.close();
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -192,14 +199,14 @@ test(
     peer.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "echo", arguments: { message: "second" } } });
     await peer.waitFor(
       () => peer.messages.filter((message) => message.id === 5 && !("method" in message)).length === 2,
-      LONG,
+      TEST_GUARD_MS,
       "two answers to id 5",
     );
     const answers = peer.messages.filter((message) => message.id === 5 && !("method" in message));
     expect(answers.map((answer) => answer.result.content[0].text).sort()).toEqual(["second", expect.stringContaining("3")].sort());
     await peer.close();
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -217,7 +224,7 @@ test(
       expect(await exited(proxy)).toBe(code);
     }
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -228,9 +235,9 @@ test(
     await peer.request(0, "initialize", INITIALIZE());
     const first = await peer.request(1, "tools/call", { name: "echo", arguments: { message: "lost" } });
     expect(first.error.message).toContain("closed its stdout");
-    await peer.waitFor(() => peer.stderr.includes("the server is back"), LONG, "the restart");
+    await peer.waitFor(() => peer.stderr.includes("the server is back"), WAIT_GUARD_MS, "the restart");
     expect((await peer.request(2, "ping")).result).toEqual({});
     await peer.close();
   },
-  LONG,
+  TEST_GUARD_MS,
 );

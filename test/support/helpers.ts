@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "bun";
 import { processAlive } from "../../lib/io/process.ts";
+import { pollUntil } from "../../lib/io/reading.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const BUN = process.execPath;
@@ -42,7 +43,7 @@ export async function runTool(
     stderr: "pipe",
   });
   const rss = options.watchRss ? new PeakRss(child.pid) : undefined;
-  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? WAIT_GUARD_MS);
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);
   let json: unknown;
@@ -61,7 +62,6 @@ export interface HttpFixture {
   stop(): Promise<void>;
 }
 
-/** Starts a server that prints `listening <url>` on stderr once ready, and waits for that line. */
 /** Reads until `until` holds for what came so far, or the stream ends; returns that text. The reader stays the caller's. */
 export async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>, until: (seen: string) => boolean): Promise<string> {
   const decoder = new TextDecoder();
@@ -74,6 +74,7 @@ export async function readUntil(reader: ReadableStreamDefaultReader<Uint8Array>,
   return seen;
 }
 
+/** Starts a server that prints `listening <url>` on stderr once ready, and waits for that line. */
 export async function startHttpServer(
   command: string[],
   options: { env?: Record<string, string>; pattern?: RegExp } = {},
@@ -83,13 +84,15 @@ export async function startHttpServer(
   const decoder = new TextDecoder();
   let seen = "";
   const pattern = options.pattern ?? /listening (http:\/\/\S+)/;
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
+  // A server that never says it listens is killed, which ends the read below.
+  const guard = setTimeout(() => child.kill("SIGKILL"), WAIT_GUARD_MS);
+  for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     seen += decoder.decode(value);
     const match = seen.match(pattern);
     if (match) {
+      clearTimeout(guard);
       // Keep draining stderr so the server never blocks on a full pipe.
       void (async () => {
         while (!(await reader.read()).done);
@@ -103,6 +106,7 @@ export async function startHttpServer(
       };
     }
   }
+  clearTimeout(guard);
   child.kill("SIGKILL");
   throw new Error(`server did not start: ${command.join(" ")}\n${seen}`);
 }
@@ -173,7 +177,7 @@ export class LinePeer {
   }
 
   /** Resolves once the predicate holds over what has arrived; rejects after timeoutMs. */
-  waitFor(predicate: () => boolean, timeoutMs = 20_000, what = "the expected messages"): Promise<void> {
+  waitFor(predicate: () => boolean, timeoutMs = WAIT_GUARD_MS, what = "the expected messages"): Promise<void> {
     if (predicate()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; stderr:\n${this.stderr}`)), timeoutMs);
@@ -187,13 +191,13 @@ export class LinePeer {
 
   async request(id: string | number, method: string, params: unknown = {}): Promise<any> {
     this.send({ jsonrpc: "2.0", id, method, params });
-    await this.waitFor(() => this.responseTo(id) !== undefined, 20_000, `the answer to ${method} #${id}`);
+    await this.waitFor(() => this.responseTo(id) !== undefined, WAIT_GUARD_MS, `the answer to ${method} #${id}`);
     return this.responseTo(id);
   }
 
   async close(): Promise<number> {
     (this.child.stdin as import("bun").FileSink).end();
-    const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), WAIT_GUARD_MS);
     const code = await this.child.exited;
     clearTimeout(timer);
     return code;
@@ -209,31 +213,52 @@ export const INITIALIZE = (version = "2025-11-25") => ({
 /** Whether a process with this pid is still running (a zombie waiting to be reaped is not). */
 export const alive = processAlive;
 
-/** Retries `attempt` until it resolves with a value `accept` takes; throws the last failure after `ms`. */
-export async function eventually<T>(attempt: () => Promise<T>, accept: (value: T) => boolean = () => true, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown = new Error("never attempted");
-  while (Date.now() < deadline) {
-    try {
-      const value = await attempt();
-      if (accept(value)) return value;
-      last = new Error(`not yet: ${JSON.stringify(value)?.slice(0, 300)}`);
-    } catch (error) {
-      last = error;
-    }
-    await Bun.sleep(50);
-  }
-  throw last;
+/**
+ * How long a test may wait on one event before it counts as hung. These are hang guards, not speed bounds:
+ * generous enough that two runs sharing a loaded 2-core box stay green. A wait's guard is shorter than the
+ * test's, so a hung wait fails with its own message (what it waited for) rather than bun's bare timeout.
+ */
+export const WAIT_GUARD_MS = 120_000;
+/** The per-test guard: package.json's `bun test --timeout` and the tests that set their own. */
+export const TEST_GUARD_MS = 240_000;
+const POLL_EVERY_MS = 20;
+
+/**
+ * The one polling helper, for state no event announces (a pid gone, a file written, a screen redrawn):
+ * resolves with the first value `look` gives that is neither undefined nor false. A `look` that throws
+ * counts as "not yet"; its last error is in the message when the guard runs out.
+ */
+export async function until<T>(
+  look: () => T | undefined | false | Promise<T | undefined | false>,
+  what = "the condition",
+  withinMs = WAIT_GUARD_MS,
+): Promise<T> {
+  let last = "";
+  const seen = await pollUntil(
+    async () => {
+      try {
+        return await look();
+      } catch (error) {
+        last = `; last: ${error instanceof Error ? error.message : String(error)}`;
+        return undefined;
+      }
+    },
+    { withinMs, everyMs: POLL_EVERY_MS },
+  );
+  if (seen === undefined) throw new Error(`still waiting for ${what} after ${withinMs} ms${last}`);
+  return seen;
 }
 
-/** Polls `condition` until it holds; throws when it has not within `ms`. */
-export async function waitUntil(condition: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await Bun.sleep(20);
-  }
-}
+/** Retries `attempt` until it resolves with a value `accept` takes. */
+export const eventually = <T>(attempt: () => Promise<T>, accept: (value: T) => boolean = () => true, what = "an accepted answer") =>
+  until(async () => {
+    const value = await attempt();
+    if (!accept(value)) throw new Error(`not yet: ${JSON.stringify(value)?.slice(0, 300)}`);
+    return value;
+  }, what);
+
+/** Polls `condition` until it holds. */
+export const waitUntil = (condition: () => boolean, what?: string) => until(() => condition() || undefined, what).then(() => {});
 
 /** A process's own peak RSS (VmHWM, which leaves its children out), sampled until it exits. */
 export class PeakRss {

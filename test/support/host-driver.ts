@@ -3,10 +3,9 @@
 
 import { join } from "node:path";
 import { type Subprocess, spawn } from "bun";
-import { BUN, NO_VENDOR_KEYS, ROOT } from "./helpers.ts";
+import { BUN, NO_VENDOR_KEYS, ROOT, WAIT_GUARD_MS } from "./helpers.ts";
 
 export const HOST = join(ROOT, "mcp-host.ts");
-const DEFAULT_WAIT_MS = 15_000;
 
 export class HostDriver {
   readonly child: Subprocess<"pipe", "pipe", "pipe">;
@@ -14,11 +13,17 @@ export class HostDriver {
   stderr = "";
   /** Output before this index has been matched already. */
   #cursor = 0;
+  /** Called after each chunk of output: the waits look again then, and only then. */
+  #onoutput = new Set<() => void>();
+  #ended = false;
 
   constructor(args: string[], env: Record<string, string> = {}) {
     const environment = { ...process.env, ...NO_VENDOR_KEYS, NO_COLOR: "1", ...env };
     this.child = spawn([BUN, HOST, ...args], { cwd: ROOT, env: environment, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-    void this.#drain(this.child.stdout, (text) => (this.stdout += text));
+    void this.#drain(this.child.stdout, (text) => (this.stdout += text)).then(() => {
+      this.#ended = true;
+      for (const look of this.#onoutput) look();
+    });
     void this.#drain(this.child.stderr, (text) => (this.stderr += text));
   }
 
@@ -28,30 +33,37 @@ export class HostDriver {
   }
 
   /** Waits until the transcript (after what earlier waits consumed) matches; returns the match. */
-  async waitFor(pattern: RegExp | string, ms = DEFAULT_WAIT_MS): Promise<RegExpMatchArray> {
+  waitFor(pattern: RegExp | string, ms = WAIT_GUARD_MS): Promise<RegExpMatchArray> {
     const regex = typeof pattern === "string" ? new RegExp(escapeRegExp(pattern)) : pattern;
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const rest = this.stdout.slice(this.#cursor);
-      const match = rest.match(regex);
-      if (match) {
-        this.#cursor += (match.index ?? 0) + match[0].length;
-        return match;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(
-          `timed out waiting for ${regex}\n--- transcript since last match ---\n${rest}\n--- stderr ---\n${this.stderr.slice(-2000)}`,
-        );
-      }
-      await Bun.sleep(10);
-    }
+    return new Promise((resolve, reject) => {
+      const finish = (outcome: () => void) => {
+        clearTimeout(timer);
+        this.#onoutput.delete(look);
+        outcome();
+      };
+      const fail = (why: string) => {
+        const rest = this.stdout.slice(this.#cursor);
+        const detail = `\n--- transcript since last match ---\n${rest}\n--- stderr ---\n${this.stderr.slice(-2000)}`;
+        finish(() => reject(new Error(`${why} waiting for ${regex}${detail}`)));
+      };
+      const look = () => {
+        const match = this.stdout.slice(this.#cursor).match(regex);
+        if (match) {
+          this.#cursor += (match.index ?? 0) + match[0].length;
+          finish(() => resolve(match));
+        } else if (this.#ended) fail("the host closed its stdout");
+      };
+      const timer = setTimeout(() => fail(`still (after ${ms} ms)`), ms);
+      this.#onoutput.add(look);
+      look();
+    });
   }
 
   interrupt(): void {
     this.child.kill("SIGINT");
   }
 
-  async exit(ms = DEFAULT_WAIT_MS): Promise<number> {
+  async exit(ms = WAIT_GUARD_MS): Promise<number> {
     const timer = setTimeout(() => this.child.kill("SIGKILL"), ms);
     const code = await this.child.exited;
     clearTimeout(timer);
@@ -60,7 +72,10 @@ export class HostDriver {
 
   async #drain(stream: ReadableStream<Uint8Array>, sink: (text: string) => void): Promise<void> {
     const decoder = new TextDecoder();
-    for await (const chunk of stream) sink(decoder.decode(chunk, { stream: true }));
+    for await (const chunk of stream) {
+      sink(decoder.decode(chunk, { stream: true }));
+      for (const look of this.#onoutput) look();
+    }
   }
 }
 

@@ -15,7 +15,6 @@ import {
   alive,
   BUN,
   daemonDir,
-  eventually,
   FAULTY,
   inspect,
   REFERENCE,
@@ -23,10 +22,10 @@ import {
   ROOT,
   runTool,
   stopDaemons,
-  waitUntil,
+  TEST_GUARD_MS,
+  until,
 } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const GATED = join(ROOT, "test/fixtures/gated-server.ts");
 afterEach(stopDaemons);
 
@@ -56,7 +55,7 @@ describe("stateful sessions", () => {
       expect(status.sessions[0].calls).toBeGreaterThan(2);
       expect(typeof status.sessions[0].pid).toBe("number");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -74,7 +73,7 @@ describe("stateful sessions", () => {
       // The config names exactly the first call's server (command, args, env, cwd): the same session.
       expect((await statusOf(dir)).sessions.length).toBe(2);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -87,7 +86,7 @@ describe("stateful sessions", () => {
       const log = readFileSync(join(dir, "daemon.log"), "utf8");
       expect(log.match(/listening on/g)?.length).toBe(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -110,7 +109,7 @@ describe("stateful sessions", () => {
       expect(JSON.stringify(echoed.content)).toContain("[lib] sdk");
       await client.close();
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -172,7 +171,7 @@ describe("the session extension: a warm call is one round trip", () => {
       expect(warm.sent).toEqual(["tools/call"]);
       await warm.session.close();
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -190,7 +189,7 @@ describe("the session extension: a warm call is one round trip", () => {
       expect(listed.json.data.tools.map((t: { name: string }) => t.name)).toContain("echo");
       expect(await calls()).toBe(before + 1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -228,7 +227,7 @@ describe("the session extension: a warm call is one round trip", () => {
       expect(holder.sent).toContain("tools/list");
       await holder.session.close();
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -250,7 +249,7 @@ describe("the session extension: a warm call is one round trip", () => {
       });
       expect(info.params.tools.map((tool: { name: string }) => tool.name)).toContain("echo");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -263,10 +262,7 @@ describe("faults", () => {
       const slow = stateful(dir, ["call-tool", "slow", "steps=50", "delayMs=100", "--", ...REFERENCE_CMD]);
       // The slow call is in flight once the daemon has counted it: the first call-tool made a tools/list
       // and a tools/call; the second, attaching to a warm session, is sent the tool list and makes the call only.
-      await eventually(
-        () => statusOf(dir),
-        (status) => status.sessions?.[0]?.calls >= 3,
-      );
+      await until(async () => (await statusOf(dir)).sessions?.[0]?.calls >= 3, "the daemon to count three calls");
       await stateful(dir, ["call-tool", "crash", "--", ...REFERENCE_CMD]);
       const cut = await slow;
       expect(cut.code).toBe(5);
@@ -275,7 +271,7 @@ describe("faults", () => {
       expect(second).not.toBe(first);
       expect(alive(Number(first))).toBe(false);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -293,16 +289,16 @@ describe("faults", () => {
         },
       );
       // Its tools/list and its tools/call have reached the server.
-      await eventually(
-        () => statusOf(dir),
-        (status) => status.sessions?.[0]?.calls >= 2,
-      );
+      await until(async () => (await statusOf(dir)).sessions?.[0]?.calls >= 2, "the daemon to count two calls");
       child.kill("SIGKILL");
       const other = await stateful(dir, ["call-tool", "echo", "message=still here", "--", ...REFERENCE_CMD]);
       expect(other.json.data.content[0].text).toBe("still here");
-      await waitUntil(() => readFileSync(join(dir, "daemon.log"), "utf8").includes("slow: cancelled after"));
+      await until(
+        () => readFileSync(join(dir, "daemon.log"), "utf8").includes("slow: cancelled after"),
+        "the server's cancel line in the log",
+      );
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -362,7 +358,7 @@ describe("faults", () => {
       expect((await statusOf(dir)).running).toBe(true);
       expect((await stateful(dir, ["ping", "--", ...REFERENCE_CMD])).code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -376,7 +372,7 @@ describe("faults", () => {
       expect(alive(daemonPid)).toBe(false);
       expect((await daemon(dir, ["status"])).code).toBe(9);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -391,14 +387,14 @@ describe("faults", () => {
       const stubbornPid = status.sessions.find((s: { server: string }) => s.server.includes("stubborn")).pid;
       process.kill(status.pid, "SIGKILL");
       // The well-behaved server sees its stdin close and leaves by itself.
-      await waitUntil(() => !alive(pid));
+      await until(() => !alive(pid), "the server process to go");
       expect(alive(stubbornPid)).toBe(true);
       const next = await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD]);
       expect(next.code).toBe(0);
       // The new daemon ended what the old one left (SIGKILL to its group) before it served.
-      await waitUntil(() => !alive(stubbornPid));
+      await until(() => !alive(stubbornPid), "the stubborn server to be killed");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -408,12 +404,11 @@ describe("faults", () => {
       await daemon(dir, ["start", "--idle-timeout", "1000", "--exit-after", "1500"]);
       const pid = Number((await stateful(dir, ["call-tool", "whoami", "--", ...REFERENCE_CMD])).json.data.content[0].text);
       const daemonPid = (await statusOf(dir)).pid;
-      const deadline = Date.now() + 20_000;
-      while ((alive(pid) || alive(daemonPid)) && Date.now() < deadline) await Bun.sleep(200);
+      await until(() => !alive(pid) && !alive(daemonPid), "the idle session and the idle daemon to end");
       expect(alive(pid)).toBe(false);
       expect(alive(daemonPid)).toBe(false);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -437,7 +432,7 @@ describe("the socket's directory", () => {
       expect(call.json.error.message).toContain("daemon.log");
       expect(readFileSync(join(dir, "daemon.log"), "utf8")).toContain(fragment);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -449,7 +444,7 @@ describe("the socket's directory", () => {
       expect(result.code).toBe(2);
       expect(result.json.error.message).toContain(`chmod 700 ${dir}`);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -462,7 +457,7 @@ describe("the socket's directory", () => {
       expect(result.code).toBe(1);
       expect(result.stderr).toContain("over this system's limit");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 

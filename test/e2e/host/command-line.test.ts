@@ -6,9 +6,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, closedPort, EVERYTHING, NO_VENDOR_KEYS, REFERENCE, runTool } from "../../support/helpers.ts";
+import { BUN, closedPort, EVERYTHING, NO_VENDOR_KEYS, REFERENCE, runTool, TEST_GUARD_MS, until } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const host = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
   runTool("mcp-host.ts", args, { ...options, env: { ...NO_VENDOR_KEYS, ...options.env } });
 const REFERENCE_SERVER = `${BUN} ${REFERENCE}`;
@@ -70,7 +69,7 @@ test(
     expect(result.stderr).toContain("could not connect to server:");
     expect(result.stderr).toContain("error: no server could be connected");
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 describe("one-shot mode", () => {
@@ -83,7 +82,7 @@ describe("one-shot mode", () => {
       expect(result.stdout).not.toContain("connected to");
       expect(result.stderr).toContain(`connected to "mcpkit-reference" as reference (2026-07-28, 18 tools`);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -93,7 +92,7 @@ describe("one-shot mode", () => {
       expect(result.code).toBe(6);
       expect(result.stdout).toContain("failed: fail: requested failure");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -108,7 +107,7 @@ describe("one-shot mode", () => {
       expect(result.stdout).toContain("needs a step in the user's browser before this call can succeed");
       expect(result.stdout).toContain("the user declined");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -119,7 +118,7 @@ describe("one-shot mode", () => {
       expect(result.stderr).toMatch(/connected to "[^"]+" as [\w-]+ \(2025-11-25, \d+ tools/);
       expect(result.stdout).toContain("Echo: hello from the host");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -131,7 +130,7 @@ describe("protocol revisions", () => {
       expect(result.code).toBe(0);
       expect(result.stderr).toContain(`as mcpkit-reference (2025-06-18,`);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -142,7 +141,7 @@ describe("protocol revisions", () => {
       expect(result.stderr).toContain("could not connect to");
       expect(result.stderr).toContain("error: no server could be connected");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -161,7 +160,7 @@ describe("servers from a config file", () => {
       expect(result.stdout).toContain("mcp__beta__echo");
       expect(result.stdout).toContain("← beta/add: 3");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -178,7 +177,7 @@ describe("servers from a config file", () => {
       expect(second.stdout).toContain(`whoami returned: ${pid}`);
       expect(Number(pid)).not.toBe(process.pid);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -192,7 +191,7 @@ describe("safety", () => {
       expect(result.stderr).toContain("env-probe key=[] path=[");
       expect(result.stderr).not.toContain("sk-must-not-leak");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -205,7 +204,7 @@ describe("safety", () => {
       expect(result.stdout + result.stderr).not.toContain("\u001b");
       expect(result.stdout + result.stderr).not.toContain("\u0007");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -238,7 +237,7 @@ test(
       fake.stop();
     }
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -257,7 +256,7 @@ test(
       await server.stop();
     }
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 describe("leaving closes every server", () => {
@@ -276,14 +275,12 @@ describe("leaving closes every server", () => {
           const [, pid] = await host.waitFor(/whoami returned: (\d+)/);
           host.child.kill(signal);
           expect(await host.exit()).toBe(code);
-          const deadline = Date.now() + 5_000;
-          while (processAlive(Number(pid)) && Date.now() < deadline) await Bun.sleep(20);
-          expect(processAlive(Number(pid))).toBe(false);
+          await until(() => !processAlive(Number(pid)), "the server process to go");
         } finally {
           host.child.kill("SIGKILL");
         }
       },
-      LONG,
+      TEST_GUARD_MS,
     );
   }
 
@@ -294,19 +291,16 @@ describe("leaving closes every server", () => {
       const { processAlive } = await import("../../../lib/io/process.ts");
       const host = new HostDriver(["--server", `sh -c 'echo pid=$$ >&2; exec sleep 600'`]);
       try {
-        const deadline = Date.now() + 10_000;
-        while (!/pid=(\d+)/.test(host.stderr) && Date.now() < deadline) await Bun.sleep(20);
-        const pid = Number(/pid=(\d+)/.exec(host.stderr)?.[1]);
+        const pid = Number(await until(() => /pid=(\d+)/.exec(host.stderr)?.[1], "the server's pid on stderr"));
         expect(processAlive(pid)).toBe(true);
         host.interrupt();
-        expect(await host.exit(10_000)).toBe(130);
-        while (processAlive(pid) && Date.now() < deadline) await Bun.sleep(20);
-        expect(processAlive(pid)).toBe(false);
+        expect(await host.exit()).toBe(130);
+        await until(() => !processAlive(pid), "the server in its handshake to be stopped");
       } finally {
         host.child.kill("SIGKILL");
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -334,7 +328,7 @@ test(
       fake.stop();
     }
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -359,5 +353,5 @@ test(
       fake.stop();
     }
   },
-  LONG,
+  TEST_GUARD_MS,
 );

@@ -5,9 +5,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { alive, BUN, FAULTY, REFERENCE, waitUntil } from "../../support/helpers.ts";
-
-const T = 30_000; // generous bound against hangs, not a performance check
+import { alive, BUN, FAULTY, REFERENCE, TEST_GUARD_MS, until } from "../../support/helpers.ts";
 
 const TOOLS = [
   "add",
@@ -183,7 +181,7 @@ async function checkSubscription(client: Client): Promise<void> {
   if (!modern) await client.subscribeResource({ uri: "ref://hello" });
   expect(firstText(await client.callTool({ name: "touch", arguments: { uri: "ref://data.json" } }))).toBe("touched ref://data.json");
   expect(firstText(await client.callTool({ name: "touch", arguments: { uri: "ref://hello" } }))).toBe("touched ref://hello");
-  await waitUntil(() => updates.length > 0, 5000);
+  await until(() => updates.length > 0, "a resource update");
   expect(updates).toEqual(["ref://hello"]); // only the subscribed URI
   await sub?.close();
 }
@@ -205,9 +203,9 @@ describe("reference server over stdio", () => {
       expect(logs).toEqual([{ level: "warning", data: "careful", logger: "reference" }]);
       const pid = transport.pid!;
       await client.close();
-      await waitUntil(() => !alive(pid), 5000);
+      await until(() => !alive(pid), "the server process to go");
     },
-    T,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -218,7 +216,7 @@ describe("reference server over stdio", () => {
       expect(firstText(await client.callTool({ name: "echo", arguments: { message: "old" } }))).toBe("old");
       await client.close();
     },
-    T,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -232,7 +230,7 @@ describe("reference server over stdio", () => {
       await checkSubscription(client);
       await client.close();
     },
-    T,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -268,7 +266,7 @@ describe("reference server over stdio", () => {
       expect(seen.length).toBe(atAbort); // no progress after the cancel
       await client.close();
     },
-    T,
+    TEST_GUARD_MS,
   );
 });
 
@@ -285,7 +283,7 @@ describe("reference server over Streamable HTTP", () => {
       await checkSubscription(client); // the update travels on the session's GET stream
       await client.close();
     },
-    T,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -311,7 +309,7 @@ describe("reference server over Streamable HTTP", () => {
       expect(firstText(await auto.callTool({ name: "echo", arguments: { message: "auto" } }))).toBe("auto");
       await auto.close();
     },
-    T,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -325,7 +323,7 @@ describe("reference server over Streamable HTTP", () => {
       expect(/^x+$/.test(t)).toBe(true);
       await client.close();
     },
-    T,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -359,7 +357,7 @@ describe("reference server over Streamable HTTP", () => {
       const evil = await fetch(url, { method: "POST", headers: { ...base, "mcp-method": "server/discover", host: "evil.example" }, body });
       expect(evil.status).toBe(403);
     },
-    T,
+    TEST_GUARD_MS,
   );
 });
 
@@ -383,7 +381,7 @@ describe("faulty server", () => {
         await client.close();
       }
     },
-    T,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -403,7 +401,7 @@ describe("faulty server", () => {
       await expect(silent.connect(faultyTransport("silent"), { timeout: 500 })).rejects.toThrow();
       await silent.close();
     },
-    T,
+    TEST_GUARD_MS,
   );
 });
 

@@ -14,10 +14,10 @@ import {
   ROOT,
   readUntil,
   startReferenceHttp,
-  waitUntil,
+  TEST_GUARD_MS,
+  until,
 } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-inspect-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -36,7 +36,7 @@ describe("stdio, 2026-07-28 by default", () => {
       expect(typeof json.metadata.durationMs).toBe("number");
       expect(json.metadata.target).toContain("reference/main.ts");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -47,7 +47,7 @@ describe("stdio, 2026-07-28 by default", () => {
       expect(json.data).toMatchObject({ era: "legacy", protocolVersion: "2025-11-25", serverInfo: { name: "mcpkit-reference" } });
       expect(json.data.instructions).toBe("Reference server for mcpkit tests.");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -62,7 +62,7 @@ describe("stdio, 2026-07-28 by default", () => {
       });
       expect(Object.keys(json.data.capabilities)).toEqual(expect.arrayContaining(["tools", "resources", "prompts", "logging"]));
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -90,7 +90,7 @@ describe("stdio, 2026-07-28 by default", () => {
         nested: { x: 4 },
       });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -105,7 +105,7 @@ describe("stdio, 2026-07-28 by default", () => {
       expect(fromFile.json.data.structuredContent).toEqual({ sum: 11 });
       expect(fromStdin.json.data.structuredContent).toEqual({ sum: 14 });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -121,7 +121,7 @@ describe("stdio, 2026-07-28 by default", () => {
       // The server itself rejects it: a protocol error or an isError result, never our usage error.
       expect([5, 6]).toContain(unchecked.code);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -134,7 +134,7 @@ describe("stdio, 2026-07-28 by default", () => {
       expect(json.data.isError).toBe(true);
       expect(json.data.content[0].text).toBe("fail: requested failure");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -151,7 +151,7 @@ describe("stdio, 2026-07-28 by default", () => {
       const badPair = await inspect(["call-tool", "add", "novalue", "--", ...REFERENCE_CMD]);
       expect(badPair.json.error.message).toContain('bad argument "novalue"');
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -171,7 +171,7 @@ describe("stdio, 2026-07-28 by default", () => {
       expect(item.code).toBe(0);
       expect(JSON.stringify(item.json.data.contents)).toContain("item-3");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -184,7 +184,7 @@ describe("stdio, 2026-07-28 by default", () => {
       expect(review.json.data.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
       expect(review.json.data.messages[0].content.text).toContain("x = 012");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -197,7 +197,7 @@ describe("stdio, 2026-07-28 by default", () => {
       const neither = await inspect(["complete", "--argument", "name=a", "--", ...REFERENCE_CMD]);
       expect(neither.code).toBe(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -207,7 +207,7 @@ describe("stdio, 2026-07-28 by default", () => {
       expect(code).toBe(0);
       expect(json.data.roundTripMs).toBeGreaterThanOrEqual(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -219,7 +219,7 @@ describe("stdio, 2026-07-28 by default", () => {
       expect(code).toBe(0);
       expect(json.data.content[0].text).toBe("done 8 steps");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -230,7 +230,7 @@ describe("stdio, 2026-07-28 by default", () => {
       expect(stdout.length).toBeGreaterThan(20_000_000);
       expect(json.data.content[0].text.length).toBe(20_000_000);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -241,7 +241,7 @@ describe("stdio, 2026-07-28 by default", () => {
       expect(stderr).toContain('unknown tool "wipe"');
       expect(stderr).not.toContain("\u001b");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -254,7 +254,7 @@ describe("stdio, 2026-07-28 by default", () => {
       const call = await inspect(["call-tool", "echo", "message=\u001b[31mred\u001b[0m", "--text", "--", ...REFERENCE_CMD]);
       expect(call.stdout).toBe("red\n");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -268,7 +268,7 @@ describe("stdio servers that misbehave", () => {
       const call = await inspect(["call-tool", "echo", "message=hi", "--", BUN, FAULTY, "junk"]);
       expect(call.code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -279,7 +279,7 @@ describe("stdio servers that misbehave", () => {
       expect(list.json.metadata.protocolVersion).toBe("2025-11-25");
       expect(list.json.data.tools.map((t: { name: string }) => t.name)).toEqual(["echo"]);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -290,7 +290,7 @@ describe("stdio servers that misbehave", () => {
       expect(list.json.metadata.protocolVersion).toBe("2025-11-25");
       expect(list.json.data.tools.map((t: { name: string }) => t.name)).toEqual(["echo", "restart_server"]);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -300,7 +300,7 @@ describe("stdio servers that misbehave", () => {
       expect(code).toBe(0);
       expect(json.data.tools.length).toBe(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -312,7 +312,7 @@ describe("stdio servers that misbehave", () => {
       expect(json.error.message).toContain("exited with code 3");
       expect(json.error.details.serverStderr).toContain("boom");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -322,7 +322,7 @@ describe("stdio servers that misbehave", () => {
       expect(code).toBe(2);
       expect(json.error.message).toContain("lost the server");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -334,7 +334,7 @@ describe("stdio servers that misbehave", () => {
       expect(json.error.code).toBe("TIMEOUT");
       expect(Date.now() - started).toBeLessThan(15_000);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -347,7 +347,7 @@ describe("stdio servers that misbehave", () => {
       expect(empty.code).toBe(1);
       expect(empty.json.error.message).toContain("no server given");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -377,7 +377,7 @@ describe("stdio servers that misbehave", () => {
       // The server's own stderr (shown with --verbose) says the cancellation reached it.
       expect(seen).toContain("slow: cancelled after");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -389,7 +389,10 @@ describe("stdio servers that misbehave", () => {
         stderr: "pipe",
       });
       // Its server is up (the token is in both command lines): mcp-inspect set its signal handlers before it spawned it.
-      await waitUntil(() => Bun.spawnSync(["pgrep", "-f", "--", token]).stdout.toString().trim().split("\n").length >= 2);
+      await until(
+        () => Bun.spawnSync(["pgrep", "-f", "--", token]).stdout.toString().trim().split("\n").length >= 2,
+        "both server processes",
+      );
       child.kill("SIGHUP");
       // The envelope is out while the stubborn server is still being stopped: a Ctrl-C now changes nothing.
       const reader = child.stdout.getReader();
@@ -402,7 +405,7 @@ describe("stdio servers that misbehave", () => {
       expect(JSON.parse(out).error.code).toBe("CANCELLED");
       expect(Bun.spawnSync(["pgrep", "-f", token]).stdout.toString().trim()).toBe("");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -413,7 +416,7 @@ describe("stdio servers that misbehave", () => {
       expect(json.error.code).toBe("TIMEOUT");
       expect(json.metadata.durationMs).toBeLessThan(2_500);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -424,7 +427,7 @@ describe("stdio servers that misbehave", () => {
       expect(json.error.message).toContain("over the");
       expect(json.metadata.durationMs).toBeLessThan(30_000);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -434,7 +437,7 @@ describe("stdio servers that misbehave", () => {
       expect(code).toBe(5);
       expect(json.error.message).toContain("malformed");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -448,7 +451,7 @@ describe("stdio servers that misbehave", () => {
         expect(readFileSync(counter, "utf8").trim().split("\n")).toEqual(["spawn"]);
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -466,7 +469,7 @@ describe("usage", () => {
       const passthrough = await inspect(["list-tools", "--", ...REFERENCE_CMD, "--help"]);
       expect(passthrough.code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test.each([
@@ -501,7 +504,7 @@ describe("usage", () => {
       expect(unknownFirst.code).toBe(1);
       expect(unknownFirst.json.error.message).toContain("unknown option --bogus");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -514,7 +517,7 @@ describe("usage", () => {
       expect(schemeless.code).toBe(1);
       expect(schemeless.json.error.message).toContain("give a full http:// or https:// URL");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -528,7 +531,7 @@ describe("usage", () => {
         expect(help.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
       expect(help.stdout.split("\n").every((line) => line.length <= 120)).toBe(true);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -546,7 +549,7 @@ describe("usage", () => {
       expect(json.metadata.target).toBe("ref");
       expect(json.data.tools.length).toBeGreaterThan(5);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -575,7 +578,7 @@ describe("Streamable HTTP", () => {
       expect((await inspect(["ping", ...url])).code).toBe(0);
       expect((await inspect(["call-tool", "fail", ...url])).code).toBe(6);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -586,7 +589,7 @@ describe("Streamable HTTP", () => {
       const unchecked = await inspect(["call-tool", "region_query", "region=Zürich", "query=q", "--no-validate", "--url", server.url]);
       expect(unchecked.json.data?.content[0].text).toBe("Zürich:q");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -605,17 +608,23 @@ describe("Streamable HTTP", () => {
       expect(json.metadata.protocolVersion).toBe("2025-11-25");
       expect(json.data.content[0].text).toBe("legacy");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
-    "progress arrives over SSE and a 20 MB result arrives whole",
+    "progress arrives over SSE, every step in order before the result, and a 20 MB result arrives whole",
     async () => {
-      const slow = await inspect(["call-tool", "slow", "steps=4", "delayMs=300", "--timeout", "800", "--url", server.url]);
+      // At debug, each notification is a stderr line as it arrives (that progress restarts --timeout is
+      // test/units/inspect/watchdog.test.ts's, on a fake clock).
+      const slow = await inspect(["call-tool", "slow", "steps=4", "delayMs=20", "--log-level", "debug", "--url", server.url]);
       expect(slow.json.data?.content[0].text).toBe("done 4 steps");
+      const steps = [...slow.stderr.matchAll(/notifications\/progress \{[^\n]*"progress":(\d+),"total":4/g)].map((match) =>
+        Number(match[1]),
+      );
+      expect(steps).toEqual([1, 2, 3, 4]);
       const big = await inspect(["call-tool", "big", "bytes=20000000", "--url", server.url]);
       expect(big.json.data.content[0].text.length).toBe(20_000_000);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });

@@ -4,9 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { firstSentence, signature } from "../../../inspect/signatures.ts";
-import { BUN, EVERYTHING, inspect, REFERENCE, removeTempDirs, tempDir } from "../../support/helpers.ts";
+import { BUN, EVERYTHING, inspect, REFERENCE, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 afterAll(removeTempDirs);
 
 describe("signatures", () => {
@@ -66,7 +65,7 @@ describe("signatures", () => {
       expect(lines.stdout).toContain("get-sum(a: number, b: number) - Returns the sum of two numbers\n");
       expect(lines.stdout.length * 3).toBeLessThan(envelope.stdout.length);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test("an unknown --format is a usage error", async () => {
@@ -105,7 +104,7 @@ describe("grep", () => {
       expect(run.json.data.failures).toEqual([expect.objectContaining({ server: "broken", code: "CONNECTION_FAILED", exitCode: 2 })]);
       expect(run.json.data.searched).toBe(3);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -119,7 +118,7 @@ describe("grep", () => {
       );
       expect(run.stderr).toContain("broken: CONNECTION_FAILED");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -132,7 +131,7 @@ describe("grep", () => {
       expect(run.json.data.matches).toEqual([]);
       expect(run.json.data.failures).toHaveLength(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -142,7 +141,7 @@ describe("grep", () => {
       expect(run.code).toBe(0);
       expect(run.json.data.matches.map((m: { tool: string }) => m.tool)).toContain("echo");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test("a missing pattern is a usage error", async () => {
@@ -183,7 +182,7 @@ describe("skill", () => {
       expect(skill).not.toContain("s3cret");
       expect(skill).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test("--out is required", async () => {
@@ -209,6 +208,6 @@ describe("grep and skill over the configured servers", () => {
       expect(skill.code).toBe(0);
       expect(skill.stdout).toContain("Select with: `--server mine`");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });

@@ -3,9 +3,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { BUN, closedPort, eventually, REFERENCE, ROOT, startHttpServer, startReferenceHttp } from "../../support/helpers.ts";
+import { BUN, closedPort, REFERENCE, ROOT, startHttpServer, startReferenceHttp, TEST_GUARD_MS, until } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const INSPECTOR_TOOLS = [
   "call_tool",
   "cancel_task",
@@ -59,7 +58,7 @@ describe("mcp-inspect mcp", () => {
         await server.stop();
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test.each(["legacy", "auto"] as const)(
@@ -69,7 +68,7 @@ describe("mcp-inspect mcp", () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(INSPECTOR_TOOLS);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -95,7 +94,7 @@ describe("mcp-inspect mcp", () => {
       expect(info.serverInfo.name).toBe("mcpkit-reference");
       expect(JSON.parse(textOf(await client.callTool({ name: "ping", arguments: {} }))).roundTripMs).toBeGreaterThanOrEqual(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -107,11 +106,14 @@ describe("mcp-inspect mcp", () => {
       expect(await pid()).toBe(first);
       expect(textOf(await client.callTool({ name: "call_tool", arguments: { name: "crash" } }))).toBe("crashing");
       // A call that meets the dying connection fails; the one after it gets a new one.
-      const after = await eventually(pid, (text) => /^\d+$/.test(text) && text !== first);
+      const after = await until(async () => {
+        const text = await pid();
+        return /^\d+$/.test(text) && text !== first && text;
+      }, "a new server pid after the restart");
       expect(after).toMatch(/^\d+$/);
       expect(after).not.toBe(first);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -123,7 +125,7 @@ describe("mcp-inspect mcp", () => {
       expect(textOf(result)).toContain("command not found");
       expect((await client.listTools()).tools.length).toBe(INSPECTOR_TOOLS.length);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test.each([
@@ -144,7 +146,7 @@ describe("mcp-inspect mcp", () => {
       expect(stdout).toBe("");
       expect(stderr.trim()).toStartWith(message);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -166,6 +168,6 @@ describe("mcp-inspect mcp", () => {
         await server.stop();
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });

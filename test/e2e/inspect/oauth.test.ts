@@ -6,9 +6,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { CLIENT_METADATA_URL } from "../../../lib/auth/provider.ts";
 import { ADMIN_SCOPE, FIXTURE_SCOPE, type OAuthFixture, type OAuthFixtureOptions, startOAuthServer } from "../../fixtures/oauth-server.ts";
-import { BUN, INITIALIZE, inspect, LinePeer, ROOT, readUntil, removeTempDirs, tempDir } from "../../support/helpers.ts";
+import { BUN, INITIALIZE, inspect, LinePeer, ROOT, readUntil, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const BROWSER_SCRIPT = join(ROOT, "test/fixtures/browser.ts");
 const EXIT_AUTH = 3;
 
@@ -65,7 +64,7 @@ describe("mcp-inspect", () => {
       expect(m.tabs()).toEqual([]);
       expect(server.record.registrations).toEqual([]);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -79,7 +78,7 @@ describe("mcp-inspect", () => {
       expect(run.code).toBe(EXIT_AUTH);
       expect(run.json.error.message).toContain(`(run mcp-inspect auth --config ${config} --server linear)`);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -114,7 +113,7 @@ describe("mcp-inspect", () => {
       expect(entry.resource).toBe(server.url);
       expect(entry.issuer).toBe(server.issuer);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -137,7 +136,7 @@ describe("mcp-inspect", () => {
         ok: true,
       });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -163,7 +162,7 @@ describe("mcp-inspect", () => {
       expect((await m.inspect(["auth", "--list"])).json.data.servers).toEqual([]);
       expect((await m.inspect(["list-tools", "--url", server.url])).code).toBe(EXIT_AUTH);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -185,7 +184,7 @@ describe("mcp-inspect", () => {
       expect(m.tabs()).toHaveLength(1);
       expect(m.files()[0]).toContain(server.record.refreshTokens[1]!);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -207,7 +206,7 @@ describe("mcp-inspect", () => {
       expect(signedIn.code).toBe(0);
       expect(m.tabs()).toHaveLength(2);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -220,7 +219,7 @@ describe("mcp-inspect", () => {
       expect(text(run)).toBe(`admin with ${FIXTURE_SCOPE} ${ADMIN_SCOPE}`);
       expect(server.record.authorizations.map((a) => a.scope)).toEqual([FIXTURE_SCOPE, `${FIXTURE_SCOPE} ${ADMIN_SCOPE}`]);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -233,7 +232,7 @@ describe("mcp-inspect", () => {
       expect(run.json.error.message).toContain("still refuses with insufficient_scope after 2 step-ups");
       expect(server.record.authorizations).toHaveLength(3);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -251,7 +250,7 @@ describe("mcp-inspect", () => {
       expect(server.record.authorizations.at(-1)!.scope).toBe(`${FIXTURE_SCOPE} ${ADMIN_SCOPE}`);
       expect((await m.inspect(["call-tool", "admin", "--url", server.url])).code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -274,7 +273,7 @@ describe("mcp-inspect", () => {
         await http.stop();
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -302,7 +301,7 @@ describe("mcp-inspect", () => {
         ),
       ).toBe("closed");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -316,7 +315,7 @@ describe("mcp-inspect", () => {
       expect(run.json.error.details.httpStatus).toBe(403);
       expect(server.record.authorizations).toHaveLength(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -346,7 +345,7 @@ describe("mcp-inspect", () => {
       expect(server.record.registrations[0]!.redirect_uris).toEqual(["http://127.0.0.1/callback"]);
       expect((await m.inspect(["call-tool", "whoami", "--url", server.url])).code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -359,7 +358,7 @@ describe("mcp-inspect", () => {
       expect(run.stderr + run.stdout).toMatch(/iss/i);
       expect(server.record.tokenRequests).toEqual([]);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -415,7 +414,7 @@ describe("discovery", () => {
         expect(run.code).toBe(0);
         expect(server.record.metadataRequests.slice(0, expected(server).length)).toEqual(expected(server));
       },
-      LONG,
+      TEST_GUARD_MS,
     );
   }
 
@@ -432,7 +431,7 @@ describe("discovery", () => {
       // Without resource metadata the resource parameter is the server's own URL (RFC 8707).
       expect(server.record.authorizations[0]!.resource).toBe(server.url);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -453,7 +452,7 @@ describe("discovery", () => {
       expect((await m.inspect(["auth", "--url", server.url])).code).toBe(0);
       expect(m.tabs()[1]).toStartWith(`${server.issuer}/authorize?`);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -466,7 +465,7 @@ describe("scopes", () => {
       expect((await m.inspect(["list-tools", "--url", server.url, "--oauth"])).code).toBe(0);
       expect(server.record.authorizations[0]!.scope).toBe("mcp:tools");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -477,7 +476,7 @@ describe("scopes", () => {
       expect((await m.inspect(["list-tools", "--url", server.url, "--oauth"])).code).toBe(0);
       expect(server.record.authorizations[0]!.scope).toBe("mcp:tools mcp:read");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -488,7 +487,7 @@ describe("scopes", () => {
       expect((await m.inspect(["list-tools", "--url", server.url, "--oauth"])).code).toBe(0);
       expect(server.record.authorizations[0]!.scope).toBeNull();
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -501,7 +500,7 @@ describe("scopes", () => {
       expect((await m.inspect(["list-tools", "--config", config, "--server", "s", "--oauth"])).code).toBe(0);
       expect(server.record.authorizations[0]!.scope).toBe("mcp:tools mcp:read extra:read");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -514,7 +513,7 @@ describe("scopes", () => {
       expect((await m.inspect(["list-tools", "--config", config, "--server", "s", "--oauth"])).code).toBe(0);
       expect(server.record.authorizations[0]!.scope).toBe(`${FIXTURE_SCOPE} extra:read`);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -543,7 +542,7 @@ describe("client identity", () => {
       expect(server.record.tokenRequests[0]!.clientAuth).toBe("client_secret_basic");
       for (const file of m.files()) expect(file).not.toContain("s3cret-value");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -569,7 +568,7 @@ describe("client identity", () => {
       expect(text(run)).toBe("authorized as cli-app");
       expect(server.record.tokenRequests[0]!.clientAuth).toBe("client_secret_post");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -585,7 +584,7 @@ describe("client identity", () => {
       expect(server.record.registrations).toEqual([]);
       expect(server.record.authorizations[0]!.client_id).toBe(CLIENT_METADATA_URL);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -598,7 +597,7 @@ describe("client identity", () => {
       expect(run.json.error.message).toContain('"oauth": {"clientId": "..."}');
       expect(run.json.error.message).toContain("--client-id");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -622,7 +621,7 @@ describe("mcp-proxy --url", () => {
       expect(m.tabs()).toHaveLength(1);
       expect(peer.stderr).toContain(m.tabs()[0]!);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -637,7 +636,7 @@ describe("mcp-proxy --url", () => {
       await peer.waitFor(() => peer.responseTo(0) !== undefined && peer.responseTo(1) !== undefined);
       for (const id of [0, 1]) expect(peer.responseTo(id).error.message).toContain(`mcp-inspect auth --url ${server.url}`);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -656,7 +655,7 @@ describe("mcp-proxy --url", () => {
       }
       expect(m.tabs()).toHaveLength(3);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -673,7 +672,7 @@ describe("mcp-proxy --url", () => {
       expect(server.record.registrations).toHaveLength(1);
       expect(server.record.tokensIssued).toBe(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -696,7 +695,7 @@ describe("mcp-proxy --url", () => {
       expect(server.record.authorizations).toHaveLength(1);
       expect(m.tabs()).toHaveLength(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -706,20 +705,21 @@ describe("on a terminal", () => {
     async () => {
       const server = await fixture();
       const m = machine();
-      let screen = "";
-      const child = Bun.spawn([BUN, join(ROOT, "mcp-inspect.ts"), "call-tool", "whoami", "--url", server.url], {
+      const { inTerminal } = await import("../../support/terminal.ts");
+      const term = inTerminal([BUN, join(ROOT, "mcp-inspect.ts"), "call-tool", "whoami", "--url", server.url], {
         env: { ...process.env, ...m.env, NO_COLOR: "1", TERM: "xterm" },
-        terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (screen += new TextDecoder().decode(data)) },
       });
-      const { waitUntil } = await import("../../support/helpers.ts");
-      await waitUntil(() => screen.includes("[y/N]"), 20_000);
-      expect(screen).toContain(`${server.issuer} requires a sign-in. Sign in with your browser?`);
-      child.terminal!.write("y\r");
-      expect(await child.exited).toBe(0);
-      expect(screen).toContain("authorized as client-");
+      try {
+        await term.see(`${server.issuer} requires a sign-in. Sign in with your browser? [y/N]`);
+        term.type("y\r");
+        await term.see("authorized as client-");
+        expect(await term.child.exited).toBe(0);
+      } finally {
+        term.close();
+      }
       expect(m.tabs()).toHaveLength(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -750,7 +750,7 @@ describe("mcp-daemon", () => {
         await stopDaemons();
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -787,6 +787,6 @@ describe("mcp-host", () => {
       expect(m.tabs()).toHaveLength(1);
       expect(server.record.authorizations).toHaveLength(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });

@@ -4,9 +4,9 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, daemonDir, inspect, REFERENCE, ROOT, removeTempDirs, stopDaemons, tempDir, waitUntil } from "../../support/helpers.ts";
+import { BUN, daemonDir, inspect, REFERENCE, ROOT, removeTempDirs, stopDaemons, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
+import { inTerminal } from "../../support/terminal.ts";
 
-const LONG = 60_000;
 const SERVER = ["--", BUN, REFERENCE];
 const LEGACY = ["--protocol-version", "2025-11-25"];
 afterAll(removeTempDirs);
@@ -49,7 +49,7 @@ describe("2026-07-28: input_required without a terminal", () => {
       expect(second.code).toBe(0);
       expect(JSON.parse(second.json.data.content[0].text)).toEqual({ action: "accept", content: { name: "Ada" } });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -61,7 +61,7 @@ describe("2026-07-28: input_required without a terminal", () => {
       expect(run.code).toBe(0);
       expect(JSON.parse(run.json.data.content[0].text)).toEqual({ action: "decline" });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -77,7 +77,7 @@ describe("2026-07-28: input_required without a terminal", () => {
       expect(run.json.error.details.answers.inputResponses.visit).toEqual({ action: "accept" });
       expect(readFileSync(opened, "utf8")).toBe("");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test("answers that are not an object are a usage error before any server starts", async () => {
@@ -95,7 +95,7 @@ describe("2025: elicitation/create", () => {
       expect(run.code).toBe(6);
       expect(run.json.error.message).toContain("did not declare the required capability");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -105,7 +105,7 @@ describe("2025: elicitation/create", () => {
       expect(run.code).toBe(8);
       expect(run.json.error.message).toContain("run the same command with --stateful");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -133,7 +133,7 @@ describe("2025: elicitation/create", () => {
       expect(stale.code).toBe(5);
       expect(stale.json.error.message).toContain("no question is waiting under");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -161,7 +161,7 @@ describe("2025: elicitation/create", () => {
       expect(second.code).toBe(0);
       expect(JSON.parse(second.json.data.content[0].text)).toEqual({ action: "accept", content: { name: "Ada" } });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -173,20 +173,23 @@ describe("on a terminal", () => {
     test(
       `${era}: the form is shown and answered, and the call goes on`,
       async () => {
-        let screen = "";
-        const child = Bun.spawn([BUN, join(ROOT, "mcp-inspect.ts"), "call-tool", "elicit", "--json", ...flags, ...SERVER], {
+        const term = inTerminal([BUN, join(ROOT, "mcp-inspect.ts"), "call-tool", "elicit", "--json", ...flags, ...SERVER], {
           env: { ...process.env, NO_COLOR: "1", TERM: "xterm" },
-          terminal: { cols: 200, rows: 50, data: (_terminal, data) => void (screen += new TextDecoder().decode(data)) },
         });
-        await waitUntil(() => screen.includes("accept, decline or cancel?"), 20_000);
-        expect(screen).toContain("asks: What is your name?");
-        child.terminal!.write("a\r");
-        await waitUntil(() => /name[^\n]*: $/m.test(screen.replace(/\r/g, "")) || screen.includes("name: "), 20_000);
-        child.terminal!.write("Lin\r");
-        expect(await child.exited).toBe(0);
-        expect(screen).toContain('\\"name\\":\\"Lin\\"');
+        try {
+          await term.see("asks: What is your name?");
+          await term.see("accept, decline or cancel?");
+          term.type("a\r");
+          await term.see("name");
+          await term.see(": ");
+          term.type("Lin\r");
+          await term.see('\\"name\\":\\"Lin\\"');
+          expect(await term.child.exited).toBe(0);
+        } finally {
+          term.close();
+        }
       },
-      LONG,
+      TEST_GUARD_MS,
     );
   }
 });

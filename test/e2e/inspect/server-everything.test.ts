@@ -1,9 +1,8 @@
 // mcp-inspect against a published server from the npm registry: @modelcontextprotocol/server-everything
 // (v1 SDK, protocol 2025-11-25) over stdio, Streamable HTTP and the legacy HTTP+SSE transport.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { BUN, closedPort, EVERYTHING, type HttpFixture, inspect, startHttpServer } from "../../support/helpers.ts";
+import { BUN, closedPort, EVERYTHING, type HttpFixture, inspect, startHttpServer, TEST_GUARD_MS } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const names = (items: { name: string }[]) => items.map((item) => item.name);
 
 describe("server-everything over stdio", () => {
@@ -20,7 +19,7 @@ describe("server-everything over stdio", () => {
       const info = await inspect(["server-info", "--", EVERYTHING]);
       expect(info.json.data).toMatchObject({ era: "legacy", serverInfo: { name: "mcp-servers/everything" } });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -30,7 +29,7 @@ describe("server-everything over stdio", () => {
       expect(code).toBe(0);
       expect(names(json.data.tools)).toContain("echo");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -81,7 +80,7 @@ describe("server-everything over Streamable HTTP", () => {
       expect(info.json.data.serverInfo.name).toBe("mcp-servers/everything");
       expect((await inspect(["ping", ...url])).code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -104,6 +103,6 @@ describe("server-everything over the legacy HTTP+SSE transport", () => {
       expect(forced.code).toBe(0);
       expect(names(forced.json.data.tools)).toContain("echo");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });

@@ -6,9 +6,8 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, FAULTY, inspect, REFERENCE, ROOT } from "../../support/helpers.ts";
+import { BUN, FAULTY, inspect, REFERENCE, ROOT, TEST_GUARD_MS } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-startup-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -42,7 +41,7 @@ test(
     expect(verbose.json.error.message).toContain("exited with code 3");
     expect(verbose.stderr).toContain("boom");
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -60,7 +59,7 @@ test(
     expect(json.data.tools.length).toBeGreaterThan(5);
     expect(starts(counter)).toHaveLength(1);
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test.each([
@@ -84,7 +83,7 @@ test.each([
     }
     expect(starts(counter)).toEqual([]);
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -96,7 +95,7 @@ test(
     expect(run.json.error.message).toContain('"__proto__" is not allowed');
     expect(running(token)).toBe("");
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test("mcp-inspect.ts loads nothing statically but the early server (else the server would start after it all)", () => {
@@ -164,5 +163,5 @@ test(
       rmSync(daemon, { recursive: true, force: true });
     }
   },
-  LONG,
+  TEST_GUARD_MS,
 );

@@ -6,9 +6,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { MAX_STREAM_RECOVERIES, REISSUE_ID_PREFIX } from "../../../lib/transport/http/recovery.ts";
-import { BUN, inspect, LinePeer, NO_VENDOR_KEYS, ROOT, runTool } from "../../support/helpers.ts";
+import { BUN, inspect, LinePeer, NO_VENDOR_KEYS, ROOT, runTool, TEST_GUARD_MS } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const SERVER_INFO = { name: "breaking", version: "0" };
 const SLOW_TOOL = { name: "slow", description: "answers on a stream that breaks first", inputSchema: { type: "object", properties: {} } };
 
@@ -143,7 +142,7 @@ describe("2025-11-25: a stream that closes before its response is resumed", () =
       expect(run.json.data.content[0].text).toBe("resumed after e2");
       expect(seen.toolCalls).toBe(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -155,7 +154,7 @@ describe("2025-11-25: a stream that closes before its response is resumed", () =
       expect(run.json.error.message).toContain("the server's SSE stream ended before the response arrived");
       expect(seen.resumes).toEqual([]);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -167,7 +166,7 @@ describe("2025-11-25: a stream that closes before its response is resumed", () =
       expect(run.json.error.message).toContain("the request was not tried again");
       expect(seen.resumes).toHaveLength(MAX_STREAM_RECOVERIES);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -179,7 +178,7 @@ describe("2025-11-25: a stream that closes before its response is resumed", () =
       expect(run.stdout).toContain("resumed after e1");
       expect(seen.resumes).toEqual(["e1"]);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -196,7 +195,7 @@ describe("2026-07-28: a broken stream loses the request", () => {
       expect(new Set(lists).size).toBe(3);
       expect(lists.slice(1).every((id) => id.startsWith(REISSUE_ID_PREFIX))).toBe(true);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -208,7 +207,7 @@ describe("2026-07-28: a broken stream loses the request", () => {
       expect(run.json.error.message).toContain("tools/call was not sent again, since the server may already have run it");
       expect(seen.toolCalls).toBe(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -220,7 +219,7 @@ describe("2026-07-28: a broken stream loses the request", () => {
       expect(run.json.error.message).toContain("the request was not tried again");
       expect(seen.posts.filter((p) => p.method === "tools/list")).toHaveLength(MAX_STREAM_RECOVERIES + 1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -231,7 +230,7 @@ describe("2026-07-28: a broken stream loses the request", () => {
       expect(run.stderr).toMatch(/connected to "breaking" as localhost \(2026-07-28, 1 tools/);
       expect(run.code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -248,7 +247,7 @@ describe("2026-07-28: a broken stream loses the request", () => {
         await peer.close();
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -267,6 +266,6 @@ describe("2026-07-28: a broken stream loses the request", () => {
         await peer.close();
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });

@@ -17,9 +17,9 @@ import {
   ROOT,
   startReferenceHttp,
   stopDaemons,
+  TEST_GUARD_MS,
 } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const ERAS = [
   ["2026-07-28", []],
   ["2025-11-25", ["--protocol-version", "2025-11-25"]],
@@ -48,7 +48,7 @@ describe.each(ERAS)("tasks on %s", (era, pin) => {
       expect(stderr).toMatch(/task \S+: working \(step \d\/2\)/);
       expect(stderr).toMatch(/task \S+: completed \(done 2 steps\)/);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -74,7 +74,7 @@ describe.each(ERAS)("tasks on %s", (era, pin) => {
       const after = await inspect(["task", "get", taskId!, ...url()]);
       expect(after.json.data).toMatchObject({ taskId, status: "cancelled" });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -90,7 +90,7 @@ describe.each(ERAS)("tasks on %s", (era, pin) => {
       expect((await inspect(["task", "get", taskId, ...url()])).json.data).toMatchObject({ taskId, status: "working" });
       expect((await inspect(["task", "cancel", taskId, ...url()])).code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -115,7 +115,7 @@ describe.each(ERAS)("tasks on %s", (era, pin) => {
       expect(cancelled.code).toBe(6);
       expect(cancelled.json.error.message).toContain(`task ${longId} was cancelled`);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -148,7 +148,7 @@ describe.each(ERAS)("tasks on %s", (era, pin) => {
         await client.close();
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -169,7 +169,7 @@ describe("tasks that outlive mcp-inspect", () => {
       expect(result.code).toBe(0);
       expect(result.json.data.content[0].text).toBe("done 2 steps");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test.each([
@@ -184,7 +184,7 @@ describe("tasks that outlive mcp-inspect", () => {
       expect(json.error.message).toStartWith(message);
       expect(json.error.message).toContain("--stateful");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -198,6 +198,6 @@ describe("server-everything (v1 SDK, 2025-11-25)", () => {
       expect(stderr).toMatch(/task \S+: working \(Gathering sources\.\.\.\)/);
       expect(stderr).toMatch(/task \S+: completed/);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });

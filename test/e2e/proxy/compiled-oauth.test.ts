@@ -1,4 +1,4 @@
-// The compiled mcp-proxy as a client would run it: an SDK client starts `mcp-proxy --url` over
+// The compiled mcp-proxy (the release binary, by its tool link) as a client would run it: an SDK client starts `mcp-proxy --url` over
 // stdio against the loopback authorization server. The first run signs in through the (headless)
 // browser and stores the tokens; the second needs no browser; an access token that has expired is
 // refreshed, before use and after a 401, with no browser either.
@@ -8,22 +8,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { compile } from "../../../build.ts";
 import { type OAuthFixture, startOAuthServer } from "../../fixtures/oauth-server.ts";
-import { BUN, ROOT } from "../../support/helpers.ts";
+import { compiledTools } from "../../support/binary.ts";
+import { BUN, ROOT, TEST_GUARD_MS } from "../../support/helpers.ts";
 
-const COMPILE_MS = 180_000;
-const LONG = 60_000;
 let dir = "";
 let binary = "";
 let server: OAuthFixture;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "mcpkit-oauth-bin-"));
-  binary = join(dir, "mcp-proxy");
-  await compile("mcp-proxy.ts", binary);
+  binary = join(await compiledTools(), "mcp-proxy");
   server = await startOAuthServer();
-}, COMPILE_MS);
+}, TEST_GUARD_MS);
 
 afterAll(async () => {
   await server?.stop();
@@ -92,5 +89,5 @@ test(
     expect(tabs()).toHaveLength(1);
     expect(server.record.authorizations).toHaveLength(1);
   },
-  LONG,
+  TEST_GUARD_MS,
 );

@@ -3,13 +3,25 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { alive, BUN, FAULTY, INITIALIZE, LinePeer, REFERENCE, ROOT, waitUntil } from "../../support/helpers.ts";
+import {
+  alive,
+  BUN,
+  FAULTY,
+  INITIALIZE,
+  LinePeer,
+  REFERENCE,
+  ROOT,
+  removeTempDirs,
+  TEST_GUARD_MS,
+  tempDir,
+  until,
+} from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const PROXY = join(ROOT, "mcp-proxy.ts");
 const peers: LinePeer[] = [];
 afterEach(async () => {
   await Promise.all(peers.splice(0).map((peer) => peer.close()));
+  removeTempDirs();
 });
 
 function proxy(args: string[], env: Record<string, string> = {}): LinePeer {
@@ -40,7 +52,7 @@ describe("transparent forwarding", () => {
       expect(tools.at(-1).name).toBe("restart_server");
       expect(tools.map((t: { name: string }) => t.name)).toContain("echo");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -58,7 +70,7 @@ describe("transparent forwarding", () => {
       // The server's own bytes reach us unchanged (the SDK puts "result" before "jsonrpc").
       expect(peer.rawLines.find((line) => line.includes("café 1.0"))!.startsWith('{"result"')).toBe(true);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -70,7 +82,7 @@ describe("transparent forwarding", () => {
       expect(call.result.content[0].text).toBe("clean");
       expect(peer.rawLines.every((line) => JSON.parse(line).jsonrpc === "2.0")).toBe(true);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -84,7 +96,7 @@ describe("transparent forwarding", () => {
       const mimic = await peer.request("mcp-proxy-1", "tools/call", { name: "echo", arguments: { message: "mine" } });
       expect(mimic.result.content[0].text).toBe("mine");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -96,7 +108,7 @@ describe("transparent forwarding", () => {
       await initialized(peer);
       expect((await peer.request(2, "ping")).result).toEqual({});
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -106,7 +118,7 @@ describe("transparent forwarding", () => {
       const init = await initialized(peer);
       expect(init.result.instructions).toBe('argv: ["junk","--help"]');
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -127,7 +139,7 @@ describe("transparent forwarding", () => {
       expect(out.error.message).toContain("over the");
       expect((await peer.request("after", "ping")).result).toEqual({});
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -139,7 +151,7 @@ describe("transparent forwarding", () => {
       const answer = await peer.request(3, "tools/call", { name: "echo", arguments: { message } });
       expect(answer.result.content[0].text.length).toBe(message.length);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -154,7 +166,7 @@ describe("the server's environment", () => {
       await initialized(peer);
       expect(await envOf(peer, "API_KEY")).toBe("from-the-client-config");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -172,7 +184,7 @@ describe("the server's environment", () => {
         rmSync(dir, { recursive: true, force: true });
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -192,7 +204,7 @@ describe("restarts", () => {
       expect(after).not.toBe(before);
       expect(alive(before)).toBe(false);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -209,7 +221,7 @@ describe("restarts", () => {
       expect(peer.stderr.match(/restarting the server/g)?.length).toBe(1);
       expect(await pidOf(peer, "after")).not.toBe(before);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -239,7 +251,7 @@ describe("restarts", () => {
         else expect(answers[0].result ?? answers[0].error).toBeDefined();
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -275,7 +287,7 @@ describe("restarts", () => {
       expect(echo.result.content[0].text).toBe("still here");
       expect(acks("sub").length).toBe(1);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -289,7 +301,7 @@ describe("restarts", () => {
       const after = await pidOf(peer, 3);
       expect(after).not.toBe(before);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -306,7 +318,7 @@ describe("restarts", () => {
       await peer.waitFor(() => (peer.stderr.match(/not restarting it/g)?.length ?? 0) >= 2, 20_000, "the breaker to trip again");
       expect((await peer.request(3, "tools/list")).error.message).toContain("crashed");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -327,7 +339,7 @@ describe("restarts", () => {
       await crash("c3");
       expect(await pidOf(peer, "after-3")).toBeGreaterThan(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -351,7 +363,7 @@ describe("restarts", () => {
       await peer.waitFor(() => peer.responseTo("e2") !== undefined);
       expect(JSON.parse(peer.responseTo("e2").result.content[0].text).content.name).toBe("Fresh");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -364,7 +376,7 @@ describe("restarts", () => {
       const refused = await peer.request(2, "tools/list");
       expect(refused.error.message).toContain("automatic restart is off");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -382,7 +394,7 @@ describe("restarts", () => {
       expect(peer.responseTo("queued").error.message).toContain("did not come back");
       rmSync(dir, { recursive: true, force: true });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -402,18 +414,28 @@ describe("restarts", () => {
       expect(peer.messages.filter((m) => m.id === "t1")).toHaveLength(1);
       rmSync(dir, { recursive: true, force: true });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
-    "a server dying mid-response: the request is answered (retried or refused), never lost",
+    "a server dying mid-response: the request is answered, retried on the restarted server or refused once it keeps dying, never lost",
     async () => {
-      const peer = proxy(["--restart-delay", "10", "--max-restarts", "2", "--", BUN, FAULTY, "die-mid"]);
-      await initialized(peer);
-      const answer = await peer.request(1, "tools/list");
-      expect(answer.error.message).toContain("crashed");
+      // A crash the restart cures: the safe-to-repeat tools/list is sent again and answered by the new process.
+      const marker = join(tempDir("mcpkit-die-once-"), "first");
+      const cured = proxy(["--restart-delay", "10", "--max-restarts", "2", "--", BUN, FAULTY, "die-mid-once", marker]);
+      await initialized(cured);
+      const retried = await cured.request(1, "tools/list");
+      expect(retried.error).toBeUndefined();
+      expect(retried.result.tools.map((tool: { name: string }) => tool.name)).toContain("echo");
+      expect(cured.stderr).toContain("die-mid: exiting on tools/list");
+
+      // A crash every time: once restarts run out, the request gets its error instead of waiting forever.
+      const dying = proxy(["--restart-delay", "10", "--max-restarts", "2", "--", BUN, FAULTY, "die-mid"]);
+      await initialized(dying);
+      const refused = await dying.request(1, "tools/list");
+      expect(refused.error.message).toContain("crashed");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -427,11 +449,11 @@ describe("lifecycle", () => {
       const serverPid = await pidOf(peer, 1);
       peers.splice(peers.indexOf(peer), 1);
       expect(await peer.close()).toBe(0);
-      await waitUntil(() => !alive(serverPid));
+      await until(() => !alive(serverPid), "the server process to go");
       const leftover = Bun.spawnSync(["pgrep", "-f", "--", marker]).stdout.toString().trim();
       expect(leftover).toBe("");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -444,10 +466,10 @@ describe("lifecycle", () => {
       peer.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "restart_server", arguments: {} } });
       peers.splice(peers.indexOf(peer), 1);
       await peer.close();
-      await waitUntil(() => !alive(serverPid));
+      await until(() => !alive(serverPid), "the server process to go");
       expect(Bun.spawnSync(["pgrep", "-f", "--", token]).stdout.toString().trim()).toBe("");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -462,7 +484,7 @@ describe("lifecycle", () => {
       expect(peer.responseTo("r").result.isError).toBe(false);
       expect(peer.responseTo("after").result.tools.length).toBeGreaterThan(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -477,7 +499,7 @@ describe("lifecycle", () => {
       expect(Date.now() - started).toBeLessThan(8_000);
       expect(Bun.spawnSync(["pgrep", "-f", "--", marker]).stdout.toString().trim()).toBe("");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -488,9 +510,9 @@ describe("lifecycle", () => {
       const serverPid = await pidOf(peer, 1);
       peer.child.kill("SIGTERM");
       expect(await peer.child.exited).toBe(143);
-      await waitUntil(() => !alive(serverPid));
+      await until(() => !alive(serverPid), "the server process to go");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -514,7 +536,7 @@ describe("lifecycle", () => {
         expect(stderr).toContain(fragment);
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -532,7 +554,7 @@ describe("lifecycle", () => {
       expect(quiet.stderr).not.toContain("proxying");
       expect(peer.stderr).toContain("proxying");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -551,7 +573,7 @@ describe("lifecycle", () => {
       const inspected = Bun.spawnSync([BUN, join(ROOT, "mcpkit.ts"), "inspect", "list-tools", "--", BUN, REFERENCE]);
       expect(JSON.parse(inspected.stdout.toString()).data.tools.length).toBeGreaterThan(5);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -590,7 +612,7 @@ describe("watch", () => {
       expect(await pidOf(peer, 4)).toBe(second);
       rmSync(dir, { recursive: true, force: true });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -622,7 +644,7 @@ describe("watch", () => {
       expect((peer.stderr.match(/is back/g) ?? []).length).toBe(builds);
       rmSync(dir, { recursive: true, force: true });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -646,6 +668,6 @@ describe("watch", () => {
       }
       rmSync(dir, { recursive: true, force: true });
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });

@@ -1,9 +1,8 @@
 // mcp-proxy as a stdio bridge to HTTP servers: sessions that expire, endpoints that are slow.
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
-import { BUN, closedPort, INITIALIZE, LinePeer, REFERENCE, ROOT, startHttpServer } from "../../support/helpers.ts";
+import { BUN, closedPort, INITIALIZE, LinePeer, REFERENCE, ROOT, startHttpServer, TEST_GUARD_MS } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const PROXY = join(ROOT, "mcp-proxy.ts");
 const peers: LinePeer[] = [];
 afterEach(async () => {
@@ -34,7 +33,7 @@ test(
       await server.stop();
     }
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 test(
@@ -85,5 +84,5 @@ test(
       fake.stop(true);
     }
   },
-  LONG,
+  TEST_GUARD_MS,
 );

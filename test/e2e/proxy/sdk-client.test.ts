@@ -4,9 +4,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { join } from "node:path";
 import { Client, type ClientOptions } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { BUN, EVERYTHING, type HttpFixture, REFERENCE, ROOT, startReferenceHttp, waitUntil } from "../../support/helpers.ts";
+import { BUN, EVERYTHING, type HttpFixture, REFERENCE, ROOT, startReferenceHttp, TEST_GUARD_MS, until } from "../../support/helpers.ts";
 
-const LONG = 60_000;
 const PROXY = join(ROOT, "mcp-proxy.ts");
 const open: Client[] = [];
 afterEach(async () => {
@@ -96,24 +95,24 @@ describe.each(["legacy", "modern"] as const)("reference server over stdio, %s er
       const listen = era === "modern" ? await client.listen({ resourceSubscriptions: ["ref://hello"] }) : undefined;
       if (era === "legacy") await client.subscribeResource({ uri: "ref://hello" });
       await client.callTool({ name: "touch", arguments: { uri: "ref://hello" } });
-      await waitUntil(() => notes.includes("updated ref://hello"));
+      await until(() => notes.includes("updated ref://hello"), "the resource update");
 
       const before = text(await client.callTool({ name: "whoami", arguments: {} }));
       const restart = await client.callTool({ name: "restart_server", arguments: {} });
       expect(restart.isError).toBe(false);
       expect(text(restart)).toContain("Restarted the server");
       expect(text(await client.callTool({ name: "whoami", arguments: {} }))).not.toBe(before);
-      if (era === "legacy") await waitUntil(() => notes.includes("tools/list_changed"));
+      if (era === "legacy") await until(() => notes.includes("tools/list_changed"), "tools/list_changed");
 
       // The same features on the new process; the subscription was carried over.
       await clientFeatures(client);
       await progressAndCancellation(client);
       notes.length = 0;
       await client.callTool({ name: "touch", arguments: { uri: "ref://hello" } });
-      await waitUntil(() => notes.includes("updated ref://hello"));
+      await until(() => notes.includes("updated ref://hello"), "the resource update");
       await listen?.close();
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -122,10 +121,10 @@ test(
   async () => {
     const { client, notes } = await throughProxy(["--", BUN, REFERENCE], "legacy");
     await client.callTool({ name: "log", arguments: { level: "warning", message: "careful" } });
-    await waitUntil(() => notes.includes("log careful"));
+    await until(() => notes.includes("log careful"), "the log message");
     expect(notes).toContain("log careful");
   },
-  LONG,
+  TEST_GUARD_MS,
 );
 
 describe("server-everything (v1 SDK) through the proxy", () => {
@@ -146,7 +145,7 @@ describe("server-everything (v1 SDK) through the proxy", () => {
       expect(text(await client.callTool({ name: "echo", arguments: { message: "again" } }))).toBe("Echo: again");
       expect((await client.listPrompts()).prompts.length).toBeGreaterThan(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
 
@@ -167,6 +166,6 @@ describe("a Streamable HTTP server behind the proxy (stdio bridge)", () => {
       expect(restart.isError).toBe(false);
       expect(text(await client.callTool({ name: "add", arguments: { a: 1, b: 2 } }))).toBe("3");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });

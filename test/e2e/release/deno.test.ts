@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, NO_VENDOR_KEYS, REFERENCE_CMD, ROOT } from "../../support/helpers.ts";
+import { BUN, NO_VENDOR_KEYS, REFERENCE_CMD, ROOT, TEST_GUARD_MS } from "../../support/helpers.ts";
 
 const DENO = join(ROOT, "node_modules/.bin/deno");
 
@@ -17,40 +17,52 @@ async function underDeno(args: string[], env: Record<string, string> = {}): Prom
   return { stdout, stderr, code };
 }
 
-test("mcp-inspect list-tools runs under deno run -A against the stdio fixture", async () => {
-  const { stdout, stderr, code } = await underDeno(["mcp-inspect.ts", "list-tools", "--", ...REFERENCE_CMD]);
-  expect(stderr).toBe("");
-  expect(code).toBe(0);
-  const envelope = JSON.parse(stdout);
-  expect(envelope.success).toBe(true);
-  expect(envelope.metadata.protocolVersion).toBe("2026-07-28");
-  expect(envelope.data.tools.map((t: { name: string }) => t.name)).toContain("echo");
-}, 60_000);
+test(
+  "mcp-inspect list-tools runs under deno run -A against the stdio fixture",
+  async () => {
+    const { stdout, stderr, code } = await underDeno(["mcp-inspect.ts", "list-tools", "--", ...REFERENCE_CMD]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const envelope = JSON.parse(stdout);
+    expect(envelope.success).toBe(true);
+    expect(envelope.metadata.protocolVersion).toBe("2026-07-28");
+    expect(envelope.data.tools.map((t: { name: string }) => t.name)).toContain("echo");
+  },
+  TEST_GUARD_MS,
+);
 
-test("mcp-host answers one-shot under deno run -A, its built-in reference server spawned under deno too", async () => {
-  const { stdout, stderr, code } = await underDeno(["mcp-host.ts", "-p", "call add a=2 b=3"]);
-  expect(code).toBe(0);
-  expect(stderr).toContain(`connected to "mcpkit-reference" as reference (2026-07-28`);
-  expect(stdout).toContain("mcp__reference__add returned: 5");
-}, 60_000);
+test(
+  "mcp-host answers one-shot under deno run -A, its built-in reference server spawned under deno too",
+  async () => {
+    const { stdout, stderr, code } = await underDeno(["mcp-host.ts", "-p", "call add a=2 b=3"]);
+    expect(code).toBe(0);
+    expect(stderr).toContain(`connected to "mcpkit-reference" as reference (2026-07-28`);
+    expect(stdout).toContain("mcp__reference__add returned: 5");
+  },
+  TEST_GUARD_MS,
+);
 
-test("--stateful under deno: the daemon is started under deno too, and keeps the session between calls", async () => {
-  const dir = mkdtempSync("/tmp/mcpd-deno-");
-  const env = { MCPKIT_DAEMON_DIR: dir };
-  try {
-    const opened = await underDeno(
-      ["mcp-inspect.ts", "call-tool", "begin_session", "user=deno", "--stateful", "--", BUN, join(ROOT, "test/fixtures/gated-server.ts")],
-      env,
-    );
-    expect(opened.stderr).toBe("");
-    expect(JSON.parse(opened.stdout).data.content[0].text).toBe("session open for deno");
-    const listed = await underDeno(
-      ["mcp-inspect.ts", "list-tools", "--stateful", "--", BUN, join(ROOT, "test/fixtures/gated-server.ts")],
-      env,
-    );
-    expect(JSON.parse(listed.stdout).data.tools.map((t: { name: string }) => t.name)).toContain("secret_echo");
-  } finally {
-    await underDeno(["mcp-daemon.ts", "stop"], env);
-    rmSync(dir, { recursive: true, force: true });
-  }
-}, 60_000);
+test(
+  "--stateful under deno: the daemon is started under deno too, and keeps the session between calls",
+  async () => {
+    const dir = mkdtempSync("/tmp/mcpd-deno-");
+    const env = { MCPKIT_DAEMON_DIR: dir };
+    try {
+      const opened = await underDeno(
+        ["mcp-inspect.ts", "call-tool", "begin_session", "user=deno", "--stateful", "--", BUN, join(ROOT, "test/fixtures/gated-server.ts")],
+        env,
+      );
+      expect(opened.stderr).toBe("");
+      expect(JSON.parse(opened.stdout).data.content[0].text).toBe("session open for deno");
+      const listed = await underDeno(
+        ["mcp-inspect.ts", "list-tools", "--stateful", "--", BUN, join(ROOT, "test/fixtures/gated-server.ts")],
+        env,
+      );
+      expect(JSON.parse(listed.stdout).data.tools.map((t: { name: string }) => t.name)).toContain("secret_echo");
+    } finally {
+      await underDeno(["mcp-daemon.ts", "stop"], env);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  TEST_GUARD_MS,
+);

@@ -1,4 +1,4 @@
-// The release as a user meets it: archives built by build.ts, served over loopback HTTP, installed
+// The release as a user meets it: the archive build.ts packs, served over loopback HTTP, installed
 // by install.sh, and the installed binary used against our fixture.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -6,10 +6,11 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tarGz } from "../../../build/archive.ts";
+import { packArchive, writeChecksums } from "../../../build.ts";
 import pkg from "../../../package.json" with { type: "json" };
-import { BUN, NO_VENDOR_KEYS, REFERENCE, ROOT } from "../../support/helpers.ts";
+import { compiledTools } from "../../support/binary.ts";
+import { BUN, NO_VENDOR_KEYS, REFERENCE, ROOT, TEST_GUARD_MS } from "../../support/helpers.ts";
 
-const LONG = 180_000;
 const work = mkdtempSync(join(tmpdir(), "mcpkit-dist-"));
 const release = join(work, "release");
 const tampered = join(work, "tampered");
@@ -25,8 +26,9 @@ async function run(command: string[], options: { env?: Record<string, string>; c
 }
 
 beforeAll(async () => {
-  const built = await run([BUN, "build.ts", "--target", "bun-linux-x64", "--outdir", release]);
-  if (built.code !== 0) throw new Error(built.stderr);
+  // The archive build.ts makes for this machine, from the binary the suites share.
+  mkdirSync(release);
+  writeChecksums(release, [packArchive(join(await compiledTools(), "mcpkit"), "linux-x64", release)]);
   // The same release with one byte of the archive changed.
   mkdirSync(tampered);
   const archive = readFileSync(join(release, "mcpkit-linux-x64.tar.gz"));
@@ -41,7 +43,7 @@ beforeAll(async () => {
       return existsSync(path) && lstatSync(path).isFile() ? new Response(Bun.file(path)) : new Response("not found", { status: 404 });
     },
   });
-}, LONG);
+}, TEST_GUARD_MS);
 
 afterAll(() => {
   server?.stop(true);
@@ -80,7 +82,7 @@ describe("install.sh", () => {
       expect(tour.stdout).toContain("mcp__reference__add returned: 5");
       expect(tour.code).toBe(0);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -93,7 +95,7 @@ describe("install.sh", () => {
       expect(result.stderr).toContain("nothing was installed");
       expect(existsSync(join(prefix, "bin", "mcpkit"))).toBe(false);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -110,7 +112,7 @@ describe("install.sh", () => {
       expect(result.stderr).toContain("does not run on this machine");
       expect((await run([join(prefix, "bin", "mcp-inspect"), "--version"])).stdout.trim()).toBe(pkg.version);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -130,7 +132,7 @@ describe("install.sh", () => {
         expect(readdirSync(join(work, `elsewhere-${kind}`))).toEqual([]);
       }
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -142,7 +144,7 @@ describe("install.sh", () => {
       const snippet = JSON.parse(result.stdout.slice(result.stdout.indexOf("\n{") + 1));
       expect(snippet.mcpServers["my-server-dev"].command).toBe(join(prefix, "bin", "mcp-proxy"));
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -160,7 +162,7 @@ describe("install.sh", () => {
       const bad = await run(["sh", join(ROOT, "install.sh"), "--bogus"], { env: { HOME: work } });
       expect(bad.stderr).toContain("unknown option --bogus");
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 
   test(
@@ -184,6 +186,6 @@ describe("install.sh", () => {
       expect((await run([join(prefix, "bin", "mcp-inspect"), "--version"], { cwd })).code).toBe(0);
       expect(existsSync(marker)).toBe(false);
     },
-    LONG,
+    TEST_GUARD_MS,
   );
 });
