@@ -10,8 +10,6 @@ import {
   unknownFlags,
   valueFlags,
 } from "../../../lib/cli/argv.ts";
-import { renderHelp, withExamples } from "../../../lib/cli/help.ts";
-import { checkFlagValues, checkValue, MAX_DURATION_MS } from "../../../lib/cli/values.ts";
 
 describe("argv handling", () => {
   test("the first -- splits our flags from the server's, whose own --help and -- stay intact", () => {
@@ -70,61 +68,5 @@ describe("options anywhere", () => {
     const commands = ["ping"];
     expect(unknownCommandProblem(["--timeout", "1", "pong"], commands, "t", valueFlags(defs))).toContain('unknown command "pong"');
     expect(unknownCommandProblem(["--timeout", "1", "ping"], commands, "t", valueFlags(defs))).toBeUndefined();
-  });
-});
-
-describe("--help", () => {
-  test("examples under their own heading, options wrapped to the width, no colour unless asked", async () => {
-    const command = withExamples(
-      {
-        meta: { name: "tool", version: "1.2.3", description: "Does one thing well." },
-        args: {
-          long: { type: "string", description: "word ".repeat(40).trim(), valueHint: "v" },
-          flag: { type: "boolean", description: "a switch" },
-        },
-      },
-      ["tool --flag", "tool --long x"],
-    );
-    const text = await renderHelp(command as never, undefined, { width: 60, colour: false });
-    expect(text).toStartWith("Usage: tool [options]   (version 1.2.3)\n\nDoes one thing well.\n");
-    expect(text).toContain("\nExamples:\n  tool --flag\n  tool --long x\n");
-    expect(text.split("\n").every((line) => line.length <= 60)).toBe(true);
-    expect(text).not.toContain("\u001b[");
-    expect(await renderHelp(command as never, undefined, { width: 60, colour: true })).toContain("\u001b[1mUsage:");
-  });
-});
-
-describe("one check and one wording for every value kind", () => {
-  test("durations, counts, ports, log levels and revisions are each refused the same way whatever the flag", () => {
-    expect(checkValue("--timeout", "positive-duration", "soon")).toEqual({
-      ok: false,
-      error: '--timeout takes milliseconds, a whole number of at least 1 (e.g. 5000), not "soon"',
-    });
-    expect(checkValue("--debounce", "duration", "0")).toEqual({ ok: true, value: 0 });
-    expect(checkValue("--restart-timeout", "positive-duration", "0").ok).toBe(false);
-    expect(checkValue("--idle-timeout", "positive-duration", String(MAX_DURATION_MS + 1))).toEqual({
-      ok: false,
-      error: `--idle-timeout takes at most ${MAX_DURATION_MS} ms (about 24 days), not ${MAX_DURATION_MS + 1}`,
-    });
-    expect(checkValue("--max-restarts", "count", "-1")).toEqual({
-      ok: false,
-      error: '--max-restarts takes a whole number of at least 0, not "-1"',
-    });
-    expect(checkValue("--lines", "positive-count", "0").ok).toBe(false);
-    expect(checkValue("--callback-port", "port", "65536")).toEqual({
-      ok: false,
-      error: '--callback-port takes a port number (1-65535), not "65536"',
-    });
-    expect(checkValue("MCPDEV_PROXY_LOG_LEVEL", "log-level", "loud")).toEqual({
-      ok: false,
-      error: 'MCPDEV_PROXY_LOG_LEVEL takes one of silent, error, warn, info, debug, trace, not "loud"',
-    });
-    expect(checkValue("--protocol-version", "protocol-version", "2025-06-18")).toEqual({ ok: true, value: "2025-06-18" });
-  });
-
-  test("checkFlagValues reads every flag that declares a kind, and names the first bad one", () => {
-    const defs = { timeout: { type: "string", value: "positive-duration" }, name: { type: "string" } } as const;
-    expect(checkFlagValues({ timeout: "250", name: "x" }, defs)).toEqual({ ok: true, value: { timeout: 250 } });
-    expect(checkFlagValues({ timeout: "-5" }, defs).ok).toBe(false);
   });
 });

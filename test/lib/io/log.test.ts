@@ -3,7 +3,6 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DroppingLineWriter } from "../../../lib/io/log.ts";
-import { stripControl } from "../../../lib/io/text.ts";
 import { BUN, ROOT } from "../../support/helpers.ts";
 
 test("every level goes to stderr in order, stdout stays empty, the level filters, and the file gets every line", async () => {
@@ -23,15 +22,6 @@ test("every level goes to stderr in order, stdout stays empty, the level filters
   expect(stderr).not.toContain("hidden");
   expect(readFileSync(file, "utf8").trim().split("\n").length).toBe(3);
   rmSync(dir, { recursive: true, force: true });
-});
-
-test("stripControl removes ANSI colour, cursor and OSC sequences and control bytes, and keeps newlines and tabs", () => {
-  expect(stripControl("\u001b[31mred\u001b[0m \u001b]0;title\u0007ok\u001b[2J\r\u0000\tx\ny")).toBe("red ok\tx\ny");
-});
-
-test("stripControl removes C1 controls (a CSI as one byte) and the bidi overrides and isolates of Trojan Source", () => {
-  expect(stripControl("a\u009b31mb\u0085c\u0090d")).toBe("a31mbcd");
-  expect(stripControl("user\u202e\u2066gnp.exe\u2069\u202a\u202b\u202c\u202d\u2067\u2068 ok")).toBe("usergnp.exe ok");
 });
 
 test("a stream nobody reads: lines past the bound are dropped and counted, and one line says so once it drains", () => {

@@ -1,13 +1,11 @@
-// The pure parts of mcp-host: the tool namespace the model sees, form answers checked against the
-// requested schema, prompt arguments, command lines split without a shell, and the scripted model.
+// The pure parts of mcp-host: the tool namespace the model sees, prompt arguments, the scripted model,
+// its terminal and sampling. (The form and command-line splitting it shares are lib's, tested in test/lib/.)
 import { describe, expect, test } from "bun:test";
 import { PassThrough } from "node:stream";
-import { parseField } from "../../../host/asks.ts";
 import { parsePairs } from "../../../host/commands.ts";
 import { createScriptedProvider } from "../../../host/providers/scripted.ts";
 import { Terminal } from "../../../host/terminal.ts";
 import { resultParts, ToolNamespace, uniqueServerKey, VENDOR_NAME_MAX } from "../../../host/tools.ts";
-import { splitCommandLine } from "../../../lib/io/command-line.ts";
 
 const schema = { type: "object", properties: {} };
 
@@ -81,58 +79,8 @@ describe("tool namespace", () => {
   });
 });
 
-describe("elicitation form fields", () => {
-  test("numbers and integers are checked against their bounds", () => {
-    expect(parseField("5", { type: "integer", minimum: 1, maximum: 10 })).toEqual({ ok: true, value: 5 });
-    expect(parseField("5.5", { type: "integer" })).toEqual({ ok: false, error: "enter a whole number" });
-    expect(parseField("11", { type: "number", maximum: 10 })).toEqual({ ok: false, error: "must be at most 10" });
-    expect(parseField("ten", { type: "number" })).toEqual({ ok: false, error: "enter a number" });
-  });
-
-  test("booleans, enums (by value, title or number) and multi-select arrays", () => {
-    expect(parseField("yes", { type: "boolean" })).toEqual({ ok: true, value: true });
-    expect(parseField("maybe", { type: "boolean" }).ok).toBe(false);
-    const color = {
-      type: "string",
-      oneOf: [
-        { const: "r", title: "Red" },
-        { const: "g", title: "Green" },
-      ],
-    };
-    expect(parseField("green", color)).toEqual({ ok: true, value: "g" });
-    expect(parseField("1", color)).toEqual({ ok: true, value: "r" });
-    expect(parseField("blue", color).ok).toBe(false);
-    const many = { type: "array", items: { enum: ["a", "b", "c"] }, maxItems: 2 };
-    expect(parseField("a, c", many)).toEqual({ ok: true, value: ["a", "c"] });
-    expect(parseField("a,b,c", many)).toEqual({ ok: false, error: "choose at most 2" });
-  });
-
-  test("string lengths and formats", () => {
-    expect(parseField("ab", { type: "string", minLength: 3 })).toEqual({ ok: false, error: "at least 3 characters" });
-    expect(parseField("a@b.co", { type: "string", format: "email" })).toEqual({ ok: true, value: "a@b.co" });
-    expect(parseField("nope", { type: "string", format: "email" }).ok).toBe(false);
-    expect(parseField("2026-11-29", { type: "string", format: "date" }).ok).toBe(true);
-  });
-});
-
 test("prompt arguments: key=value, quoted values", () => {
   expect(parsePairs(`focus=ops name="Ann Lee" note='a b' empty=`)).toEqual({ focus: "ops", name: "Ann Lee", note: "a b", empty: "" });
-});
-
-describe("command lines split without a shell", () => {
-  test("quotes and escapes as a POSIX shell reads them", () => {
-    expect(splitCommandLine(`node "my server.js" --name 'a b' x\\ y`)).toEqual({
-      ok: true,
-      value: ["node", "my server.js", "--name", "a b", "x y"],
-    });
-    expect(splitCommandLine(`echo "$HOME" '*'`)).toEqual({ ok: true, value: ["echo", "$HOME", "*"] });
-    expect(splitCommandLine(`a "" b`)).toEqual({ ok: true, value: ["a", "", "b"] });
-  });
-
-  test("an open quote or an empty line is an error", () => {
-    expect(splitCommandLine(`node "x`).ok).toBe(false);
-    expect(splitCommandLine("   ").ok).toBe(false);
-  });
 });
 
 describe("the scripted model", () => {
