@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { McpError, RawClient } from "../../../lib/client/raw-client.ts";
 import type { MessageChannel } from "../../../lib/transport/channel.ts";
 import type { JsonObject, JsonRpcMessage, JsonRpcRequest } from "../../../lib/wire/jsonrpc.ts";
-import { waitUntil } from "../../support/helpers.ts";
+import { until } from "../../support/helpers.ts";
 
 /** A channel whose peer is a function: each request gets the function's answer, or none. */
 class ScriptedChannel implements MessageChannel {
@@ -156,7 +156,7 @@ describe("requests", () => {
     await client.connect();
     silent.push({ jsonrpc: "2.0", id: "s1", method: "ping" });
     silent.push({ jsonrpc: "2.0", id: "s2", method: "sampling/createMessage", params: {} });
-    await waitUntil(() => silent.sent.filter((m) => "id" in m && (m.id === "s1" || m.id === "s2")).length === 2);
+    await until(() => silent.sent.filter((m) => "id" in m && (m.id === "s1" || m.id === "s2")).length === 2, "both requests sent");
     expect(silent.sent.find((m) => "id" in m && m.id === "s1")).toMatchObject({ result: {} });
     expect(silent.sent.find((m) => "id" in m && m.id === "s2")).toMatchObject({ error: { code: -32601 } });
     const pending = client.request("tools/list");

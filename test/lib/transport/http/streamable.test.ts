@@ -2,7 +2,7 @@
 import { afterAll, expect, test } from "bun:test";
 import { RawClient } from "../../../../lib/client/raw-client.ts";
 import { HttpChannel } from "../../../../lib/transport/http/streamable.ts";
-import { waitUntil } from "../../../support/helpers.ts";
+import { until } from "../../../support/helpers.ts";
 
 const seen: { method: string; headers: Record<string, string> }[] = [];
 let streamAborted = Promise.withResolvers<void>();
@@ -91,7 +91,7 @@ test("2025 over HTTP: a 400 to the probe leads to initialize; session id and ver
   const aborter = new AbortController();
   const call = client.request("tools/call", { name: "x" }, { signal: aborter.signal, onprogress: () => aborter.abort(new Error("stop")) });
   await expect(call).rejects.toThrow("stop");
-  await waitUntil(() => seen.some((request) => request.method === "notifications/cancelled"));
+  await until(() => seen.some((request) => request.method === "notifications/cancelled"), "the cancel notification");
   const methods = seen.map((request) => request.method);
   expect(methods.slice(0, 3)).toEqual(["server/discover", "initialize", "notifications/initialized"]);
   expect(methods).toContain("notifications/cancelled");
