@@ -145,7 +145,7 @@ export async function serveInspector(target: Target, options: InspectorOptions):
         const mode: TaskMode = detach ? "detach" : task ? "wait" : "auto";
         // The link outlives each call: a task it leaves running can be followed by a later one.
         const input = { name: tool, base: args ?? {}, pairs: [], validate: false, mode, lasting: true };
-        return asToolResult(() => link.run((call) => operations.callTool(call, input, target)));
+        return asToolResult(() => link.run((call) => operations.callTool(call, input)));
       },
     );
     const taskId = z.object({ taskId: z.string().describe("the task's id (from call_tool with detach)") });

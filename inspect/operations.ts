@@ -2,7 +2,6 @@
 // get, complete, identify, ping, follow a task. The CLI's one-shot commands run these; what reads
 // their input from argv is inspect/commands/one-shot.ts.
 
-import type { Target } from "../lib/targets/target.ts";
 import type { JsonObject } from "../lib/wire/jsonrpc.ts";
 import { pairsToArguments, validate } from "./arguments.ts";
 import { CommandError, EXIT } from "./output.ts";
@@ -56,12 +55,12 @@ export interface ToolCallInput {
  * One tool call: the tool looked up when its schema is needed, the arguments built and checked,
  * then called (as a task if it asks for one).
  */
-export async function callTool(call: Call, input: ToolCallInput, target: Target): Promise<JsonObject> {
+export async function callTool(call: Call, input: ToolCallInput): Promise<JsonObject> {
   const { name, base, pairs, validate: check, mode, lasting, onstatus } = input;
-  // Over HTTP the schema is needed anyway: it says which arguments travel as Mcp-Param headers.
+  // (Over 2026-07-28 HTTP the channel lists the tools itself when it needs their Mcp-Param headers.)
   let schema: Record<string, unknown> | undefined;
   let tool: Record<string, unknown> | undefined;
-  if (check || pairs.length > 0 || target.kind === "http") {
+  if (check || pairs.length > 0) {
     const { tools } = (await call.listAll("tools/list", "tools")) as { tools: Record<string, unknown>[] };
     tool = tools.find((t) => t.name === name);
     if (!tool)

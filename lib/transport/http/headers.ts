@@ -107,6 +107,11 @@ export class McpHeaders {
   readonly #toolListIds = new Set<JsonRpcId | null>();
   readonly #toolHeaders = new Map<string, ParamHeader[]>();
 
+  /** Whether a tools/list answer has told this tool's annotated parameters (none is an answer too). */
+  knows(tool: string): boolean {
+    return this.#toolHeaders.has(tool);
+  }
+
   /** The MCP headers for `message` (or for a GET or DELETE of the session, without one). */
   headers(message: JsonRpcMessage | undefined, version: string | undefined, sessionId: string | undefined): Record<string, string> {
     const headers: Record<string, string> = {};

@@ -35,6 +35,7 @@ import { McpHeaders, requestRevision } from "./headers.ts";
 import { LegacySseSession } from "./legacy-sse.ts";
 import { type StreamRead, StreamRecovery } from "./recovery.ts";
 import { hasAuthorization, LEGACY_REFUSALS, refusalOf } from "./refusals.ts";
+import { ToolListing } from "./tool-listing.ts";
 
 export { HttpStatusError };
 /** How long a DELETE of the session may take on close before we stop waiting. */
@@ -69,6 +70,8 @@ export class HttpChannel implements MessageChannel {
   #legacy?: LegacySseSession;
   #closed = false;
   readonly #initializeIds = new Set<JsonRpcId | null>();
+  /** While an initialize is unanswered, whatever comes next waits: the session it makes must be on it. */
+  #handshake?: PromiseWithResolvers<void>;
   /** One abort switch per request in flight: on 2026-07-28 HTTP, closing the stream is the cancellation. */
   readonly #requestAborters = new Map<JsonRpcId, { aborter: AbortController; version?: string }>();
   readonly #cancelled = new Set<JsonRpcId>();
@@ -83,6 +86,17 @@ export class HttpChannel implements MessageChannel {
     signalOf: (id) => AbortSignal.any([this.#requestAborters.get(id)?.aborter.signal ?? this.#aborter.signal, this.#aborter.signal]),
     abandoned: (id) => this.#closed || this.#cancelled.has(id),
   });
+  /** The tools listed by the channel itself, for the headers of a call to a tool nobody listed here. */
+  readonly #toolListing = new ToolListing({
+    post: (request) => {
+      this.#mcpHeaders.sent(request, this.#versionOf(request));
+      return this.#post(request, JSON.stringify(request));
+    },
+    knows: (tool) => this.#mcpHeaders.knows(tool),
+    cancel: (id) => this.cancel(id),
+  });
+  /** Calls waiting for that listing: a cancel before they leave means they never do. */
+  readonly #held = new Map<JsonRpcId, AbortController>();
   /** Bytes of request bodies on their way to the server (backpressure for whoever feeds us). */
   #sending = 0;
   /** While set, no response body is read further: the consumer downstream is slow. */
@@ -135,7 +149,44 @@ export class HttpChannel implements MessageChannel {
   }
 
   async #sendBody(message: JsonRpcMessage, body: string): Promise<void> {
-    if (isRequest(message) && message.method === "initialize") this.#initializeIds.add(message.id);
+    if (isRequest(message) && message.method === "initialize") {
+      this.#initializeIds.add(message.id);
+      this.#handshake ??= Promise.withResolvers<void>();
+      try {
+        await this.#sendNow(message, body);
+      } catch (error) {
+        // Never sent (refused, a sign-in needed): no answer is coming, so nothing waits on one.
+        this.#initializeIds.delete(message.id);
+        this.#handshakeDone();
+        throw error;
+      }
+      if (!this.#initializeIds.has(message.id) || this.#closed) this.#handshakeDone();
+      return;
+    }
+    // Held in the order sent (promise reactions run in the order they were registered); an answer to
+    // the server is not, for a server that asks something before it answers initialize.
+    if (this.#handshake && "method" in message) await this.#handshake.promise;
+    if (this.#closed) throw new Error("the HTTP channel is closed");
+    return this.#sendNow(message, body);
+  }
+
+  #handshakeDone(): void {
+    this.#handshake?.resolve();
+    this.#handshake = undefined;
+  }
+
+  async #sendNow(message: JsonRpcMessage, body: string): Promise<void> {
+    const unknownTool = this.#legacy ? undefined : this.#toolListing.unknownTool(message, this.#versionOf(message));
+    if (unknownTool && isRequest(message)) {
+      const giveUp = new AbortController();
+      this.#held.set(message.id, giveUp);
+      try {
+        await this.#toolListing.before(message, unknownTool, giveUp.signal);
+      } finally {
+        this.#held.delete(message.id);
+      }
+      if (giveUp.signal.aborted || this.#closed) return;
+    }
     this.#mcpHeaders.sent(message, this.#versionOf(message));
     if (this.#legacy) return this.#legacy.post(body);
     try {
@@ -167,6 +218,12 @@ export class HttpChannel implements MessageChannel {
    * (false), but their stream is closed too: nobody waits for that answer any more.
    */
   cancel(id: JsonRpcId): boolean {
+    const held = this.#held.get(id);
+    if (held) {
+      // Not sent yet: it never will be, which cancels it on any revision.
+      held.abort();
+      return true;
+    }
     id = this.#recovery.currentId(id);
     const request = this.#requestAborters.get(id);
     if (!request) return false;
@@ -179,6 +236,8 @@ export class HttpChannel implements MessageChannel {
     if (this.#closed) return;
     this.#closed = true;
     this.#aborter.abort();
+    this.#toolListing.abandon();
+    this.#handshakeDone();
     this.resume();
     if (this.sessionId && !this.#legacy) {
       // With the credentials as they stand: closing must never start a refresh or a sign-in.
@@ -211,9 +270,10 @@ export class HttpChannel implements MessageChannel {
 
   /** Hands a message on, noting the revision an initialize answer negotiated (for the headers). */
   #deliver(message: JsonRpcMessage, raw?: string): void {
-    if ("result" in message && this.#initializeIds.delete(message.id)) {
-      const version = message.result.protocolVersion;
+    if (("result" in message || "error" in message) && this.#initializeIds.delete(message.id)) {
+      const version = "result" in message ? message.result.protocolVersion : undefined;
       if (typeof version === "string") this.protocolVersion = version;
+      this.#handshakeDone();
     }
     const kept = this.#mcpHeaders.toolsToKeep(message, (error) => this.onerror?.(error));
     if (kept && "result" in message) {
@@ -226,6 +286,8 @@ export class HttpChannel implements MessageChannel {
       message = answered;
       raw = undefined;
     }
+    if (this.#toolListing.answered(message)) return;
+    if ("method" in message && message.method === "notifications/tools/list_changed") this.#toolListing.changed();
     this.onmessage?.(message, raw);
   }
 

@@ -1,7 +1,18 @@
 // mcp-proxy as a stdio bridge to HTTP servers: sessions that expire, endpoints that are slow.
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
-import { BUN, closedPort, INITIALIZE, LinePeer, REFERENCE, ROOT, startHttpServer, TEST_GUARD_MS } from "../../support/helpers.ts";
+import {
+  BUN,
+  closedPort,
+  INITIALIZE,
+  LinePeer,
+  REFERENCE,
+  ROOT,
+  startHttpServer,
+  startReferenceHttp,
+  TEST_GUARD_MS,
+  WAIT_GUARD_MS,
+} from "../../support/helpers.ts";
 
 const PROXY = join(ROOT, "mcp-proxy.ts");
 const peers: LinePeer[] = [];
@@ -78,10 +89,61 @@ test(
       const peer = new LinePeer([BUN, PROXY, "--transport", "sse", "--url", `http://127.0.0.1:${fake.port}/sse`]);
       peers.push(peer);
       peer.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE("2024-11-05") });
-      await peer.waitFor(() => peer.responseTo(0) !== undefined, 10_000, "the answer to the early initialize");
+      await peer.waitFor(() => peer.responseTo(0) !== undefined, WAIT_GUARD_MS, "the answer to the early initialize");
       expect(peer.responseTo(0).result.serverInfo.name).toBe("slow-sse");
     } finally {
       fake.stop(true);
+    }
+  },
+  TEST_GUARD_MS,
+);
+
+const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "stateless-client", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+test(
+  "a 2026-07-28 client whose first request is a tools/call with an x-mcp-header parameter gets the tool's answer (the bridge " +
+    "learns the header from a listing of its own, which the client never sees)",
+  async () => {
+    const server = await startReferenceHttp();
+    try {
+      const peer = new LinePeer([BUN, PROXY, "--url", server.url]);
+      peers.push(peer);
+      const call = { name: "region_query", arguments: { region: "eu", query: "q" }, _meta: MODERN_META };
+      const answer = await peer.request("first", "tools/call", call);
+      expect(answer.error).toBeUndefined();
+      expect(answer.result.content[0].text).toBe("eu:q");
+      // A second call to it needs no listing; the client saw nothing but its two answers.
+      expect(
+        (await peer.request("second", "tools/call", { ...call, arguments: { region: "us", query: "r" } })).result.content[0].text,
+      ).toBe("us:r");
+      expect(peer.messages.map((message) => message.id)).toEqual(["first", "second"]);
+    } finally {
+      await server.stop();
+    }
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "a 2025 client that writes initialize, initialized and a call without waiting gets every answer, in a session",
+  async () => {
+    const server = await startReferenceHttp();
+    try {
+      const peer = new LinePeer([BUN, PROXY, "--url", server.url]);
+      peers.push(peer);
+      peer.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE() });
+      peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      for (let i = 1; i <= 3; i++)
+        peer.send({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "echo", arguments: { message: `m${i}` } } });
+      await peer.waitFor(() => [0, 1, 2, 3].every((id) => peer.responseTo(id)), WAIT_GUARD_MS, "four answers");
+      expect(peer.responseTo(0).result.serverInfo.name).toBe("mcpkit-reference");
+      for (let i = 1; i <= 3; i++) expect(peer.responseTo(i).result?.content[0].text).toBe(`m${i}`);
+    } finally {
+      await server.stop();
     }
   },
   TEST_GUARD_MS,

@@ -33,6 +33,8 @@ const server = Bun.serve({
       );
     }
     if (message.id === undefined) return new Response(null, { status: 202 });
+    if (message.method === "tools/list")
+      return Response.json({ jsonrpc: "2.0", id: message.id, result: { tools: [{ name: "slow tool", inputSchema: { type: "object" } }] } });
     // A tool call that streams progress and never finishes on its own.
     request.signal.addEventListener("abort", () => streamAborted.resolve());
     const token = (message.params?._meta as { progressToken?: number } | undefined)?.progressToken;
