@@ -164,11 +164,14 @@ export function validate(value: unknown, schema: Schema | undefined, path = "arg
   }
   if (isObject(value)) {
     const properties = isObject(schema.properties) ? schema.properties : {};
-    for (const key of Array.isArray(schema.required) ? schema.required : []) {
+    const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+    for (const key of required) {
       if (typeof key === "string" && !(key in value)) problems.push(`${path}.${key}: required, missing`);
     }
     for (const [key, item] of Object.entries(value)) {
       const field = properties[key];
+      // null for an optional field is how agents say "not given" (and the 2026-07-28 headers rule leaves it out): let it pass.
+      if (item === null && !required.has(key)) continue;
       if (isObject(field)) problems.push(...validate(item, field, `${path}.${key}`));
       else if (schema.additionalProperties === false) problems.push(`${path}.${key}: not an allowed field`);
     }

@@ -8,7 +8,7 @@ import { PARKED_KEY_PREFIX } from "../lib/daemon/questions.ts";
 import { terminalAsker } from "../lib/terminal/asker.ts";
 import { openInBrowser } from "../lib/terminal/browser.ts";
 import { answerElicitation } from "../lib/terminal/elicitation-form.ts";
-import type { JsonObject } from "../lib/wire/jsonrpc.ts";
+import { isJsonObject, type JsonObject } from "../lib/wire/jsonrpc.ts";
 import { CommandError, EXIT } from "./output.ts";
 
 /** Rounds of questions one call may take before we stop asking (a server that never settles). */
@@ -139,11 +139,14 @@ function describe(key: string, request: InputRequest): { key: string; summary: s
   }
   const schema = (params.requestedSchema ?? {}) as { properties?: Record<string, JsonObject>; required?: string[] };
   const required = new Set(schema.required ?? []);
+  // A field with a default starts as that default (what a form would show), the others as a placeholder to replace.
   const content = Object.fromEntries(
     Object.entries(schema.properties ?? {}).map(([name, field]) => [
       name,
-      `<${String(field.type ?? "value")}${required.has(name) ? ", required" : ""}` +
-        `${field.description ? `: ${String(field.description)}` : ""}>`,
+      isJsonObject(field) && "default" in field
+        ? field.default
+        : `<${String(field.type ?? "value")}${required.has(name) ? ", required" : ""}` +
+          `${field.description ? `: ${String(field.description)}` : ""}>`,
     ]),
   );
   return { key, summary: `${key}: ${message}`, template: { action: "accept", content } };

@@ -46,6 +46,11 @@ export interface SessionOptions {
   auth?: ChannelAuth;
   /** Who answers a server's questions mid-call (default: nobody here; the command ends with exit 8). */
   questions?: QuestionPolicy;
+  /**
+   * A call that a 2025 HTTP server may answer with a question on its standalone GET stream (not on the
+   * call's own): that stream is opened, so the question is seen and the command ends with exit 8 (or it is answered).
+   */
+  listen?: boolean;
 }
 
 /** Whether to show what the server says besides its answers (debug and trace). */
@@ -61,7 +66,11 @@ export async function openSession(target: Target, given: SessionOptions): Promis
   const onstderr = chatty(options) ? (line: string) => ownStderr().write(`${line}\n`) : undefined;
   // The server mcp-inspect spawned before it loaded all this (so the two start-ups overlap), when it is this very target.
   const early = adoptEarlyServer(target, Boolean(options.stateful), onstderr, (channel) => new Session(options, channel));
-  return early ?? new Session(options, await openChannel(target, { stateful: options.stateful, onstderr, auth: options.auth }));
+  if (early) return early;
+  return new Session(
+    options,
+    await openChannel(target, { stateful: options.stateful, onstderr, auth: options.auth, listen: options.listen }),
+  );
 }
 
 /** What mcp-daemon sent of the session when we attached (DaemonChannel's session extension), if anything. */

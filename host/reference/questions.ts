@@ -72,17 +72,25 @@ export function registerQuestionTools(server: McpServer, era: "legacy" | "modern
   server.registerTool(
     "elicit_later",
     {
-      description: "Answers at once, then asks the user for {name} after delayMs (2025 era only)",
-      inputSchema: z.object({ delayMs: z.number().int().min(0).default(100) }),
+      description:
+        "Answers at once, then asks the user for {name} after delayMs (2025 era only); with wait, asks at once on the standalone " +
+        "stream, outside the call, and answers with the reply",
+      inputSchema: z.object({ delayMs: z.number().int().min(0).default(100), wait: z.boolean().default(false) }),
     },
-    async ({ delayMs }) => {
+    async ({ delayMs, wait }) => {
       if (era === "modern") return { ...text("elicit_later needs a 2025 session"), isError: true };
+      // No related request: over HTTP the question goes on the session's GET stream, not the call's.
+      const ask = () =>
+        server.server.elicitInput({
+          message: "A later question: your name?",
+          requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+        });
+      if (wait) {
+        const result = await ask();
+        return text(`${result.action} ${JSON.stringify(result.content ?? {})}`);
+      }
       setTimeout(() => {
-        server.server
-          .elicitInput({
-            message: "A later question: your name?",
-            requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
-          })
+        ask()
           .then((result) =>
             server.server.sendLoggingMessage({
               level: "info",

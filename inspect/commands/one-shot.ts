@@ -203,6 +203,7 @@ async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocati
     stateful: Boolean(args.stateful),
     auth: auth.value,
     questions,
+    listen: name === "call-tool" || name === "get-prompt" || name === "read-resource",
   };
   const session = await openSession(target.value, sessionOptions);
   try {

@@ -73,7 +73,11 @@ export interface ClientOptions {
 export class RawClient {
   readonly #channel: MessageChannel;
   readonly #options: ClientOptions;
-  #lastId = 0;
+  /**
+   * Ids start at a random number: a retry made by another process (a 2026-07-28 request state sent back
+   * with --input-responses) must not reuse an id an earlier process gave, and numbers suit every server.
+   */
+  #lastId = crypto.getRandomValues(new Uint32Array(1))[0]!;
   readonly #requests: RequestCorrelator;
   readonly #peer: CorrelatorPeer;
   #identity?: ServerIdentity;
@@ -116,7 +120,7 @@ export class RawClient {
   }
 
   /** server/discover; undefined means "a legacy server", for the caller to fall back. */
-  async #discover(version: string, pinned: boolean): Promise<ServerIdentity | undefined> {
+  async #discover(version: string, pinned: boolean, retried = false): Promise<ServerIdentity | undefined> {
     let result: JsonObject;
     try {
       result = await this.#send("server/discover", this.#envelope({}, version), {
@@ -129,8 +133,10 @@ export class RawClient {
       if (legacyHttp && !pinned) return undefined;
       if (error.kind !== "protocol" && error.kind !== "timeout") throw error;
       const supported = error.rpc?.code === ErrorCode.UnsupportedProtocolVersion ? supportedVersions(error.rpc) : undefined;
-      const retry = supported?.find((v) => MODERN_PROTOCOL_VERSIONS.includes(v) && v !== version);
-      if (retry && !pinned) return this.#discover(retry, false);
+      // Once, with the newest version it names that we speak: even the one just refused, since a server
+      // that lists it as supported may have refused for a passing reason (a gateway, a restart).
+      const retry = MODERN_PROTOCOL_VERSIONS.find((v) => supported?.includes(v));
+      if (retry && !retried && (!pinned || retry === version)) return this.#discover(retry, pinned, true);
       if (pinned) throw new McpError("protocol", `the server does not offer protocol ${version} (${error.message})`, error.rpc);
       if (supported && !supported.some((v) => LEGACY_PROTOCOL_VERSIONS.includes(v))) {
         throw new McpError("protocol", `no protocol version in common (the server supports ${supported.join(", ")})`, error.rpc);
@@ -142,7 +148,7 @@ export class RawClient {
     if (offered.length === 0 && !pinned) return undefined;
     if (!offered.includes(version)) {
       const other = offered.find((v) => MODERN_PROTOCOL_VERSIONS.includes(v));
-      if (other && !pinned) return this.#discover(other, false);
+      if (other && !pinned && !retried) return this.#discover(other, false, true);
       if (pinned || !offered.some((v) => LEGACY_PROTOCOL_VERSIONS.includes(v))) {
         throw new McpError("protocol", `the server does not offer protocol ${version} (it offers ${offered.join(", ") || "nothing"})`);
       }

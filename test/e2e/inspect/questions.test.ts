@@ -4,7 +4,18 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, daemonDir, inspect, REFERENCE, ROOT, removeTempDirs, stopDaemons, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
+import {
+  BUN,
+  daemonDir,
+  inspect,
+  REFERENCE,
+  ROOT,
+  removeTempDirs,
+  startReferenceHttp,
+  stopDaemons,
+  TEST_GUARD_MS,
+  tempDir,
+} from "../../support/helpers.ts";
 import { inTerminal } from "../../support/terminal.ts";
 
 const SERVER = ["--", BUN, REFERENCE];
@@ -132,6 +143,34 @@ describe("2025: elicitation/create", () => {
       );
       expect(stale.code).toBe(5);
       expect(stale.json.error.message).toContain("no question is waiting under");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "over HTTP, a question the server asks on its standalone GET stream mid-call is seen: exit 8 at once, not a timeout; " +
+      "through the daemon it is parked and answered like any other",
+    async () => {
+      const server = await startReferenceHttp();
+      try {
+        const url = ["--url", server.url];
+        const oneShot = await inspect(["call-tool", "elicit_later", "wait=true", ...LEGACY, "--input-responses", "{}", ...url]);
+        expect(oneShot.code).toBe(8);
+        expect(oneShot.json.error.details.inputRequests.question.params.message).toBe("A later question: your name?");
+
+        const env = { MCPKIT_DAEMON_DIR: daemonDir() };
+        const first = await inspect(["call-tool", "elicit_later", "wait=true", "--stateful", ...LEGACY, ...url], { env });
+        expect(first.code).toBe(8);
+        const answers = answersFile(filledIn(first.json.error.details.answers, "Lin"));
+        const second = await inspect(
+          ["call-tool", "elicit_later", "wait=true", "--stateful", ...LEGACY, "--input-responses", `@${answers}`, ...url],
+          { env },
+        );
+        expect(second.code).toBe(0);
+        expect(second.json.data.content[0].text).toBe('accept {"name":"Lin"}');
+      } finally {
+        await server.stop();
+      }
     },
     TEST_GUARD_MS,
   );

@@ -46,7 +46,53 @@ const legacyServer = (request: JsonRpcRequest) => {
   return {};
 };
 
+describe("request ids", () => {
+  test("two clients (two processes' worth) start their ids apart, so a retry made later never reuses an earlier id", async () => {
+    const firstIds = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const channel = new ScriptedChannel(legacyServer);
+        await new RawClient(channel, { clientInfo: info }).connect();
+        return (channel.sent.find((m) => "id" in m) as { id: unknown }).id;
+      }),
+    );
+    expect(new Set(firstIds).size).toBe(8);
+    for (const id of firstIds) expect(Number.isSafeInteger(id)).toBe(true);
+  });
+});
+
 describe("era negotiation", () => {
+  const refusedOnce = () => {
+    let discovers = 0;
+    const channel = new ScriptedChannel((request) => {
+      if (request.method !== "server/discover") return { tools: [] };
+      if (++discovers === 1)
+        return {
+          error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28"], requested: "2026-07-28" } },
+        };
+      return { supportedVersions: ["2026-07-28"], capabilities: {} };
+    });
+    return { channel, discovers: () => discovers };
+  };
+
+  test("-32022 naming a version we speak (even the one refused) is retried once, and the retry is the session", async () => {
+    const { channel, discovers } = refusedOnce();
+    expect(await new RawClient(channel, { clientInfo: info }).connect()).toMatchObject({ era: "modern", protocolVersion: "2026-07-28" });
+    expect(discovers()).toBe(2);
+  });
+
+  test("-32022 every time is retried once, not forever", async () => {
+    let discovers = 0;
+    const channel = new ScriptedChannel((request) => {
+      if (request.method === "server/discover") {
+        discovers++;
+        return { error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28"] } } };
+      }
+      return legacyServer(request);
+    });
+    await new RawClient(channel, { clientInfo: info }).connect().catch(() => {});
+    expect(discovers).toBe(2);
+  });
+
   test("a modern server answers server/discover; later requests carry the _meta envelope", async () => {
     const channel = new ScriptedChannel((request) =>
       request.method === "server/discover"

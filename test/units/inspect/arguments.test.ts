@@ -44,6 +44,12 @@ describe("validation", () => {
     expect(validate({ code: "x", count: 1, nested: { x: 1 }, mode: "fast" }, schema)).toEqual([]);
   });
 
+  test("null for an optional field is 'not given' and passes; for a required one it is still wrong", () => {
+    const schema = { type: "object", properties: { verbose: { type: "boolean" }, region: { type: "string" } }, required: ["region"] };
+    expect(validate({ region: "eu", verbose: null }, schema)).toEqual([]);
+    expect(validate({ region: null }, schema)).toEqual(["arguments.region: expected string, got null"]);
+  });
+
   test("each problem names its field", () => {
     const problems = validate({ count: -1, ratio: "fast", nested: {}, extra: 1, mode: "medium", tags: ["a", 2] }, schema);
     expect(problems).toEqual(
