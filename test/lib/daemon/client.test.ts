@@ -10,6 +10,7 @@ import { type ControlFrame, MAX_CONTROL_FRAME_BYTES, parseControlFrame, SESSION_
 import type { Target } from "../../../lib/targets/target.ts";
 import type { JsonRpcMessage } from "../../../lib/wire/jsonrpc.ts";
 import type { Result } from "../../../lib/wire/result.ts";
+import { FAKE_DAEMON_COMMAND, launches, stopLaunched } from "../../support/fake-daemon.ts";
 import { removeTempDirs, tempDir } from "../../support/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -344,5 +345,24 @@ describe("the ends of a connection", () => {
     expect(await started).toBe("mcp-daemon closed the connection");
     await fake.ended;
     expect(ch.closes).toEqual(["detached from mcp-daemon"]);
+  });
+});
+
+describe("no daemon running", () => {
+  test("the daemon is started (once), then attached to, and the session's lines go both ways", async () => {
+    const where = paths();
+    const c = new DaemonChannel(stdioTarget, { paths: where, env: { MCPKIT_DAEMON_COMMAND: JSON.stringify(FAKE_DAEMON_COMMAND) } });
+    try {
+      const echoed = Promise.withResolvers<JsonRpcMessage>();
+      c.onmessage = (message) => echoed.resolve(message);
+      await c.start();
+      expect(c.session).toBe("fake-session");
+      expect(launches(where.dir)).toHaveLength(1);
+      await c.send({ jsonrpc: "2.0", id: 1, method: "ping" });
+      expect(await echoed.promise).toEqual({ jsonrpc: "2.0", id: 1, method: "ping" }); // the fake echoes
+    } finally {
+      await c.close();
+      stopLaunched(where.dir);
+    }
   });
 });
