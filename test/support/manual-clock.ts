@@ -1,15 +1,25 @@
-// A clock the test moves by hand: while it is installed, every setTimeout is kept with its delay
-// instead of running, until the test says its time has come; clearTimeout drops it. For code
-// whose waits are the point (a backoff, a retry: delay, a timeout): the test asserts each wait's
-// length and never sleeps through one. A suite that uses it has `afterEach(realClock)`: every
-// suite runs in one process, so a hook here would belong to whichever suite loaded this first.
+// A clock the test moves by hand: while it is installed, every setTimeout it holds is kept with
+// its delay instead of running, until the test says its time has come; clearTimeout drops it. For
+// code whose waits are the point (a backoff, a retry: delay, a grace period): the test asserts
+// each wait's length and never sleeps through one. Timers it does not hold run on the real clock.
+// A suite that uses it has `afterEach(realClock)`: every suite runs in one process, so a hook
+// here would belong to whichever suite loaded this first.
 import { spyOn } from "bun:test";
 
 export interface ManualClock {
-  /** The delays of the waits under way, in the order they began. */
+  /** The delays of the held waits under way, in the order they began. */
   readonly pending: number[];
-  /** Every wait under way ends, as if its time had come (waits begun meanwhile stay pending). */
+  /** Every held wait under way ends, as if its time had come (waits begun meanwhile stay pending). */
   elapse(): void;
+}
+
+/** A held timer, shaped as the real ones are where code uses them (`unref()`). */
+interface HeldTimer {
+  ms: number;
+  run: () => void;
+  unref(): HeldTimer;
+  ref(): HeldTimer;
+  hasRef(): boolean;
 }
 
 let uninstall: (() => void) | undefined;
@@ -20,27 +30,38 @@ export function realClock(): void {
   uninstall = undefined;
 }
 
-/** Installs the clock until realClock(). */
-export function manualClock(): ManualClock {
-  uninstall?.();
-  const timers = new Map<number, { ms: number; run: () => void }>();
-  let next = 1;
-  const set = spyOn(globalThis, "setTimeout").mockImplementation(((run: () => void, ms = 0) => {
-    timers.set(next, { ms, run });
-    return next++;
+/** Installs the clock until realClock(); `hold` picks the delays it holds (all of them by default). */
+export function manualClock(hold: (ms: number) => boolean = () => true): ManualClock {
+  realClock();
+  const realSet = globalThis.setTimeout;
+  const realClear = globalThis.clearTimeout;
+  const held = new Set<HeldTimer>();
+  const set = spyOn(globalThis, "setTimeout").mockImplementation(((run: () => void, ms = 0, ...args: unknown[]) => {
+    if (!hold(ms)) return realSet(run, ms, ...args);
+    const timer: HeldTimer = {
+      ms,
+      run,
+      unref: () => timer,
+      ref: () => timer,
+      hasRef: () => true,
+    };
+    held.add(timer);
+    return timer;
   }) as unknown as typeof setTimeout);
-  const clear = spyOn(globalThis, "clearTimeout").mockImplementation(((id: number) => void timers.delete(id)) as typeof clearTimeout);
+  const clear = spyOn(globalThis, "clearTimeout").mockImplementation(((timer: unknown) => {
+    if (!held.delete(timer as HeldTimer)) realClear(timer as Parameters<typeof clearTimeout>[0]);
+  }) as typeof clearTimeout);
   uninstall = () => {
     set.mockRestore();
     clear.mockRestore();
   };
   return {
     get pending() {
-      return [...timers.values()].map(({ ms }) => ms);
+      return [...held].map(({ ms }) => ms);
     },
     elapse() {
-      for (const [id, timer] of [...timers]) {
-        timers.delete(id);
+      for (const timer of [...held]) {
+        held.delete(timer);
         timer.run();
       }
     },
