@@ -4,7 +4,7 @@
  * real loopback authorization server + protected MCP server (test/fixtures/oauth-server.ts). The
  * test plays the user and the browser: its openUrl fetches the authorization URL, whose
  * auto-consent redirect lands on the loopback callback. The entry scripts' own flows are in
- * test/oauth.test.ts.
+ * test/e2e/inspect/oauth.test.ts.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -22,7 +22,6 @@ import type { HttpTarget } from "../../../lib/targets/target.ts";
 import type { Asker } from "../../../lib/terminal/asker.ts";
 import { isBrowserSafeUrl } from "../../../lib/terminal/browser.ts";
 import { type OAuthFixture, type OAuthFixtureOptions, startOAuthServer } from "../../fixtures/oauth-server.ts";
-import { ROOT, readUntil } from "../../support/helpers.ts";
 
 const T = 20_000; // generous bound against hangs, not a performance check
 const MODERN = "2026-07-28";
@@ -371,7 +370,8 @@ describe("refusals", () => {
       const port = await freePort();
       const { ui } = scriptedUi(true);
       const ac = new AbortController();
-      const openUrl = async () => void setTimeout(() => ac.abort(), 50);
+      // The browser is opened while the sign-in already waits for it: aborting then is aborting the wait.
+      const openUrl = async () => ac.abort();
 
       const err = await connect(client(), server.url, { ui, callbackPort: port, openUrl, signal: ac.signal }).then(
         () => undefined,
@@ -535,29 +535,3 @@ describe("isBrowserSafeUrl", () => {
   for (const [url, safe] of cases)
     test(`${url} -> ${safe ? "opened" : "refused"}`, () => expect(isBrowserSafeUrl(new URL(url))).toBe(safe));
 });
-
-// ---- the fixture as a script ------------------------------------------------------------------------
-
-test(
-  "oauth-server fixture runs as a script: prints its MCP URL and answers 401 with resource metadata",
-  async () => {
-    const child = Bun.spawn([process.execPath, join(ROOT, "test/fixtures/oauth-server.ts"), "--port", "0"], {
-      stdout: "pipe",
-      stderr: "ignore",
-      stdin: "ignore",
-    });
-    try {
-      const url = (await readUntil(child.stdout.getReader(), (text) => text.includes("\n"))).trim();
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
-      expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${new URL(url).origin}/meta/protected-resource"`);
-      const prm = (await (await fetch(`${new URL(url).origin}/meta/protected-resource`)).json()) as { resource: string };
-      expect(prm.resource).toBe(url);
-    } finally {
-      child.kill("SIGTERM");
-      await child.exited;
-    }
-  },
-  T,
-);
