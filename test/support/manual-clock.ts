@@ -11,6 +11,8 @@ export interface ManualClock {
   readonly pending: number[];
   /** Every held wait under way ends, as if its time had come (waits begun meanwhile stay pending). */
   elapse(): void;
+  /** Settles once a held wait of `ms` is under way (at once if one is): the code under test is waiting now. */
+  whenPending(ms: number): Promise<void>;
 }
 
 /** A held timer, shaped as the real ones are where code uses them (`unref()`). */
@@ -36,6 +38,7 @@ export function manualClock(hold: (ms: number) => boolean = () => true): ManualC
   const realSet = globalThis.setTimeout;
   const realClear = globalThis.clearTimeout;
   const held = new Set<HeldTimer>();
+  let waiters: { ms: number; resolve: () => void }[] = [];
   const set = spyOn(globalThis, "setTimeout").mockImplementation(((run: () => void, ms = 0, ...args: unknown[]) => {
     if (!hold(ms)) return realSet(run, ms, ...args);
     const timer: HeldTimer = {
@@ -46,6 +49,7 @@ export function manualClock(hold: (ms: number) => boolean = () => true): ManualC
       hasRef: () => true,
     };
     held.add(timer);
+    waiters = waiters.filter((waiter) => waiter.ms !== ms || (waiter.resolve(), false));
     return timer;
   }) as unknown as typeof setTimeout);
   const clear = spyOn(globalThis, "clearTimeout").mockImplementation(((timer: unknown) => {
@@ -64,6 +68,10 @@ export function manualClock(hold: (ms: number) => boolean = () => true): ManualC
         held.delete(timer);
         timer.run();
       }
+    },
+    whenPending(ms) {
+      if ([...held].some((timer) => timer.ms === ms)) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ ms, resolve }));
     },
   };
 }

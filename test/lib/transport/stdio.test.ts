@@ -8,7 +8,14 @@ import { join } from "node:path";
 import { processAlive } from "../../../lib/io/process.ts";
 import { DroppedLineError } from "../../../lib/transport/channel.ts";
 import { serverEnvironment } from "../../../lib/transport/environment.ts";
-import { SIGTERM_GRACE_MS, STDIN_CLOSE_GRACE_MS, StdioChannel, type StdioServerOptions } from "../../../lib/transport/stdio.ts";
+import {
+  CLOSE_AFTER_EXIT_MS,
+  QUICK_GRACE_MS,
+  SIGTERM_GRACE_MS,
+  STDIN_CLOSE_GRACE_MS,
+  StdioChannel,
+  type StdioServerOptions,
+} from "../../../lib/transport/stdio.ts";
 import type { JsonRpcMessage, RawMessage } from "../../../lib/wire/jsonrpc.ts";
 import { BUN, removeTempDirs, tempDir } from "../../support/helpers.ts";
 import { manualClock, realClock } from "../../support/manual-clock.ts";
@@ -208,19 +215,26 @@ describe("a server that ends or breaks on its own", () => {
     expect(await child.closed).toBe("the server was killed by SIGKILL");
   });
 
-  test("one that closes its stdout and keeps running is a crashed server: closed, then stopped", async () => {
+  test("one that closes its stdout and keeps running is a crashed server, after a moment to exit; then stopped", async () => {
+    const clock = manualClock((ms) => ms === CLOSE_AFTER_EXIT_MS);
     const child = await started(sh("exec >&-; exec sleep 1000"));
+    await clock.whenPending(CLOSE_AFTER_EXIT_MS); // a server that exits closes its stdout too: it gets that long to
+    expect(child.closes).toEqual([]);
+    clock.elapse();
     expect(await child.closed).toBe("the server closed its stdout but kept running");
     await child.channel.close();
     expect(child.channel.exit?.signal).toBe("SIGTERM"); // it could not hear its stdin close: no grace for that
   });
 
   test("one that stops reading its stdin and keeps running: closed at the first write refused, then stopped", async () => {
+    const clock = manualClock((ms) => ms === CLOSE_AFTER_EXIT_MS);
     const child = await started(sh("exec <&-; echo deaf >&2; exec sleep 1000"));
     await child.saidOnStderr("deaf");
-    // The kernel may take a few writes before it refuses one (EPIPE): write until it does.
-    const line = { jsonrpc: "2.0" as const, method: "notifications/message", params: { data: "x".repeat(1000) } };
-    for (let n = 0; n < 10_000 && child.closes.length === 0 && !child.channel.exit; n++) await child.channel.send(line).catch(() => {});
+    // More than the kernel buffers: the write is refused (EPIPE), if not at once then as it is flushed.
+    await child.channel.send({ jsonrpc: "2.0", method: "notifications/message", params: { data: "x".repeat(1 << 20) } }).catch(() => {});
+    await clock.whenPending(CLOSE_AFTER_EXIT_MS); // the moment a server that is exiting gets
+    expect(child.closes).toEqual([]);
+    clock.elapse();
     expect(await child.closed).toBe("the server stopped reading its stdin but kept running");
     await child.channel.close();
     expect(child.channel.exit?.signal).toBe("SIGTERM");
@@ -262,8 +276,9 @@ describe("shutting down: stdin closed, then SIGTERM, then SIGKILL, to the whole 
     expect(processAlive(grandchild)).toBe(false);
   });
 
-  test("a quick close asked for while a normal one waits cuts the wait short (a signal is ending us)", async () => {
-    const clock = manualClock((ms) => ms === STDIN_CLOSE_GRACE_MS || ms === SIGTERM_GRACE_MS);
+  test("a quick close asked for while a normal one waits cuts the wait short, and takes the quick steps", async () => {
+    const held = [STDIN_CLOSE_GRACE_MS, SIGTERM_GRACE_MS, QUICK_GRACE_MS];
+    const clock = manualClock((ms) => held.includes(ms));
     // The same steps seen, in one process (no grandchild to wait for).
     const child = await started(
       bunE(
@@ -273,12 +288,17 @@ describe("shutting down: stdin closed, then SIGTERM, then SIGKILL, to the whole 
     );
     await child.saidOnStderr("ready");
     const normal = child.channel.close();
-    await child.saidOnStderr("stdin-eof");
-    expect(clock.pending).toEqual([STDIN_CLOSE_GRACE_MS]);
+    await clock.whenPending(STDIN_CLOSE_GRACE_MS);
     const quick = child.channel.close({ quick: true });
     expect(quick).toBe(normal); // the same shutdown, hurried
-    await quick; // with the normal grace periods still held: only the quick ones ran
-    expect(child.stderr).toContain("TERM");
+    await clock.whenPending(QUICK_GRACE_MS);
+    expect(clock.pending).toEqual([QUICK_GRACE_MS]); // the normal wait was cut, not run out
+    expect(child.stderr).not.toContain("TERM");
+    clock.elapse();
+    await child.saidOnStderr("TERM");
+    await clock.whenPending(QUICK_GRACE_MS);
+    clock.elapse();
+    await quick;
     expect(child.channel.exit?.signal).toBe("SIGKILL");
   });
 
