@@ -169,7 +169,14 @@ export class DaemonChannel implements MessageChannel {
     socket.write(encodeFrame({ type: "attach", server, extensions }));
     this.#writer = new LineWriter(socket);
     this.#writer.onroom = () => this.ondrain?.();
-    await attached.promise;
+    try {
+      await attached.promise;
+    } catch (error) {
+      // Refused or cut off: the connection is let go (it would keep us running), and nothing more is sent on it.
+      socket.destroy();
+      this.#writer = undefined;
+      throw error;
+    }
     this.#attached = true;
   }
 

@@ -70,7 +70,7 @@ export function parseControlFrame(line: string): Result<ControlFrame> {
   if (frame.protocol !== DAEMON_PROTOCOL)
     return {
       ok: false,
-      error: `this daemon speaks protocol ${DAEMON_PROTOCOL}, not ${String(frame.protocol)} (restart it: mcp-daemon restart)`,
+      error: `this daemon speaks protocol ${DAEMON_PROTOCOL}, not ${JSON.stringify(frame.protocol)} (restart it: mcp-daemon restart)`,
     };
   switch (frame.type) {
     case "hello":

@@ -3,8 +3,9 @@
  * transport), in process, against a
  * real loopback authorization server + protected MCP server (test/fixtures/oauth-server.ts). The
  * test plays the user and the browser: its openUrl fetches the authorization URL, whose
- * auto-consent redirect lands on the loopback callback. The entry scripts' own flows are in
- * test/oauth.test.ts.
+ * auto-consent redirect lands on the loopback callback. Then OAuthSession itself: which refusal
+ * needs what (a refresh, a sign-in, a step-up, an error), bounded, and logout. The entry scripts'
+ * own flows are in test/e2e/inspect/oauth.test.ts.
  */
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -16,13 +17,17 @@ import { Client, type ClientOptions, type Transport } from "@modelcontextprotoco
 import { ChannelTransport } from "../../../host/channel-transport.ts";
 import { connectionFailure } from "../../../host/servers.ts";
 import { CALLBACK_PATH } from "../../../lib/auth/callback.ts";
+import { AuthRequiredError } from "../../../lib/auth/errors.ts";
+import { MAX_SIGN_INS, MAX_STEP_UPS, type OAuthOptions, OAuthSession } from "../../../lib/auth/oauth.ts";
+import { AuthStore } from "../../../lib/auth/store.ts";
 import type { ChannelAuth } from "../../../lib/open.ts";
 import { openChannel } from "../../../lib/open.ts";
 import type { HttpTarget } from "../../../lib/targets/target.ts";
 import type { Asker } from "../../../lib/terminal/asker.ts";
 import { isBrowserSafeUrl } from "../../../lib/terminal/browser.ts";
-import { type OAuthFixture, type OAuthFixtureOptions, startOAuthServer } from "../../fixtures/oauth-server.ts";
-import { ROOT, readUntil } from "../../support/helpers.ts";
+import { ADMIN_SCOPE, FIXTURE_SCOPE, type OAuthFixture, type OAuthFixtureOptions, startOAuthServer } from "../../fixtures/oauth-server.ts";
+import { removeTempDirs } from "../../support/helpers.ts";
+import { privateStore } from "../../support/oauth-user.ts";
 
 const T = 20_000; // generous bound against hangs, not a performance check
 const MODERN = "2026-07-28";
@@ -43,6 +48,7 @@ afterAll(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
   await Promise.allSettled(fixtures.map((f) => f.stop()));
   for (const dir of stores) rmSync(dir, { recursive: true, force: true });
+  removeTempDirs();
   delete process.env.MCPKIT_AUTH_DIR;
 });
 
@@ -371,7 +377,8 @@ describe("refusals", () => {
       const port = await freePort();
       const { ui } = scriptedUi(true);
       const ac = new AbortController();
-      const openUrl = async () => void setTimeout(() => ac.abort(), 50);
+      // The browser is opened while the sign-in already waits for it: aborting then is aborting the wait.
+      const openUrl = async () => ac.abort();
 
       const err = await connect(client(), server.url, { ui, callbackPort: port, openUrl, signal: ac.signal }).then(
         () => undefined,
@@ -536,28 +543,153 @@ describe("isBrowserSafeUrl", () => {
     test(`${url} -> ${safe ? "opened" : "refused"}`, () => expect(isBrowserSafeUrl(new URL(url))).toBe(safe));
 });
 
-// ---- the fixture as a script ------------------------------------------------------------------------
+// ---- OAuthSession: which refusal needs what ----------------------------------------------------------
 
-test(
-  "oauth-server fixture runs as a script: prints its MCP URL and answers 401 with resource metadata",
-  async () => {
-    const child = Bun.spawn([process.execPath, join(ROOT, "test/fixtures/oauth-server.ts"), "--port", "0"], {
-      stdout: "pipe",
-      stderr: "ignore",
-      stdin: "ignore",
+describe("OAuthSession", () => {
+  const policy = (signIn: "ask" | "yes" | "no", over: Partial<OAuthOptions> = {}): OAuthOptions => ({
+    signIn,
+    ui: scriptedUi(true).ui,
+    signInCommand: "mcp-inspect auth",
+    openUrl: followingBrowser().openUrl,
+    ...over,
+  });
+  const refusal = (status: number, challenge?: string) =>
+    new Response(null, { status, headers: challenge ? { "www-authenticate": challenge } : {} });
+  /** A session on `server`, signed in through the test's browser. */
+  async function signedIn(server: OAuthFixture, over: Partial<OAuthOptions> = {}) {
+    const session = new OAuthSession(server.url, policy("yes", over));
+    await session.signInNow();
+    return session;
+  }
+  const stored = (url: string) => AuthStore.open().read(url);
+
+  test("a server that wants no sign-in makes none: no header, and no store is created", async () => {
+    const session = new OAuthSession("https://mcp.example.com/mcp", policy("no"));
+    expect(await session.authorization()).toBeUndefined();
+    expect(session.current()).toBeUndefined();
+    expect(AuthStore.exists()).toBe(false);
+  });
+
+  test("the stored token is the header; one about to expire is refreshed first (current() never refreshes)", async () => {
+    const server = await fixture();
+    const session = await signedIn(server);
+    const first = server.record.accessTokens[0]!;
+    expect(await session.authorization()).toBe(`Bearer ${first}`);
+    AuthStore.open().update(server.url, (entry) => void (entry.tokens!.expires_at = Date.now() + 1_000));
+    expect(session.current()).toBe(`Bearer ${first}`);
+    expect(server.record.refreshes).toBe(0);
+    const refreshed = await session.authorization();
+    expect(server.record.refreshes).toBe(1);
+    expect(refreshed).toBe(`Bearer ${server.record.accessTokens[1]!}`);
+  });
+
+  test("a 401 after another process stored new tokens: those are tried, nothing else is done", async () => {
+    const store = privateStore();
+    store.update("https://mcp.example.com/mcp", (entry) => void (entry.tokens = { access_token: "new", token_type: "Bearer" }));
+    const session = new OAuthSession("https://mcp.example.com/mcp", policy("no", { store }));
+    expect(await session.recover(refusal(401, "Bearer"), "Bearer old")).toBe(true);
+  });
+
+  test("a 401 for our own tokens: the refresh token is redeemed, no browser", async () => {
+    const server = await fixture();
+    const session = await signedIn(server);
+    const opened: string[] = [];
+    const strict = new OAuthSession(server.url, policy("no", { openUrl: async (url) => void opened.push(url) }));
+    expect(await strict.recover(refusal(401, "Bearer"), await session.authorization())).toBe(true);
+    expect(server.record.refreshes).toBe(1);
+    expect(opened).toEqual([]);
+  });
+
+  const noSignIn: [string, string | undefined, string][] = [
+    [
+      "a Bearer challenge",
+      'Bearer resource_metadata="https://mcp.example.com/m"',
+      "mcp.example.com requires a sign-in (run mcp-inspect auth)",
+    ],
+    [
+      "no Bearer challenge (maybe an API key)",
+      undefined,
+      'mcp.example.com requires a sign-in (run mcp-inspect auth, or pass --header "Authorization: Bearer <token>")',
+    ],
+  ];
+  for (const [what, challenge, message] of noSignIn)
+    test(`a 401 where no sign-in may happen, with ${what}: exit 3 naming what to do`, async () => {
+      const session = new OAuthSession("https://mcp.example.com/mcp", policy("no"));
+      await expect(session.recover(refusal(401, challenge))).rejects.toThrow(new AuthRequiredError(`https://${message}`));
     });
-    try {
-      const url = (await readUntil(child.stdout.getReader(), (text) => text.includes("\n"))).trim();
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-      const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
-      expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${new URL(url).origin}/meta/protected-resource"`);
-      const prm = (await (await fetch(`${new URL(url).origin}/meta/protected-resource`)).json()) as { resource: string };
-      expect(prm.resource).toBe(url);
-    } finally {
-      child.kill("SIGTERM");
-      await child.exited;
-    }
-  },
-  T,
-);
+
+  test("a 403 that is not insufficient_scope is a refusal, not a step-up", async () => {
+    const session = new OAuthSession("https://mcp.example.com/mcp", policy("yes"));
+    expect(await session.recover(refusal(403, 'Bearer error="access_denied"'))).toBe(false);
+  });
+
+  test("insufficient_scope where no sign-in may happen: the scopes wanted are kept for the command it names", async () => {
+    const session = new OAuthSession("https://mcp.example.com/mcp", policy("no", { scopes: ["extra"] }));
+    await expect(session.recover(refusal(403, 'Bearer error="insufficient_scope", scope="mcp:admin mcp:tools"'))).rejects.toThrow(
+      "https://mcp.example.com needs wider access (scopes: mcp:admin mcp:tools extra): run mcp-inspect auth",
+    );
+    expect(stored("https://mcp.example.com/mcp").wantedScope).toBe("mcp:admin mcp:tools extra");
+  });
+
+  test(`insufficient_scope: a step-up sign-in each time, ${MAX_STEP_UPS} at most; settled() starts the count over`, async () => {
+    const server = await fixture({ grantableScopes: [FIXTURE_SCOPE] }); // never grants the admin scope
+    const session = await signedIn(server);
+    const challenge = `Bearer error="insufficient_scope", scope="${ADMIN_SCOPE}", resource_metadata="${server.issuer}/meta/protected-resource"`;
+    for (let n = 0; n < MAX_STEP_UPS; n++) expect(await session.recover(refusal(403, challenge))).toBe(true);
+    expect(server.record.authorizations.map(({ scope }) => scope?.includes(ADMIN_SCOPE))).toEqual([false, true, true]);
+    await expect(session.recover(refusal(403, challenge))).rejects.toThrow(
+      `${server.issuer} still refuses with insufficient_scope after ${MAX_STEP_UPS} step-ups (wanted: ${ADMIN_SCOPE})`,
+    );
+    session.settled();
+    expect(await session.recover(refusal(403, challenge))).toBe(true);
+  });
+
+  test(`a 401 right after a sign-in: ${MAX_SIGN_INS} sign-in, then an error; settled() starts the count over`, async () => {
+    const server = await fixture({ refreshTokens: false });
+    const session = new OAuthSession(server.url, policy("yes"));
+    const challenge = `Bearer resource_metadata="${server.issuer}/meta/protected-resource"`;
+    expect(await session.recover(refusal(401, challenge))).toBe(true);
+    await expect(session.recover(refusal(401, challenge), await session.authorization())).rejects.toThrow(
+      `${server.issuer} still answers HTTP 401 right after a sign-in (check the server's OAuth setup, or run mcp-inspect auth)`,
+    );
+    session.settled();
+    expect(await session.recover(refusal(401, challenge), await session.authorization())).toBe(true);
+    expect(server.record.tokensIssued).toBe(2);
+  });
+
+  test("refusals at once share one recovery", async () => {
+    const server = await fixture();
+    const session = new OAuthSession(server.url, policy("yes"));
+    const challenge = `Bearer resource_metadata="${server.issuer}/meta/protected-resource"`;
+    const [a, b] = [session.recover(refusal(401, challenge)), session.recover(refusal(401, challenge))];
+    expect(b).toBe(a);
+    expect(await a).toBe(true);
+    expect(server.record.tokensIssued).toBe(1);
+  });
+
+  test("signInNow asks the server first, and asks for what it wants plus what was wanted before", async () => {
+    const server = await fixture();
+    AuthStore.open().update(server.url, (entry) => void (entry.wantedScope = ADMIN_SCOPE));
+    const session = new OAuthSession(server.url, policy("no"));
+    await session.signInNow();
+    expect(server.record.unauthorizedMcp).toBe(1); // the probe
+    expect(server.record.authorizations[0]!.scope?.split(" ").sort()).toEqual([ADMIN_SCOPE, FIXTURE_SCOPE].sort());
+  });
+
+  test("logout revokes both tokens, then forgets them; a second logout has nothing to do", async () => {
+    const server = await fixture();
+    const session = await signedIn(server);
+    const { tokens } = stored(server.url);
+    expect(await session.logout()).toEqual({ revoked: true, forgotten: true });
+    expect(server.record.revocations.sort()).toEqual([tokens!.access_token, tokens!.refresh_token!].sort());
+    expect(stored(server.url)).toEqual({ resource: server.url });
+    expect(await session.logout()).toEqual({ revoked: false, forgotten: false });
+  });
+
+  test("logout where the server offers no revocation: forgotten only", async () => {
+    const server = await fixture({ revocation: false });
+    const session = await signedIn(server);
+    expect(await session.logout()).toEqual({ revoked: false, forgotten: true });
+    expect(server.record.revocations).toEqual([]);
+  });
+});
