@@ -249,17 +249,6 @@ export async function until<T>(
   return seen;
 }
 
-/** Retries `attempt` until it resolves with a value `accept` takes. */
-export const eventually = <T>(attempt: () => Promise<T>, accept: (value: T) => boolean = () => true, what = "an accepted answer") =>
-  until(async () => {
-    const value = await attempt();
-    if (!accept(value)) throw new Error(`not yet: ${JSON.stringify(value)?.slice(0, 300)}`);
-    return value;
-  }, what);
-
-/** Polls `condition` until it holds. */
-export const waitUntil = (condition: () => boolean, what?: string) => until(() => condition() || undefined, what).then(() => {});
-
 /** A process's own peak RSS (VmHWM, which leaves its children out), sampled until it exits. */
 export class PeakRss {
   #peakKb = 0;
