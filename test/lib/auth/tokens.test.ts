@@ -2,7 +2,7 @@
 // clock), the scopes wanted, and the refresh: under the resource's lock, one redemption however
 // many callers, against the in-process authorization server of test/fixtures/oauth-server.ts.
 import { afterAll, afterEach, describe, expect, setSystemTime, test } from "bun:test";
-import { type OAuthOptions, OAuthSession } from "../../../lib/auth/oauth.ts";
+import { OAuthSession } from "../../../lib/auth/oauth.ts";
 import type { StoredTokens } from "../../../lib/auth/store.ts";
 import { expiresSoon, headerFor, originOf, REFRESH_BEFORE_EXPIRY_MS, refresh, union } from "../../../lib/auth/tokens.ts";
 import { type OAuthFixture, startOAuthServer } from "../../fixtures/oauth-server.ts";

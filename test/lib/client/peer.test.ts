@@ -60,7 +60,9 @@ describe("channelPeer", () => {
     // The failed send's promise, watched for a rejection handler being attached, by catch or by then.
     const failedSend = () => {
       const failure = Promise.reject(new Error("the channel is closed"));
-      const { then, catch: catcher } = { then: failure.then.bind(failure), catch: failure.catch.bind(failure) };
+      const then = failure.then.bind(failure);
+      const catcher = failure.catch.bind(failure);
+      // biome-ignore lint/suspicious/noThenProperty: the test watches for a rejection handler being attached to this very promise
       failure.then = ((fulfilled, rejected) => ((handled ||= typeof rejected === "function"), then(fulfilled, rejected))) as typeof then;
       failure.catch = ((rejected) => ((handled ||= typeof rejected === "function"), catcher(rejected))) as typeof catcher;
       return failure;
