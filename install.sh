@@ -154,8 +154,9 @@ main() {
     fi
 
     _work=$(mktemp -d)
-    trap 'rm -rf "$_work"' EXIT
-    trap 'rm -rf "$_work"; exit 130' INT TERM
+    _new=""
+    trap 'rm -rf "$_work" ${_new:+"$_new"}' EXIT
+    trap 'rm -rf "$_work" ${_new:+"$_new"}; exit 130' INT TERM
     say "downloading $_archive (${_version:-latest}) from $_base"
     download "$_base/SHA256SUMS" "$_work/SHA256SUMS"
     download "$_base/$_archive" "$_work/$_archive"
@@ -176,14 +177,17 @@ main() {
         fi
     done
     # Copy next to the target, check that it runs here, then rename: a working install is never
-    # replaced by one that does not run, and a running mcpkit is never half-overwritten.
-    cp "$_work/unpacked/mcpkit" "$_bin/.mcpkit.new"
-    chmod 755 "$_bin/.mcpkit.new"
-    if ! _installed=$("$_bin/.mcpkit.new" --version 2>/dev/null); then
-        rm -f "$_bin/.mcpkit.new"
+    # replaced by one that does not run, and a running mcpkit is never half-overwritten. The copy
+    # goes to a file mktemp has just created (exclusively), never to a fixed name someone could
+    # have planted a link at; the rename replaces whatever mcpkit was, a link too, without following it.
+    _new=$(mktemp "$_bin/.mcpkit.XXXXXX") || err "cannot write in $_bin"
+    cp "$_work/unpacked/mcpkit" "$_new" || { rm -f "$_new"; err "cannot write in $_bin"; }
+    chmod 755 "$_new"
+    if ! _installed=$("$_new" --version 2>/dev/null); then
+        rm -f "$_new"
         err "the downloaded mcpkit does not run on this machine ($_platform); the existing install was left as it was"
     fi
-    mv -f "$_bin/.mcpkit.new" "$_bin/mcpkit"
+    mv -f "$_new" "$_bin/mcpkit"
     for _tool in $TOOLS; do
         ln -sf mcpkit "$_bin/$_tool"
     done

@@ -6,7 +6,7 @@
 // a call that was in flight. The handshake it does once (handshake.ts), its calls in flight
 // (in-flight.ts) and its parked questions (parked.ts) are their own files.
 import type { ConsolaInstance } from "consola/core";
-import { RequestCorrelator } from "../lib/client/correlator.ts";
+import { McpError, RequestCorrelator } from "../lib/client/correlator.ts";
 import { cancelled, channelPeer } from "../lib/client/peer.ts";
 import type { SessionInfo } from "../lib/daemon/protocol.ts";
 import { HttpStatusError, SessionExpiredError } from "../lib/io/fetch.ts";
@@ -361,14 +361,17 @@ export class DaemonSession {
 }
 
 /**
- * A failure of ours (`what` could not be done) as the client's error. An HTTP server's refusal
- * (401, 403) travels in its data, with whether its message says what to do, so that mcp-inspect
- * says "sign in" (exit 3) rather than "the server failed".
+ * A failure of ours (`what` could not be done) as the client's error. Not reaching the server (no
+ * process, no connection, a redirect refused, an HTTP refusal) is marked as the transport's, so that
+ * mcp-inspect exits as a one-shot call would (2, or 3 to sign in); an HTTP refusal carries its status,
+ * and whether its message says what to do. Only the server's own JSON-RPC error stays the server's.
  */
 function failure(id: JsonRpcId, what: string, error: unknown): JsonRpcFailure {
-  const data =
-    error instanceof HttpStatusError
+  const serversOwn = error instanceof McpError && error.kind === "protocol";
+  const data = serversOwn
+    ? undefined
+    : error instanceof HttpStatusError
       ? { ...TRANSPORT_ERROR_DATA, httpStatus: error.status, ...(error.explained ? { explained: true } : {}) }
-      : undefined;
+      : TRANSPORT_ERROR_DATA;
   return errorResponse(id, ErrorCode.InternalError, `mcp-daemon: ${what}: ${(error as Error).message}`, data);
 }

@@ -4,7 +4,7 @@
 import { EXIT, EXIT_NAMES } from "../lib/cli/exit-codes.ts";
 import { McpError } from "../lib/client/raw-client.ts";
 import { HttpStatusError, NetworkError } from "../lib/io/fetch.ts";
-import { stripControl } from "../lib/io/text.ts";
+import { stripControl, terminalSafeJson } from "../lib/io/text.ts";
 
 export { EXIT };
 
@@ -59,7 +59,7 @@ export function classify(error: unknown, stderrTail?: string): CommandError {
 }
 
 export function successEnvelope(data: unknown, metadata: Metadata): string {
-  return JSON.stringify({ success: true, data, metadata });
+  return terminalSafeJson({ success: true, data, metadata });
 }
 
 export function errorEnvelope(error: CommandError, metadata: Metadata, data?: unknown): string {
@@ -69,7 +69,7 @@ export function errorEnvelope(error: CommandError, metadata: Metadata, data?: un
     metadata,
   };
   if (data !== undefined) envelope.data = data;
-  return JSON.stringify(envelope);
+  return terminalSafeJson(envelope);
 }
 
 // Text for people. Everything the server wrote is stripped of control sequences first.
@@ -98,7 +98,9 @@ export function renderText(command: string, data: unknown): string {
     case "call-tool":
       // --detach prints the task, not a tool result.
       if (!Array.isArray(value.content)) return clean(JSON.stringify(data, null, 2));
-      return content(value.content) + (value.structuredContent ? `\nstructured: ${JSON.stringify(value.structuredContent, null, 2)}` : "");
+      return (
+        content(value.content) + (value.structuredContent ? `\nstructured: ${clean(JSON.stringify(value.structuredContent, null, 2))}` : "")
+      );
     case "read-resource":
       return list(
         value.contents,
@@ -121,7 +123,7 @@ export function renderText(command: string, data: unknown): string {
     case "ping":
       return `pong (${value.roundTripMs} ms)`;
     default:
-      return JSON.stringify(data, null, 2);
+      return clean(JSON.stringify(data, null, 2));
   }
 }
 
@@ -167,7 +169,7 @@ function content(blocks: unknown): string {
         case "resource_link":
           return `[link ${clean(block.uri)}]`;
         default:
-          return JSON.stringify(block);
+          return clean(JSON.stringify(block));
       }
     })
     .join("\n");

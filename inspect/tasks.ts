@@ -10,7 +10,7 @@
 
 import { McpError } from "../lib/client/raw-client.ts";
 import { waitMs } from "../lib/io/reading.ts";
-import { stripControl } from "../lib/io/text.ts";
+import { clip, oneLine, stripControl } from "../lib/io/text.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { isJsonObject, type JsonObject } from "../lib/wire/jsonrpc.ts";
 import { TASKS_EXTENSION } from "../lib/wire/protocol.ts";
@@ -26,6 +26,8 @@ export const MIN_POLL_MS = 50;
 export const MAX_POLL_MS = 30_000;
 /** When the server suggests no pollInterval. */
 export const DEFAULT_POLL_MS = 1_000;
+/** A status line on stderr shows at most this much of what the server says (a server may send megabytes). */
+export const MAX_STATUS_CHARS = 1_000;
 /** How long Ctrl-C waits for tasks/cancel to be answered before exiting anyway. */
 export const CANCEL_WAIT_MS = 2_000;
 
@@ -112,7 +114,8 @@ export async function runTaskAction(
 
 /**
  * Polls until the task ends (or, on 2025, needs input: tasks/result carries the questions), then
- * gives what the tools/call would have given. A new state counts as progress for --timeout.
+ * gives what the tools/call would have given. --timeout bounds the wait whatever the polls say: a
+ * status that changes at every poll proves nothing (a server could keep a client waiting forever so).
  */
 async function follow(
   call: Call,
@@ -121,18 +124,17 @@ async function follow(
 ): Promise<JsonObject> {
   const release = call.watchdog.hold((reason) => lastWords(call, taskId, options, reason));
   try {
-    let task = options.first ?? checked(await call.request("tasks/get", { taskId }));
+    let task = options.first ?? checked(await call.request("tasks/get", { taskId }), taskId);
     let shown = "";
     for (;;) {
       const line = statusLine(task);
       if (line !== shown) {
-        if (shown) call.watchdog.reset();
         options.onstatus?.(line);
         shown = line;
       }
       if (TERMINAL.has(String(task.status)) || task.status === "input_required") return await outcome(call, task, taskId);
       await waitMs(pollMs(task), call.watchdog.signal);
-      task = checked(await call.request("tasks/get", { taskId }));
+      task = checked(await call.request("tasks/get", { taskId }), taskId);
     }
   } catch (error) {
     throw withTaskId(classify(error), taskId);
@@ -225,16 +227,22 @@ function createdTask(answer: JsonObject, modern: boolean): JsonObject | undefine
   return checked(modern ? answer : answer.task);
 }
 
-function checked(task: unknown): JsonObject {
+/** A task as the server sent it, checked: a string id and status, and (when we asked about one) that task, not another. */
+function checked(task: unknown, asked?: string): JsonObject {
   if (!isJsonObject(task) || typeof task.taskId !== "string" || typeof task.status !== "string") {
-    throw new McpError("protocol", "the server sent a malformed task (it needs a string taskId and status)");
+    throw new CommandError(EXIT.protocol, "the server sent a malformed task (it needs a string taskId and status)");
+  }
+  if (asked !== undefined && task.taskId !== asked) {
+    throw new CommandError(EXIT.protocol, `asked about task ${asked}, the server answered about task ${oneLine(clip(task.taskId, 100))}`);
   }
   return task;
 }
 
+/** One line for stderr: cut before it is cleaned, so a server's megabytes are never copied whole. */
 function statusLine(task: JsonObject): string {
   const message = typeof task.statusMessage === "string" && task.statusMessage ? ` (${task.statusMessage})` : "";
-  return stripControl(`task ${String(task.taskId)}: ${String(task.status)}${message}`);
+  const line = `task ${String(task.taskId)}: ${String(task.status)}${message}`;
+  return clip(oneLine(line.slice(0, MAX_STATUS_CHARS + 1)), MAX_STATUS_CHARS);
 }
 
 function pollMs(task: JsonObject): number {

@@ -91,15 +91,20 @@ async function runSkill(args: Args, invocation: Invocation, version: string): Pr
     process.stdout.write(markdown);
     return;
   }
-  const { mkdirSync, writeFileSync } = await import("node:fs");
-  const { join, resolve } = await import("node:path");
+  const [{ mkdirSync }, { join, resolve }, { replaceFile }] = await Promise.all([
+    import("node:fs"),
+    import("node:path"),
+    import("../../lib/io/replace-file.ts"),
+  ]);
   const file = join(resolve(String(args.out)), SKILL_FILE);
   try {
     mkdirSync(resolve(String(args.out)), { recursive: true });
-    writeFileSync(file, markdown);
   } catch (error) {
     return fail(new CommandError(EXIT.usage, `cannot write ${file}: ${(error as Error).message}`));
   }
+  // A SKILL.md that is a link (a cloned skills folder can hold one) is refused, never written through.
+  const written = replaceFile(file, markdown);
+  if (!written.ok) return fail(new CommandError(EXIT.usage, written.error));
   const data = {
     file,
     servers: surveyed.map((entry) => ({

@@ -94,6 +94,26 @@ describe("redirects", () => {
   );
 
   test(
+    "to another origin through mcp-daemon (--stateful): exit 2 as a one-shot call gives, the location named, nothing sent there",
+    async () => {
+      const { daemonDir, stopDaemons } = await import("../support/helpers.ts");
+      try {
+        const target = `${elsewhere.url}/mcp?from=daemon`;
+        const url = `${here.url}/redirect?to=${encodeURIComponent(target)}`;
+        const run = await inspect(["ping", "--stateful", "--url", url, "-H", "X-Api-Key: secret-2"], {
+          env: { MCPKIT_DAEMON_DIR: daemonDir() },
+        });
+        expect(run.code).toBe(2);
+        expect(run.json.error.message).toContain(target);
+        expect((await seenBy(elsewhere)).filter((request) => request.path.includes("from=daemon"))).toEqual([]);
+      } finally {
+        await stopDaemons();
+      }
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "within the origin: followed, with the configured headers",
     async () => {
       const run = await inspect([

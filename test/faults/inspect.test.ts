@@ -1,6 +1,6 @@
 // mcp-inspect against input that never ends: --params from /dev/zero or from a stdin that never
 // closes, and a config file that is /dev/zero. Caps, --timeout and signals all hold.
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { join } from "node:path";
@@ -60,3 +60,109 @@ test(
   },
   TEST_GUARD_MS,
 );
+
+// Every character a server could use to rewrite or disguise the screen (lib/io/text.ts's list).
+const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+
+test(
+  "a server whose name, version and instructions carry C1 controls, bidi overrides and zero-width characters: on a terminal " +
+    "--text strips them and --json escapes them (the data intact); the ZWJ emoji survives both",
+  async () => {
+    const { inTerminal } = await import("../support/terminal.ts");
+    for (const mode of ["--text", "--json"]) {
+      const term = inTerminal([BUN, join(ROOT, "mcp-inspect.ts"), "server-info", mode, "--", BUN, FAULTY, "hostile-text"], {
+        env: { ...process.env, NO_COLOR: "1", TERM: "xterm" },
+        cols: 1000,
+      });
+      try {
+        await term.ended;
+        expect(await term.child.exited).toBe(0);
+        const screen = term.screen().replace(/\n/g, "");
+        expect(screen).toContain(mode === "--text" ? "evil2Jredaehname" : "evil\\u009b2J\\u202eredaeh\\u202c\\u200bname");
+        expect(screen.match(TERMINAL_UNSAFE) ?? []).toEqual([]);
+        expect(screen).toContain("👨\u200d👩\u200d👧");
+      } finally {
+        term.close();
+      }
+    }
+    // Piped, the JSON is the server's data exactly, escaped.
+    const piped = await inspect(["server-info", "--json", "--", BUN, FAULTY, "hostile-text"]);
+    expect(piped.stdout).toContain("evil\\u009b2J\\u202eredaeh");
+    expect(piped.stdout.match(TERMINAL_UNSAFE) ?? []).toEqual([]);
+    expect(piped.json.data.serverInfo.name).toBe("evil\u009b2J\u202eredaeh\u202c\u200bname");
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "skill --out into a folder whose SKILL.md is a link to a file elsewhere: refused in one line, the file elsewhere untouched; " +
+    "a plain SKILL.md is replaced whole",
+  async () => {
+    const { mkdirSync, readFileSync, symlinkSync, writeFileSync, lstatSync } = await import("node:fs");
+    const { tempDir, removeTempDirs } = await import("../support/helpers.ts");
+    try {
+      const dir = tempDir();
+      const outside = join(dir, "precious.txt");
+      writeFileSync(outside, "keep me\n");
+      const planted = join(dir, "cloned-skills");
+      mkdirSync(planted);
+      symlinkSync(outside, join(planted, "SKILL.md"));
+      const refused = await inspect(["skill", "--out", planted, "--", BUN, FAULTY]);
+      expect(refused.code).toBe(1);
+      expect(refused.json.error.message).toBe(
+        `${join(planted, "SKILL.md")} is a symbolic link: not writing through it (remove it, or write elsewhere)`,
+      );
+      expect(readFileSync(outside, "utf8")).toBe("keep me\n");
+      expect(lstatSync(join(planted, "SKILL.md")).isSymbolicLink()).toBe(true);
+
+      const plain = join(dir, "mine");
+      mkdirSync(plain);
+      writeFileSync(join(plain, "SKILL.md"), "old");
+      expect((await inspect(["skill", "--out", plain, "--", BUN, FAULTY])).code).toBe(0);
+      expect(readFileSync(join(plain, "SKILL.md"), "utf8")).toStartWith("---\nname: mcp-servers");
+    } finally {
+      removeTempDirs();
+    }
+  },
+  TEST_GUARD_MS,
+);
+
+describe("a hostile task server", () => {
+  const task = (how: string, extra: string[] = []) =>
+    inspect(["call-tool", "echo", "message=hi", ...extra, "--", BUN, FAULTY, "task-hostile", how], { watchRss: true });
+
+  test(
+    "a status that changes at every poll still ends at --timeout (exit 4, the task's id given)",
+    async () => {
+      const run = await task("chatty", ["--timeout", "1500"]);
+      expect(run.code).toBe(4);
+      expect(run.json.error.details.taskId).toBe("t-1");
+      expect(run.stderr).toContain("task t-1: working (poll 2)");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a 20 MB status message is shown clipped to one line of 1,000 characters",
+    async () => {
+      const run = await task("huge", ["--timeout", "1500"]);
+      expect(run.code).toBe(4);
+      const lines = run.stderr.split("\n").filter((line) => line.startsWith("task t-1: working (x"));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(1_000);
+      expect(run.stderr.length).toBeLessThan(20_000);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a tasks/get answered about another task is refused: exit 5, naming both ids",
+    async () => {
+      const run = await task("other-id");
+      expect(run.code).toBe(5);
+      expect(run.json.error.message).toBe("asked about task t-1, the server answered about task not-yours");
+      expect(run.json.error.details.taskId).toBe("t-1");
+    },
+    TEST_GUARD_MS,
+  );
+});

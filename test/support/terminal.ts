@@ -17,6 +17,8 @@ export interface TerminalSession {
   /** Resolves once `wanted` is anywhere on the screen, without moving past it (output of another stream may come later). */
   shows(wanted: string, withinMs?: number): Promise<void>;
   type(text: string): void;
+  /** Resolves once the terminal has closed (the program and whatever shares its terminal are gone): all it drew has arrived. */
+  readonly ended: Promise<void>;
   /** Kills the program and closes the terminal. */
   close(): void;
 }
@@ -29,6 +31,7 @@ export function inTerminal(
   let cursor = 0;
   // The PTY's end, not the process's exit: only then has everything the program drew arrived.
   let ended = false;
+  const whenEnded = Promise.withResolvers<void>();
   const looks = new Set<() => void>();
   const lookAgain = () => {
     for (const look of looks) look();
@@ -46,6 +49,7 @@ export function inTerminal(
       },
       exit: () => {
         ended = true;
+        whenEnded.resolve();
         lookAgain();
       },
     },
@@ -79,6 +83,7 @@ export function inTerminal(
     see: (wanted, withinMs = WAIT_GUARD_MS) => wait(wanted, withinMs, true),
     shows: (wanted, withinMs = WAIT_GUARD_MS) => wait(wanted, withinMs, false),
     type: (text) => child.terminal!.write(text),
+    ended: whenEnded.promise,
     close: () => {
       child.kill("SIGKILL");
       child.terminal?.close();

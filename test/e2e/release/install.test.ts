@@ -136,6 +136,25 @@ describe("install.sh", () => {
   );
 
   test(
+    "links planted at the names install.sh writes (.mcpkit.new, mcpkit) are replaced or left alone, never written through",
+    async () => {
+      const prefix = join(work, "planted");
+      const bin = join(prefix, "bin");
+      mkdirSync(bin, { recursive: true });
+      const precious = join(work, "precious-file");
+      writeFileSync(precious, "keep me\n");
+      symlinkSync(precious, join(bin, ".mcpkit.new"));
+      symlinkSync(precious, join(bin, "mcpkit"));
+      const result = await install(prefix, "release");
+      expect(result.code).toBe(0);
+      expect(readFileSync(precious, "utf8")).toBe("keep me\n");
+      expect(lstatSync(join(bin, "mcpkit")).isFile()).toBe(true);
+      expect(readdirSync(bin).filter((name) => name.startsWith(".mcpkit.") && name !== ".mcpkit.new")).toEqual([]);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "the printed mcpServers snippet is valid JSON even when the prefix holds quotes and backslashes",
     async () => {
       const prefix = join(work, 'odd "name" \\ here');

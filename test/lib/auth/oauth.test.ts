@@ -634,7 +634,8 @@ describe("OAuthSession", () => {
   test(`insufficient_scope: a step-up sign-in each time, ${MAX_STEP_UPS} at most; settled() starts the count over`, async () => {
     const server = await fixture({ grantableScopes: [FIXTURE_SCOPE] }); // never grants the admin scope
     const session = await signedIn(server);
-    const challenge = `Bearer error="insufficient_scope", scope="${ADMIN_SCOPE}", resource_metadata="${server.issuer}/meta/protected-resource"`;
+    const challenge =
+      `Bearer error="insufficient_scope", scope="${ADMIN_SCOPE}", ` + `resource_metadata="${server.issuer}/meta/protected-resource"`;
     for (let n = 0; n < MAX_STEP_UPS; n++) expect(await session.recover(refusal(403, challenge))).toBe(true);
     expect(server.record.authorizations.map(({ scope }) => scope?.includes(ADMIN_SCOPE))).toEqual([false, true, true]);
     await expect(session.recover(refusal(403, challenge))).rejects.toThrow(

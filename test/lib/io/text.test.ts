@@ -1,6 +1,6 @@
 // Server text made safe for a terminal: stripControl, oneLine, clip.
 import { describe, expect, test } from "bun:test";
-import { clip, oneLine, stripControl } from "../../../lib/io/text.ts";
+import { clip, oneLine, stripControl, terminalSafeJson } from "../../../lib/io/text.ts";
 
 describe("stripControl", () => {
   test("removes ANSI colour, cursor and OSC sequences and control bytes, and keeps newlines and tabs", () => {
@@ -12,6 +12,12 @@ describe("stripControl", () => {
     expect(stripControl("user\u202e\u2066gnp.exe\u2069\u202a\u202b\u202c\u202d\u2067\u2068 ok")).toBe("usergnp.exe ok");
   });
 
+  test("removes the bidi marks (U+061C, U+200E, U+200F) and the zero-width U+200B, U+2060, U+FEFF; keeps ZWJ and ZWNJ", () => {
+    expect(stripControl("a\u061cb\u200ec\u200fd\u200be\u2060f\ufeffg")).toBe("abcdefg");
+    // A family emoji and a Persian word need them.
+    expect(stripControl("👨\u200d👩\u200d👧 می\u200cخواهم")).toBe("👨\u200d👩\u200d👧 می\u200cخواهم");
+  });
+
   test.each([
     ["an OSC ended by ST instead of BEL", "a\u001b]8;;https://evil\u001b\\link\u001b]8;;\u001b\\b", "alinkb"],
     ["an escape it has no rule for (RIS, a full reset) loses its ESC: plain text is left", "a\u001bcb", "acb"],
@@ -21,6 +27,17 @@ describe("stripControl", () => {
     ["text with no controls, non-ASCII kept", "héllo 日本 🎉", "héllo 日本 🎉"],
   ])("%s", (_name, input, expected) => {
     expect(stripControl(input)).toBe(expected);
+  });
+});
+
+describe("terminalSafeJson", () => {
+  test("escapes what stripControl removes as \\uXXXX, so the JSON is safe on a terminal and parses to the same data", () => {
+    const value = { name: "evil\u009b31m\u202egnp\u200b\u0085", keep: "👨\u200d👩 a\tb\nc", n: 1 };
+    const json = terminalSafeJson(value);
+    expect(json).toBe('{"name":"evil\\u009b31m\\u202egnp\\u200b\\u0085","keep":"👨\u200d👩 a\\tb\\nc","n":1}');
+    expect(JSON.parse(json)).toEqual(value);
+    expect(stripControl(json)).toBe(json);
+    expect(JSON.parse(terminalSafeJson(value, 2))).toEqual(value);
   });
 });
 
