@@ -114,6 +114,7 @@ export class ToolListing {
       if (typeof next !== "string" || next === "") return true;
       cursor = next;
     }
-    return false;
+    // As far as we list: a server that pages forever is not listed again for the same tool.
+    return true;
   }
 }

@@ -3,6 +3,7 @@
 // and a listing that never answers given up with the call that waited for it.
 import { afterAll, expect, test } from "bun:test";
 import { HttpChannel } from "../../../../lib/transport/http/streamable.ts";
+import { MAX_TOOL_LIST_PAGES } from "../../../../lib/transport/http/tool-listing.ts";
 import type { JsonRpcMessage } from "../../../../lib/wire/jsonrpc.ts";
 import { until } from "../../../support/helpers.ts";
 
@@ -29,6 +30,8 @@ const server = Bun.serve({
         headers: { "Content-Type": "text/event-stream" },
       });
     }
+    if (message.method === "tools/list" && path === "/endless")
+      return answer({ tools: [], nextCursor: `${Number(message.params?.cursor ?? 0) + 1}` });
     if (message.method === "tools/list")
       return answer(message.params?.cursor === "2" ? { tools: [tool("regional", "Region")] } : { tools: [tool("plain")], nextCursor: "2" });
     if (message.method === "tools/call") return answer({ content: [{ type: "text", text: "called" }] });
@@ -83,6 +86,19 @@ test("a listing that never answers: cancelling the call that waits for it settle
   await listingClosed.promise;
   expect(posted.map((p) => p.method)).toEqual(["tools/list"]);
   expect(delivered).toEqual([]);
+  await http.close();
+});
+
+test("a server that pages its tool list forever is listed for at most MAX_TOOL_LIST_PAGES pages; then the call goes", async () => {
+  posted.length = 0;
+  const { http, delivered } = channel("/endless");
+  await http.send(call("c1", "regional"));
+  expect(posted.filter((p) => p.method === "tools/list")).toHaveLength(MAX_TOOL_LIST_PAGES);
+  expect(posted.at(-1)!.method).toBe("tools/call");
+  expect(delivered.map((m) => ("id" in m ? m.id : undefined))).toEqual(["c1"]);
+  posted.length = 0;
+  await http.send(call("c2", "regional"));
+  expect(posted.map((p) => p.method)).toEqual(["tools/call"]);
   await http.close();
 });
 
