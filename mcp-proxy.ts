@@ -45,6 +45,7 @@ function mainCommand(invocation: Invocation): CommandDef<typeof ARGS> {
     'mcp-proxy --url https://example.com/mcp -H "Authorization: Bearer $TOKEN"',
     'mcp-proxy --server "npx -y @modelcontextprotocol/server-everything"',
     "mcp-proxy config --client claude-desktop --watch src -- node server.js",
+    "mcp-proxy serve --port 3000 -- node server.js   (the server on Streamable HTTP; mcp-proxy serve --help)",
     `in a client config: { "command": "mcp-proxy", "args": ["--watch", "src", "--", "node", "server.js"] }`,
   ]);
 }
@@ -60,8 +61,10 @@ export async function run(argv: string[]): Promise<void> {
     });
     return;
   }
+  // `serve` is ours; a server whose command is `serve` runs as `mcp-proxy -- serve`.
+  const serving = argv[0] === "serve";
   // `bun mcp-proxy.ts -- cmd`: bun takes that first `--` for its own, so a leading word starts the command.
-  const { own, command } = splitServerCommand(argv);
+  const { own, command } = serving ? splitAtDoubleDash(argv.slice(1)) : splitServerCommand(argv);
   const taken = takeRepeatable(own, { ...REPEATABLE_TARGET_FLAGS, ...REPEATABLE_PROXY_FLAGS });
   const invocation: Invocation = {
     rawArgs: taken.rest,
@@ -69,6 +72,11 @@ export async function run(argv: string[]): Promise<void> {
     repeated: taken.values,
     ...(taken.missing ? { missing: taken.missing } : {}),
   };
+  if (serving) {
+    const { serveCommand } = await import("./proxy/serve/command.ts");
+    await runMain(serveCommand(invocation, pkg.version), { rawArgs: invocation.rawArgs, showUsage: showHelp });
+    return;
+  }
   await runMain(mainCommand(invocation), { rawArgs: invocation.rawArgs, showUsage: showHelp });
 }
 

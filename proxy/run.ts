@@ -11,9 +11,8 @@ import { describeTarget } from "../lib/targets/target.ts";
 import { LineWriter } from "../lib/wire/line-writer.ts";
 import { ByteLineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
 import { McpProxy } from "./core.ts";
-import { rebuilder } from "./rebuild.ts";
+import { watchForRebuilds } from "./rebuild.ts";
 import type { Settings } from "./settings.ts";
-import { Builder, startWatching } from "./watch.ts";
 
 /** Runs the proxy until the client goes away; resolves with the exit code. */
 export async function runProxy(settings: Settings): Promise<number> {
@@ -67,21 +66,12 @@ export async function runProxy(settings: Settings): Promise<number> {
   });
   log.info(`proxying ${describeTarget(target)}`);
 
-  const builder = settings.build
-    ? new Builder(settings.build, target.kind === "stdio" ? (target.cwd ?? process.cwd()) : process.cwd())
-    : undefined;
-  const onchange = rebuilder({ proxy, builder, log, debounceMs: settings.debounceMs });
-  const stopWatching =
-    settings.watch.length > 0
-      ? startWatching({
-          patterns: settings.watch,
-          cwd: process.cwd(),
-          debounceMs: settings.debounceMs,
-          onerror: (message) => log.warn(message),
-          onignored: (path, why, pending) => log.debug(`ignored a change to ${path} (${why}; ${pending} change(s) pending)`),
-          onchange: (paths) => void onchange(paths),
-        })
-      : () => {};
+  const stopWatching = watchForRebuilds(
+    settings,
+    target.kind === "stdio" ? (target.cwd ?? process.cwd()) : process.cwd(),
+    () => [proxy],
+    log,
+  );
 
   // A client that stops reading for good (EPIPE) is a client that left: no answer can reach it.
   process.stdout.on("error", () => clientGone.resolve());
@@ -91,7 +81,6 @@ export async function runProxy(settings: Settings): Promise<number> {
   const ending = await Promise.race([inputEnded.promise.then(() => "end of input" as const), interrupted]);
   input.pause("ended");
   stopWatching();
-  builder?.stop();
   if (ending === "end of input") {
     // Every answer still owed is written before the server stops; a signal cuts this short.
     await Promise.race([proxy.drain(settings.drainTimeoutMs).then(() => toClient.flushed()), interrupted]);

@@ -102,9 +102,10 @@ export async function readSettings(
   args: Record<string, unknown>,
   invocation: Invocation,
   env: Record<string, string | undefined> = process.env,
+  defs: Record<string, FlagDef> = ARGS,
 ): Promise<Result<Settings>> {
   if (invocation.missing) return { ok: false, error: `${invocation.missing} needs a value` };
-  const unknown = unknownFlagsProblem(args, ARGS);
+  const unknown = unknownFlagsProblem(args, defs);
   if (unknown) return { ok: false, error: unknown };
   const stray = (args._ as string[] | undefined) ?? [];
   if (stray.length > 0)
@@ -143,7 +144,7 @@ export async function readSettings(
     "restart-timeout": ["MCPDEV_PROXY_TIMEOUT", env.MCPDEV_PROXY_TIMEOUT],
   };
   const values: Record<string, number | string> = {};
-  for (const [flag, def] of Object.entries(ARGS as Record<string, FlagDef>)) {
+  for (const [flag, def] of Object.entries(defs)) {
     if (def.value === undefined) continue;
     const [variable, envText] = fromEnv[flag] ?? ["", undefined];
     const [source, text] = args[flag] !== undefined ? [`--${flag}`, args[flag]] : [variable, envText];

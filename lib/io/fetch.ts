@@ -160,7 +160,7 @@ export function mayCarryHeaders(from: URL, to: URL): boolean {
  * with the count so far. `wait`, when given, is awaited before each read (backpressure).
  */
 export async function readBodyCapped(
-  response: Response,
+  response: Pick<Response, "body">,
   maxBytes: number,
   wait?: () => Promise<void> | undefined,
 ): Promise<Result<string, { bytes: number }>> {

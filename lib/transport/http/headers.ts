@@ -93,6 +93,63 @@ export function encodeHeaderValue(value: string): string {
   return `=?base64?${btoa(binary)}?=`;
 }
 
+/**
+ * The text a header value stands for: `=?base64?…?=` decoded (as UTF-8), anything else as it is
+ * (leading and trailing whitespace is not part of a field value). Undefined for a base64 form that
+ * is not valid base64 (a bad character, missing padding, or not UTF-8).
+ */
+export function decodeHeaderValue(value: string): string | undefined {
+  const trimmed = value.trim();
+  const match = /^=\?base64\?(.*)\?=$/s.exec(trimmed);
+  if (!match) return trimmed;
+  const encoded = match[1]!;
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return undefined;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A server's check of a 2026-07-28 request (what mcp-proxy serve answers -32020 for): the headers a
+ * client must send, given, and saying what the body says. `specs` are the called tool's annotated
+ * parameters when known. Returns what disagrees, or undefined.
+ */
+export function headerMismatch(given: Headers, message: JsonRpcMessage, version: string, specs?: ParamHeader[]): string | undefined {
+  if (!isRequest(message)) return undefined;
+  const versionHeader = given.get("mcp-protocol-version");
+  if (versionHeader !== null && versionHeader.trim() !== version)
+    return `the MCP-Protocol-Version header says ${versionHeader.trim()} but the body's _meta says ${version}`;
+  const method = given.get("mcp-method");
+  if (method === null) return "the Mcp-Method header is absent";
+  if (method.trim() !== message.method) return `the Mcp-Method header says ${method.trim()} but the body's method is ${message.method}`;
+  const field = Object.hasOwn(MCP_NAME_FIELDS, message.method) ? MCP_NAME_FIELDS[message.method]! : undefined;
+  const name = field ? message.params?.[field] : undefined;
+  if (typeof name === "string") {
+    const header = given.get("mcp-name");
+    if (header === null) return `the Mcp-Name header is absent (the body's ${field} is ${JSON.stringify(name)})`;
+    const decoded = decodeHeaderValue(header);
+    if (decoded === undefined) return "the Mcp-Name header is not valid base64";
+    if (decoded !== name) return `the Mcp-Name header does not match the body's ${field} ${JSON.stringify(name)}`;
+  }
+  if (!specs) return undefined;
+  const expected = paramHeaders(specs, message.params?.arguments, (value) => value);
+  for (const { name: headerName, path } of specs) {
+    const header = `Mcp-Param-${headerName}`;
+    const param = path.join(".");
+    const body = expected[header];
+    const sent = given.get(header);
+    if (body === undefined && sent !== null) return `the ${header} header is sent but the body carries no ${param}`;
+    if (body !== undefined && sent === null) return `the body carries ${param}=${JSON.stringify(body)} but the ${header} header is absent`;
+    if (sent === null) continue;
+    const decoded = decodeHeaderValue(sent);
+    if (decoded === undefined) return `the ${header} header is not valid base64`;
+    if (decoded !== body) return `the ${header} header does not match the body's ${param}`;
+  }
+  return undefined;
+}
+
 /** A 2026-07-28 request names its own revision in `_meta` (a forwarded one must carry it in the header too). */
 export function requestRevision(message: JsonRpcMessage | undefined): string | undefined {
   const meta = message && "params" in message ? (message.params?._meta as Record<string, unknown> | undefined) : undefined;
@@ -106,6 +163,11 @@ export function requestRevision(message: JsonRpcMessage | undefined): string | u
 export class McpHeaders {
   readonly #toolListIds = new Set<JsonRpcId | null>();
   readonly #toolHeaders = new Map<string, ParamHeader[]>();
+
+  /** The annotated parameters of a tool a tools/list answer told (undefined: not told). */
+  specsOf(tool: string): ParamHeader[] | undefined {
+    return this.#toolHeaders.get(tool);
+  }
 
   /** Whether a tools/list answer has told this tool's annotated parameters (none is an answer too). */
   knows(tool: string): boolean {

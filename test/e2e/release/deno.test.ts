@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, NO_VENDOR_KEYS, REFERENCE_CMD, ROOT, TEST_GUARD_MS } from "../../support/helpers.ts";
+import { BUN, inspect, NO_VENDOR_KEYS, REFERENCE_CMD, ROOT, startHttpServer, TEST_GUARD_MS } from "../../support/helpers.ts";
 
 const DENO = join(ROOT, "node_modules/.bin/deno");
 
@@ -62,6 +62,27 @@ test(
     } finally {
       await underDeno(["mcp-daemon.ts", "stop"], env);
       rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "mcp-proxy serve under deno run -A (Deno.serve): mcp-inspect --url lists and calls through it in both eras",
+  async () => {
+    const served = await startHttpServer([DENO, "run", "-A", join(ROOT, "mcp-proxy.ts"), "serve", "--", ...REFERENCE_CMD], {
+      env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+    });
+    try {
+      const listed = await inspect(["list-tools", "--url", served.url]);
+      expect(listed.code).toBe(0);
+      expect(listed.json.metadata.protocolVersion).toBe("2026-07-28");
+      expect(listed.json.data.tools.map((t: { name: string }) => t.name)).toContain("echo");
+      const called = await inspect(["call-tool", "echo", "message=deno", "--url", served.url, "--protocol-version", "2025-11-25"]);
+      expect(called.code).toBe(0);
+      expect(called.json.data.content[0].text).toBe("deno");
+    } finally {
+      await served.stop();
     }
   },
   TEST_GUARD_MS,

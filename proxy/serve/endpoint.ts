@@ -1,0 +1,196 @@
+// serve's one URL, /mcp: who may call it (Host, Origin, the bearer token), what a body may be
+// (JSON, within the message cap), and where each request goes: a 2025 session's own server (the
+// Mcp-Session-Id, or an initialize that opens one), or the shared 2026-07-28 one. The SDK's edge
+// rules (classifyInboundRequest) tell the eras apart exactly as SDK servers do.
+
+import {
+  classifyInboundRequest,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from "@modelcontextprotocol/server";
+import type { ConsolaInstance } from "consola/core";
+import { readBodyCapped } from "../../lib/io/fetch.ts";
+import { ErrorCode, type JsonRpcId, type JsonRpcMessage } from "../../lib/wire/jsonrpc.ts";
+import { MAX_MESSAGE_BYTES } from "../../lib/wire/limits.ts";
+import type { ClientOutput, McpProxy } from "../core.ts";
+import { LegacySession } from "./legacy-session.ts";
+import { jsonRpcErrorResponse } from "./responses.ts";
+import { StatelessEndpoint } from "./stateless.ts";
+
+export const MCP_PATH = "/mcp";
+
+export interface EndpointOptions {
+  /** Bound to a loopback address: Host is checked against the loopback names (DNS rebinding). */
+  loopback: boolean;
+  /** Every request must carry `Authorization: Bearer <token>`. */
+  token?: string;
+  maxSessions: number;
+  sessionIdleMs: number;
+  /** A proxy to a new server process; `tag` names whose it is in the logs. */
+  proxyFor(toClient: ClientOutput, tag: string): McpProxy;
+  log: ConsolaInstance;
+}
+
+export class ServeEndpoint {
+  readonly #options: EndpointOptions;
+  readonly #sessions = new Map<string, LegacySession>();
+  /** Sessions whose initialize is still on its way (they count toward --max-sessions too). */
+  readonly #opening = new Set<LegacySession>();
+  readonly #stateless: StatelessEndpoint;
+  readonly #sweeper: ReturnType<typeof setInterval>;
+
+  constructor(options: EndpointOptions) {
+    this.#options = options;
+    this.#stateless = new StatelessEndpoint((toClient) => options.proxyFor(toClient, "stateless"));
+    this.#sweeper = setInterval(() => this.#endIdle(), Math.max(1_000, Math.min(options.sessionIdleMs / 4, 60_000)));
+    this.#sweeper.unref?.();
+  }
+
+  /** Every server process serve runs now (a restart of all, for --watch). */
+  proxies(): McpProxy[] {
+    return [...this.#sessions.values(), ...this.#opening].map((session) => session.proxy).concat(this.#stateless.proxy ?? []);
+  }
+
+  get sessionCount(): number {
+    return this.#sessions.size + this.#opening.size;
+  }
+
+  readonly fetch = async (request: Request): Promise<Response> => {
+    if (new URL(request.url).pathname !== MCP_PATH) return new Response("Not Found", { status: 404 });
+    const refused = this.#refusal(request);
+    if (refused) return refused;
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId !== null) {
+      const session = this.#sessions.get(sessionId);
+      if (!session) return jsonRpcErrorResponse(404, null, -32001, "Session not found");
+      if (request.method !== "POST") return session.handle(request);
+      const body = await this.#body(request);
+      return body instanceof Response ? body : session.handle(request, body);
+    }
+    if (request.method !== "POST") return jsonRpcErrorResponse(400, null, -32000, "Bad Request: Mcp-Session-Id header is required");
+    const body = await this.#body(request);
+    if (body instanceof Response) return body;
+    const route = classifyInboundRequest({
+      httpMethod: request.method,
+      body,
+      ...headerOf(request, "mcp-protocol-version", "protocolVersionHeader"),
+      ...headerOf(request, "mcp-method", "mcpMethodHeader"),
+      ...headerOf(request, "mcp-name", "mcpNameHeader"),
+    });
+    if (route.kind === "reject") return jsonRpcErrorResponse(route.httpStatus, idOf(body), route.code, route.message, route.data);
+    if (route.kind === "modern") return this.#stateless.handle(request, route.message as JsonRpcMessage, route.classification);
+    const opens = (message: unknown) => isObject(message) && message.method === "initialize";
+    if (!(Array.isArray(body) ? body.some(opens) : opens(body)))
+      return jsonRpcErrorResponse(400, idOf(body), -32000, "Bad Request: Server not initialized (no Mcp-Session-Id)");
+    return this.#open(request, body);
+  };
+
+  /** Host and Origin (DNS rebinding, a web page elsewhere), then the token. */
+  #refusal(request: Request): Response | undefined {
+    if (this.#options.loopback) {
+      const rejected =
+        hostHeaderValidationResponse(request, localhostAllowedHostnames()) ?? originValidationResponse(request, localhostAllowedOrigins());
+      if (rejected) return rejected;
+    } else {
+      const origin = request.headers.get("origin");
+      if (origin !== null && !sameHost(origin, request.headers.get("host")))
+        return jsonRpcErrorResponse(403, null, -32000, `Forbidden: Origin ${origin} is not this server's`);
+    }
+    const token = this.#options.token;
+    if (token !== undefined && !bearerMatches(request.headers.get("authorization"), token)) {
+      const response = jsonRpcErrorResponse(401, null, -32000, "Unauthorized: a bearer token is required");
+      response.headers.set("WWW-Authenticate", 'Bearer realm="mcp-proxy serve"');
+      return response;
+    }
+    return undefined;
+  }
+
+  /** The POST body as JSON, read within the message cap; or the response that refuses it. */
+  async #body(request: Request): Promise<unknown | Response> {
+    const type = request.headers.get("content-type") ?? "";
+    if (!/^application\/json\s*(;|$)/i.test(type))
+      return jsonRpcErrorResponse(415, null, -32000, "Unsupported Media Type: the body must be application/json");
+    const read = await readBodyCapped(request, MAX_MESSAGE_BYTES);
+    if (!read.ok) return jsonRpcErrorResponse(413, null, -32000, `Payload Too Large: a body over the ${MAX_MESSAGE_BYTES}-byte limit`);
+    try {
+      return JSON.parse(read.value);
+    } catch {
+      return jsonRpcErrorResponse(400, null, ErrorCode.ParseError, "Parse error: the body is not JSON");
+    }
+  }
+
+  /** An initialize without a session: a new session with its own server, if there is room for one. */
+  async #open(request: Request, body: unknown): Promise<Response> {
+    if (this.sessionCount >= this.#options.maxSessions) {
+      const why = `Service Unavailable: ${this.#options.maxSessions} sessions are open (the --max-sessions limit); end one with DELETE`;
+      return jsonRpcErrorResponse(503, idOf(body), -32000, why);
+    }
+    const log = this.#options.log;
+    const session: LegacySession = new LegacySession({
+      proxyFor: (toClient) => this.#options.proxyFor(toClient, "session"),
+      opened: (opened) => {
+        this.#opening.delete(opened);
+        this.#sessions.set(opened.id!, opened);
+        log.info(`session ${opened.id} opened (${this.sessionCount} open)`);
+      },
+      closed: (closed) => {
+        this.#opening.delete(closed);
+        if (closed.id && this.#sessions.delete(closed.id)) log.info(`session ${closed.id} ended (${this.sessionCount} open)`);
+      },
+    });
+    this.#opening.add(session);
+    await session.start();
+    const response = await session.handle(request, body);
+    // The initialize was refused (a bad version, a bad body): no session to keep.
+    if (!session.id) await session.close();
+    return response;
+  }
+
+  #endIdle(): void {
+    const now = Date.now();
+    for (const session of this.#sessions.values()) {
+      if (now - session.lastUsed >= this.#options.sessionIdleMs) {
+        this.#options.log.info(`session ${session.id} idle for ${this.#options.sessionIdleMs} ms: ended`);
+        void session.close();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    await Promise.allSettled([...this.#sessions.values(), ...this.#opening].map((session) => session.close()));
+    await this.#stateless.close();
+  }
+}
+
+function headerOf<K extends string>(request: Request, name: string, key: K): Partial<Record<K, string>> {
+  const value = request.headers.get(name);
+  return value === null ? {} : ({ [key]: value } as Record<K, string>);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function idOf(body: unknown): JsonRpcId | null {
+  const id = isObject(body) ? body.id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+function sameHost(origin: string, host: string | null): boolean {
+  try {
+    return host !== null && new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+/** Compares in time that does not depend on where the strings differ. */
+function bearerMatches(header: string | null, token: string): boolean {
+  const given = /^Bearer\s+(.+)$/i.exec(header ?? "")?.[1]?.trim() ?? "";
+  let differs = given.length ^ token.length;
+  for (let i = 0; i < token.length; i++) differs |= token.charCodeAt(i) ^ (given.charCodeAt(i) || 0);
+  return differs === 0;
+}

@@ -1,0 +1,554 @@
+// `mcp-proxy serve` puts the stdio reference server on Streamable HTTP: real HTTP clients (the SDK's,
+// mcp-inspect --url, mcp-host --server URL) in both eras, many at once, each with what is its own.
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client, type ClientOptions, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { spawn } from "bun";
+import { compiledTools } from "../../support/binary.ts";
+import {
+  alive,
+  BUN,
+  EVERYTHING,
+  INITIALIZE,
+  inspect,
+  LinePeer,
+  NO_VENDOR_KEYS,
+  REFERENCE,
+  ROOT,
+  removeTempDirs,
+  runTool,
+  TEST_GUARD_MS,
+  tempDir,
+  until,
+  WAIT_GUARD_MS,
+} from "../../support/helpers.ts";
+
+const PROXY = join(ROOT, "mcp-proxy.ts");
+const MODERN = "2026-07-28";
+
+interface Served {
+  url: string;
+  child: ReturnType<typeof spawn>;
+  /** Everything serve wrote on stderr so far. */
+  stderr(): string;
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+const running: Served[] = [];
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
+  await Promise.all(running.splice(0).map((served) => served.stop()));
+});
+afterAll(removeTempDirs);
+
+/** Starts `mcp-proxy serve FLAGS -- SERVER` and waits for its `listening <url>` line. */
+async function serve(
+  flags: string[],
+  server: string[] = [BUN, REFERENCE],
+  env: Record<string, string> = {},
+  proxy: string[] = [BUN, PROXY],
+): Promise<Served> {
+  const child = spawn([...proxy, "serve", ...flags, "--", ...server], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let text = "";
+  const listening = Promise.withResolvers<string>();
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr as ReadableStream<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      const match = /^listening (http:\/\/\S+)$/m.exec(text);
+      if (match) listening.resolve(match[1]!);
+    }
+    listening.reject(new Error(`serve exited before listening:\n${text}`));
+  })();
+  const guard = setTimeout(() => child.kill("SIGKILL"), WAIT_GUARD_MS);
+  const url = await listening.promise.finally(() => clearTimeout(guard));
+  const served: Served = {
+    url,
+    child,
+    stderr: () => text,
+    async stop(signal = "SIGTERM") {
+      child.kill(signal);
+      return child.exited;
+    },
+  };
+  running.push(served);
+  return served;
+}
+
+/** An SDK client that answers sampling, elicitation and roots with answers of its own (`who`). */
+async function sdkClient(url: string, era: "legacy" | "modern", who = "Ann"): Promise<{ client: Client; notes: string[] }> {
+  const options: ClientOptions = { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } };
+  if (era === "modern") options.versionNegotiation = { mode: { pin: MODERN } };
+  const client = new Client({ name: `serve-test-${who}`, version: "0" }, options);
+  client.setRequestHandler("sampling/createMessage", async () => ({
+    role: "assistant",
+    content: { type: "text", text: `sampled for ${who}` },
+    model: "test-model",
+  }));
+  client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { name: who } }));
+  client.setRequestHandler("roots/list", async () => ({ roots: [{ uri: `file:///tmp/${who}`, name: who }] }));
+  const notes: string[] = [];
+  client.setNotificationHandler("notifications/tools/list_changed", () => void notes.push("tools/list_changed"));
+  client.setNotificationHandler("notifications/message", (n) => void notes.push(`log ${String(n.params.data)}`));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  clients.push(client);
+  return { client, notes };
+}
+
+/** A raw JSON-RPC stdio server with one tool, `env`, that answers with $SERVE_TOKEN as it sees it. */
+const ENV_SERVER = `
+const answer = (id, result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\\n");
+let buffer = "";
+process.stdin.on("data", (chunk) => {
+  buffer += chunk;
+  let newline;
+  while ((newline = buffer.indexOf("\\n")) !== -1) {
+    const message = JSON.parse(buffer.slice(0, newline));
+    buffer = buffer.slice(newline + 1);
+    if (message.method === "initialize")
+      answer(message.id, { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "env", version: "1" } });
+    else if (message.method === "tools/list") answer(message.id, { tools: [{ name: "env", inputSchema: { type: "object" } }] });
+    else if (message.method === "tools/call") answer(message.id, { content: [{ type: "text", text: String(process.env.SERVE_TOKEN) }] });
+    else if (message.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "no" } }) + "\\n");
+  }
+});
+`;
+
+const text = (result: { content?: unknown }) => (result.content as { type: string; text: string }[])[0]!.text;
+const whoami = async (client: Client) => text(await client.callTool({ name: "whoami", arguments: {} }));
+
+/** A raw JSON-RPC POST, as an HTTP client without an SDK would send it. */
+function post(url: string, message: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: typeof message === "string" ? message : JSON.stringify(message),
+  });
+}
+
+/** The JSON-RPC message of a response, whether JSON or one SSE event carrying it. */
+async function answerOf(response: Response): Promise<any> {
+  const body = await response.text();
+  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) return JSON.parse(body);
+  const data = body
+    .split("\n")
+    .filter((line) => line.startsWith("data: ") && line.includes('"id"'))
+    .map((line) => JSON.parse(line.slice(6)));
+  return data.find((message) => "result" in message || "error" in message);
+}
+
+/** Opens a 2025 session by hand: its id. */
+async function openSession(url: string): Promise<string> {
+  const opened = await post(url, { jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE() });
+  expect(opened.status).toBe(200);
+  const id = opened.headers.get("mcp-session-id")!;
+  expect((await answerOf(opened)).result.protocolVersion).toBe("2025-11-25");
+  const initialized = await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id });
+  expect(initialized.status).toBe(202);
+  return id;
+}
+
+describe.each(["legacy", "modern"] as const)("the SDK's Streamable HTTP client, %s era", (era) => {
+  test(
+    "tools, sampling, elicitation, roots, progress and restart_server work through serve",
+    async () => {
+      const { url } = await serve(["--log-level", "warn"]);
+      const { client, notes } = await sdkClient(url, era);
+      expect(client.getServerVersion()?.name).toBe("mcpkit-reference");
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain("echo");
+      expect(names.at(-1)).toBe("restart_server");
+      expect(text(await client.callTool({ name: "echo", arguments: { message: "over http" } }))).toBe("over http");
+      if (era === "legacy") {
+        // 2025 asks the client by requests of its own: they reach this client on its session.
+        expect(text(await client.callTool({ name: "sample", arguments: { prompt: "hi?" } }))).toBe("sampled for Ann");
+        expect(JSON.parse(text(await client.callTool({ name: "elicit", arguments: {} })))).toEqual({
+          action: "accept",
+          content: { name: "Ann" },
+        });
+        expect(JSON.parse(text(await client.callTool({ name: "roots", arguments: {} })))).toEqual([
+          { uri: "file:///tmp/Ann", name: "Ann" },
+        ]);
+      }
+      const progress: number[] = [];
+      const slow = await client.callTool(
+        { name: "slow", arguments: { steps: 3, delayMs: 10 } },
+        { onprogress: (p) => void progress.push(p.progress) },
+      );
+      expect(text(slow)).toBe("done 3 steps");
+      expect(progress.length).toBeGreaterThanOrEqual(2);
+
+      const before = await whoami(client);
+      const restart = await client.callTool({ name: "restart_server", arguments: {} });
+      expect(restart.isError).toBe(false);
+      expect(text(restart)).toContain("Restarted the server");
+      expect(await whoami(client)).not.toBe(before);
+      if (era === "legacy") await until(() => notes.includes("tools/list_changed"), "tools/list_changed after the restart");
+      expect(text(await client.callTool({ name: "add", arguments: { a: 2, b: 40 } }))).toBe("42");
+    },
+    TEST_GUARD_MS,
+  );
+});
+
+test(
+  "a 2026-07-28 call whose tool has an x-mcp-header parameter is checked and answered, tools listed first or not",
+  async () => {
+    const { url } = await serve(["--log-level", "warn"]);
+    const { client } = await sdkClient(url, "modern");
+    const region = await client.callTool({ name: "region_query", arguments: { region: "eu-west", query: "q" } });
+    expect(region.isError).toBeFalsy();
+    expect(text(region)).toContain("eu-west");
+    // A header that disagrees with the body is refused before the server sees it.
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const call = {
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "region_query", arguments: { region: "eu", query: "q" }, _meta: meta },
+    };
+    const mismatched = await post(url, call, {
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/call",
+      "mcp-name": "region_query",
+      "mcp-param-region": "us",
+    });
+    expect(mismatched.status).toBe(400);
+    const refused = await answerOf(mismatched);
+    expect(refused.id).toBe(7);
+    expect(refused.error.code).toBe(-32020);
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "six 2025 clients at once: each its own server process, its own state and its own answers to the server's questions",
+  async () => {
+    const { url } = await serve(["--log-level", "warn"]);
+    const people = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo"];
+    const connected = await Promise.all(people.map((who) => sdkClient(url, "legacy", who)));
+    const pids = await Promise.all(connected.map(({ client }) => whoami(client)));
+    expect(new Set(pids).size).toBe(people.length);
+    // Asked at the same moment, each client's server asks its own client, and each answer goes home.
+    const elicited = await Promise.all(connected.map(({ client }) => client.callTool({ name: "elicit", arguments: {} })));
+    expect(elicited.map((result) => JSON.parse(text(result)).content.name)).toEqual(people);
+    // State is per session: a tool grown by Ann's server is not in Bo's list.
+    await connected[0]!.client.callTool({ name: "grow", arguments: {} });
+    const annTools = (await connected[0]!.client.listTools()).tools.map((tool) => tool.name);
+    const boTools = (await connected[1]!.client.listTools()).tools.map((tool) => tool.name);
+    expect(annTools.some((name) => name.startsWith("grown_"))).toBe(true);
+    expect(boTools.some((name) => name.startsWith("grown_"))).toBe(false);
+    // One client's restart leaves the others' processes alone.
+    await connected[2]!.client.callTool({ name: "restart_server", arguments: {} });
+    const after = await Promise.all(connected.map(({ client }) => whoami(client)));
+    expect(after.filter((pid, i) => pid !== pids[i])).toEqual([after[2]!]);
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "2026-07-28 clients share one server process, each answered under its own request id",
+  async () => {
+    const { url } = await serve(["--log-level", "warn"]);
+    const [one, two] = await Promise.all([sdkClient(url, "modern", "One"), sdkClient(url, "modern", "Two")]);
+    expect(await whoami(one.client)).toBe(await whoami(two.client));
+    const sums = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? one : two).client.callTool({ name: "add", arguments: { a: i, b: 1000 } })),
+    );
+    expect(sums.map(text)).toEqual(Array.from({ length: 20 }, (_, i) => String(i + 1000)));
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "a 2026-07-28 client in front of a 2025-only server is refused with -32022 naming what the server speaks",
+  async () => {
+    const { url } = await serve(["--log-level", "warn"], [EVERYTHING]);
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const response = await post(
+      url,
+      { jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: meta } },
+      { "mcp-protocol-version": MODERN, "mcp-method": "tools/list" },
+    );
+    expect(response.status).toBe(400);
+    const refused = await answerOf(response);
+    expect(refused.id).toBe(3);
+    expect(refused.error.code).toBe(-32022);
+    expect(refused.error.data.supported).toContain("2025-11-25");
+    // The same server still serves 2025 clients.
+    const { client } = await sdkClient(url, "legacy");
+    expect(text(await client.callTool({ name: "echo", arguments: { message: "hi" } }))).toBe("Echo: hi");
+  },
+  TEST_GUARD_MS,
+);
+
+describe("who may call", () => {
+  test(
+    "a foreign Origin or Host is refused with 403; the token is required when set and never reaches the server",
+    async () => {
+      const dir = tempDir();
+      const server = join(dir, "env-server.ts");
+      // A server that tells what its environment holds: the token's variable must not be there.
+      writeFileSync(server, ENV_SERVER);
+      const { url } = await serve(["--token-env", "SERVE_TOKEN", "--log-level", "warn"], [BUN, server], { SERVE_TOKEN: "s3cret" });
+      const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE() };
+      expect((await post(url, initialize)).status).toBe(401);
+      expect((await post(url, initialize, { authorization: "Bearer wrong" })).status).toBe(401);
+      const foreign = await post(url, initialize, { authorization: "Bearer s3cret", origin: "https://evil.example" });
+      expect(foreign.status).toBe(403);
+      const rebound = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          host: "evil.example",
+          authorization: "Bearer s3cret",
+        },
+        body: JSON.stringify(initialize),
+      });
+      expect(rebound.status).toBe(403);
+
+      const client = new Client({ name: "token", version: "0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer s3cret" } } }),
+      );
+      clients.push(client);
+      expect(text(await client.callTool({ name: "env", arguments: {} }))).toBe("undefined");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a non-loopback --host without --token-env, an unset token variable, or an HTTP server is refused in one line",
+    async () => {
+      const open = await runTool("mcp-proxy.ts", ["serve", "--host", "0.0.0.0", "--", BUN, REFERENCE]);
+      expect(open.code).not.toBe(0);
+      expect(open.stderr).toContain("--token-env");
+      expect(open.stderr.trim().split("\n")).toHaveLength(1);
+      const unset = await runTool("mcp-proxy.ts", ["serve", "--token-env", "NO_SUCH_TOKEN_VAR", "--", BUN, REFERENCE]);
+      expect(unset.code).not.toBe(0);
+      expect(unset.stderr).toContain("NO_SUCH_TOKEN_VAR");
+      const http = await runTool("mcp-proxy.ts", ["serve", "--url", "http://127.0.0.1:1/mcp"]);
+      expect(http.code).not.toBe(0);
+      expect(http.stderr.trim().split("\n")).toHaveLength(1);
+      expect(`${open.stderr}${unset.stderr}${http.stderr}`).not.toContain("    at ");
+    },
+    TEST_GUARD_MS,
+  );
+});
+
+describe("bodies", () => {
+  test(
+    "a body that is not JSON, not application/json, or over the message cap is refused with 400, 415 or 413",
+    async () => {
+      const { url } = await serve(["--log-level", "warn"]);
+      const parse = await post(url, "{not json");
+      expect(parse.status).toBe(400);
+      expect((await parse.json()).error.code).toBe(-32700);
+      const typed = await post(url, "{}", { "content-type": "text/plain" });
+      expect(typed.status).toBe(415);
+      const huge = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${"x".repeat(33 * 1024 * 1024)}"}}`;
+      const big = await post(url, huge);
+      expect(big.status).toBe(413);
+      expect((await fetch(url.replace(/\/mcp$/, "/other"))).status).toBe(404);
+      // Still serving after all that.
+      expect((await sdkClient(url, "legacy")).client.getServerVersion()?.name).toBe("mcpkit-reference");
+    },
+    TEST_GUARD_MS,
+  );
+});
+
+describe("2025 sessions", () => {
+  test(
+    "DELETE ends a session (its server exits), and a request for it, or for an id never given, gets 404",
+    async () => {
+      const { url } = await serve(["--log-level", "warn"]);
+      const id = await openSession(url);
+      const pid = Number(
+        (
+          await answerOf(
+            await post(
+              url,
+              { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "whoami", arguments: {} } },
+              { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
+            ),
+          )
+        ).result.content[0].text,
+      );
+      expect(alive(pid)).toBe(true);
+      const deleted = await fetch(url, { method: "DELETE", headers: { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" } });
+      expect(deleted.status).toBe(200);
+      await until(() => !alive(pid), "the session's server to exit");
+      const gone = await post(url, { jsonrpc: "2.0", id: 3, method: "ping" }, { "mcp-session-id": id });
+      expect(gone.status).toBe(404);
+      const never = await post(url, { jsonrpc: "2.0", id: 4, method: "ping" }, { "mcp-session-id": "no-such-session" });
+      expect(never.status).toBe(404);
+      const noSession = await post(url, { jsonrpc: "2.0", id: 5, method: "tools/list" });
+      expect(noSession.status).toBe(400);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "--max-sessions: one more initialize gets 503 until a session ends; --session-idle ends a quiet one",
+    async () => {
+      const { url } = await serve(["--max-sessions", "2", "--session-idle", "1000", "--log-level", "info"]);
+      const first = await openSession(url);
+      await openSession(url);
+      const third = await post(url, { jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE() });
+      expect(third.status).toBe(503);
+      expect((await third.json()).error.message).toContain("--max-sessions");
+      await fetch(url, { method: "DELETE", headers: { "mcp-session-id": first } });
+      const served = running.at(-1)!;
+      const room = await openSession(url);
+      // Left alone, a session goes quiet and is ended (a request would count as use, so the log says when);
+      // its id is unknown from then on.
+      await until(() => served.stderr().includes(`session ${room} idle`), "the idle session's end");
+      expect((await post(url, { jsonrpc: "2.0", id: 9, method: "ping" }, { "mcp-session-id": room })).status).toBe(404);
+      await openSession(url);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a client that lost its SSE stream resumes with Last-Event-ID and gets the rest of the progress and the answer",
+    async () => {
+      const { url } = await serve(["--log-level", "warn"]);
+      const id = await openSession(url);
+      const headers = { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
+      const call = {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "slow", arguments: { steps: 6, delayMs: 30 }, _meta: { progressToken: "p" } },
+      };
+      const aborter = new AbortController();
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify(call),
+        signal: aborter.signal,
+      });
+      expect(response.headers.get("content-type")).toContain("text/event-stream");
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let seen = "";
+      let lastId: string | undefined;
+      while (!lastId) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error(`the stream ended before any progress: ${seen}`);
+        seen += decoder.decode(value, { stream: true });
+        const event = /id: (\S+)\ndata: (.*"notifications\/progress".*)\n/.exec(seen);
+        if (event) lastId = event[1];
+      }
+      aborter.abort();
+      const resumed = await fetch(url, { headers: { ...headers, accept: "text/event-stream", "last-event-id": lastId } });
+      expect(resumed.status).toBe(200);
+      const rest = await new Response(resumed.body).text();
+      const messages = rest
+        .split("\n")
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => JSON.parse(line.slice(6)));
+      const answer = messages.find((message) => message.id === 2);
+      expect(answer.result.content[0].text).toBe("done 6 steps");
+      const progress = messages.filter((message) => message.method === "notifications/progress").map((m) => m.params.progress);
+      const first = Number(/"progress":(\d+)/.exec(seen)![1]);
+      expect(progress.every((step) => step > first)).toBe(true);
+    },
+    TEST_GUARD_MS,
+  );
+});
+
+test(
+  "--watch restarts every client's server, and each client keeps its session",
+  async () => {
+    const dir = tempDir();
+    const watched = join(dir, "watched.txt");
+    writeFileSync(watched, "1");
+    const served = await serve(["--watch", watched, "--debounce", "50", "--log-level", "info"]);
+    const [ann, bo] = await Promise.all([sdkClient(served.url, "legacy", "Ann"), sdkClient(served.url, "legacy", "Bo")]);
+    const before = await Promise.all([whoami(ann.client), whoami(bo.client)]);
+    writeFileSync(watched, "2");
+    await until(
+      () => ann.notes.includes("tools/list_changed") && bo.notes.includes("tools/list_changed"),
+      "both clients told of the restart",
+    );
+    const after = await Promise.all([whoami(ann.client), whoami(bo.client)]);
+    expect(after[0]).not.toBe(before[0]);
+    expect(after[1]).not.toBe(before[1]);
+    expect(after[0]).not.toBe(after[1]);
+  },
+  TEST_GUARD_MS,
+);
+
+test.each(["SIGTERM", "SIGINT"] as const)(
+  "%s ends serve and every server process it ran, with no orphans",
+  async (signal) => {
+    const served = await serve(["--log-level", "warn"]);
+    const legacy = await Promise.all([sdkClient(served.url, "legacy", "A"), sdkClient(served.url, "legacy", "B")]);
+    const modern = await sdkClient(served.url, "modern", "C");
+    const pids = (await Promise.all([...legacy, modern].map(({ client }) => whoami(client)))).map(Number);
+    expect(pids.every(alive)).toBe(true);
+    running.splice(running.indexOf(served), 1);
+    const code = await served.stop(signal);
+    expect(code).toBe(signal === "SIGTERM" ? 143 : 130);
+    await until(() => pids.every((pid) => !alive(pid)), "every server process to be gone");
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "the compiled binary serves too, and a server whose command is serve runs as mcp-proxy -- serve",
+  async () => {
+    const tools = await compiledTools();
+    const compiled = await serve(["--log-level", "warn"], [BUN, REFERENCE], {}, [join(tools, "mcp-proxy")]);
+    const { client } = await sdkClient(compiled.url, "legacy");
+    expect(text(await client.callTool({ name: "echo", arguments: { message: "compiled" } }))).toBe("compiled");
+    const dir = tempDir();
+    const named = join(dir, "serve");
+    writeFileSync(named, `#!/bin/sh\nexec "${BUN}" "${REFERENCE}"\n`);
+    chmodSync(named, 0o755);
+    const peer = new LinePeer([join(tools, "mcp-proxy"), "--", "serve"], { env: { PATH: `${dir}:${process.env.PATH}` } });
+    const answer = await peer.request(1, "initialize", INITIALIZE());
+    expect(answer.result.serverInfo.name).toBe("mcpkit-reference");
+    await peer.close();
+  },
+  TEST_GUARD_MS,
+);
+
+describe("our own clients against serve", () => {
+  test(
+    "mcp-inspect --url lists and calls; mcp-host --server URL calls a tool",
+    async () => {
+      const { url } = await serve(["--log-level", "warn"]);
+      const listed = await inspect(["list-tools", "--url", url]);
+      expect(listed.code).toBe(0);
+      expect(listed.json.data.tools.map((tool: { name: string }) => tool.name)).toContain("region_query");
+      const called = await inspect(["call-tool", "region_query", "region=eu-west", "query=q", "--url", url]);
+      expect(called.code).toBe(0);
+      expect(called.json.data.content[0].text).toContain("eu-west");
+      const legacy = await inspect(["call-tool", "add", "a=1", "b=2", "--url", url, "--protocol-version", "2025-11-25"]);
+      expect(legacy.code).toBe(0);
+      expect(legacy.json.data.structuredContent).toEqual({ sum: 3 });
+      const host = await runTool("mcp-host.ts", ["--server", url, "-p", "call add a=2 b=3"], { env: NO_VENDOR_KEYS });
+      expect(host.code).toBe(0);
+      expect(host.stdout).toContain("returned: 5");
+    },
+    TEST_GUARD_MS,
+  );
+});
