@@ -62,7 +62,7 @@ export async function timeRun(
   return { ms, code, stdout: await stdout, ...(options.watchRss ? { peakRssKb: peak } : {}) };
 }
 
-function readHwm(pid: number): number {
+export function readHwm(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const match = status.match(/VmHWM:\s+(\d+) kB/);

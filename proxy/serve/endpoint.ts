@@ -28,6 +28,8 @@ export interface EndpointOptions {
   token?: string;
   maxSessions: number;
   sessionIdleMs: number;
+  /** What every session id starts with (then a dot). */
+  sessionPrefix?: string;
   /** A proxy to a new server process; `tag` names whose it is in the logs. */
   proxyFor(toClient: ClientOutput, tag: string): McpProxy;
   log: ConsolaInstance;
@@ -129,6 +131,7 @@ export class ServeEndpoint {
     }
     const log = this.#options.log;
     const session: LegacySession = new LegacySession({
+      ...(this.#options.sessionPrefix !== undefined ? { idPrefix: this.#options.sessionPrefix } : {}),
       proxyFor: (toClient) => this.#options.proxyFor(toClient, "session"),
       opened: (opened) => {
         this.#opening.delete(opened);

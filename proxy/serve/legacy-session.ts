@@ -16,6 +16,8 @@ import type { ClientOutput, McpProxy } from "../core.ts";
 import { BoundedEventStore } from "./event-store.ts";
 
 export interface LegacySessionHooks {
+  /** The session id is `<idPrefix>.<uuid>`, for a front that routes sessions by it. */
+  idPrefix?: string;
   /** The proxy to this client's own server, writing what is meant for the client to `toClient`. */
   proxyFor(toClient: ClientOutput): McpProxy;
   /** The session has its id: it is reachable from now on. */
@@ -39,7 +41,7 @@ export class LegacySession {
   constructor(hooks: LegacySessionHooks) {
     this.#hooks = hooks;
     this.transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
+      sessionIdGenerator: () => (hooks.idPrefix === undefined ? "" : `${hooks.idPrefix}.`) + crypto.randomUUID(),
       eventStore: new BoundedEventStore(),
       onsessioninitialized: () => hooks.opened(this),
       onsessionclosed: () => void this.close(),

@@ -22,6 +22,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
     ...(settings.token ? { token: settings.token } : {}),
     maxSessions: settings.maxSessions,
     sessionIdleMs: settings.sessionIdleMs,
+    ...(settings.sessionPrefix !== undefined ? { sessionPrefix: settings.sessionPrefix } : {}),
     log,
     proxyFor: (toClient, tag) => {
       const label = `${tag} ${++processes}`;

@@ -39,6 +39,12 @@ export const SERVE_ARGS = {
     valueHint: "ms",
     value: "positive-duration",
   },
+  "session-prefix": {
+    type: "string",
+    description:
+      "start every Mcp-Session-Id with NAME. (letters, digits, -): behind a front of several serve processes, the front routes a session by it",
+    valueHint: "NAME",
+  },
   "max-sessions": {
     type: "string",
     description: `at most this many 2025 sessions (each its own server process) at once (default ${SERVE_DEFAULTS.maxSessions})`,
@@ -56,7 +62,12 @@ export interface ServeSettings extends Settings {
   tokenVariable?: string;
   sessionIdleMs: number;
   maxSessions: number;
+  /** What every 2025 session id starts with (before a dot), for a front that routes on it. */
+  sessionPrefix?: string;
 }
+
+/** A session-id prefix: what a header value and an nginx map pattern both take as is. */
+const SESSION_PREFIX = /^[A-Za-z0-9-]{1,64}$/;
 
 /** Loopback names and addresses: reachable from this machine only. */
 export function isLoopback(host: string): boolean {
@@ -84,9 +95,13 @@ export async function readServeSettings(
   } else if (!loopback) {
     return { ok: false, error: `--host ${host} is reachable from other machines: give a bearer token with --token-env VAR` };
   }
+  const prefix = args["session-prefix"] as string | undefined;
+  if (prefix !== undefined && !SESSION_PREFIX.test(prefix))
+    return { ok: false, error: `--session-prefix ${JSON.stringify(prefix)}: use 1 to 64 letters, digits and dashes` };
   return {
     ok: true,
     value: {
+      ...(prefix !== undefined ? { sessionPrefix: prefix } : {}),
       ...base.value,
       host,
       port: (values.value.port as number | undefined) ?? SERVE_DEFAULTS.port,

@@ -334,7 +334,7 @@ describe("who may call", () => {
   );
 
   test(
-    "a non-loopback --host without --token-env, an unset token variable, or an HTTP server is refused in one line",
+    "a non-loopback --host without --token-env, an unset token variable, a bad --session-prefix, or an HTTP server is refused in one line",
     async () => {
       const open = await runTool("mcp-proxy.ts", ["serve", "--host", "0.0.0.0", "--", BUN, REFERENCE]);
       expect(open.code).not.toBe(0);
@@ -343,6 +343,9 @@ describe("who may call", () => {
       const unset = await runTool("mcp-proxy.ts", ["serve", "--token-env", "NO_SUCH_TOKEN_VAR", "--", BUN, REFERENCE]);
       expect(unset.code).not.toBe(0);
       expect(unset.stderr).toContain("NO_SUCH_TOKEN_VAR");
+      const prefix = await runTool("mcp-proxy.ts", ["serve", "--session-prefix", "a.b", "--", BUN, REFERENCE]);
+      expect(prefix.code).not.toBe(0);
+      expect(prefix.stderr).toContain("--session-prefix");
       const http = await runTool("mcp-proxy.ts", ["serve", "--url", "http://127.0.0.1:1/mcp"]);
       expect(http.code).not.toBe(0);
       expect(http.stderr.trim().split("\n")).toHaveLength(1);
@@ -377,8 +380,10 @@ describe("2025 sessions", () => {
   test(
     "DELETE ends a session (its server exits), and a request for it, or for an id never given, gets 404",
     async () => {
-      const { url } = await serve(["--log-level", "warn"]);
+      const { url } = await serve(["--log-level", "warn", "--session-prefix", "pod-7"]);
       const id = await openSession(url);
+      // The prefix a front routes on.
+      expect(id).toMatch(/^pod-7\.[0-9a-f-]{36}$/);
       const pid = Number(
         (
           await answerOf(
