@@ -9,11 +9,16 @@ import {
   isResponse,
   type JsonRpcId,
   type JsonRpcMessage,
+  type JsonRpcRequest,
   type RawMessage,
   rawText,
 } from "../../lib/wire/jsonrpc.ts";
 import type { ClientOutput, McpProxy } from "../core.ts";
 import { BoundedEventStore } from "./event-store.ts";
+import { UnreadBytes } from "./unread.ts";
+
+/** The stream a server message goes on when it belongs to no request: the session's GET stream. */
+const STANDALONE = "standalone";
 
 export interface LegacySessionHooks {
   /** The session id is `<idPrefix>.<uuid>`, for a front that routes sessions by it. */
@@ -36,6 +41,8 @@ export class LegacySession {
   readonly #waiting = new Set<JsonRpcId>();
   /** progressToken -> the request it belongs to, so progress goes on that request's stream. */
   readonly #progress = new Map<unknown, JsonRpcId>();
+  /** What the client has not read yet: past the cap, its server is held back. */
+  readonly #unread = new UnreadBytes();
   #closed = false;
 
   constructor(hooks: LegacySessionHooks) {
@@ -47,7 +54,16 @@ export class LegacySession {
       onsessionclosed: () => void this.close(),
     });
     this.transport.onmessage = (message) => this.#fromClient(message as JsonRpcMessage);
-    this.proxy = hooks.proxyFor({ write: async (line) => this.#toClient(line), hasRoom: true });
+    const unread = this.#unread;
+    this.proxy = hooks.proxyFor({
+      write: async (line) => this.#toClient(line),
+      get hasRoom() {
+        return unread.hasRoom;
+      },
+      set onroom(resume: (() => void) | undefined) {
+        unread.onroom = resume;
+      },
+    });
   }
 
   get id(): string | undefined {
@@ -60,9 +76,11 @@ export class LegacySession {
   }
 
   /** One HTTP request of this session (the body read and parsed already, within the cap). */
-  handle(request: Request, parsedBody?: unknown): Promise<Response> {
+  async handle(request: Request, parsedBody?: unknown): Promise<Response> {
     this.lastUsed = Date.now();
-    return this.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+    const response = await this.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+    const carried = request.method === "GET" ? [STANDALONE] : request.method === "POST" ? requestIds(parsedBody) : [];
+    return this.#unread.metered(response, carried);
   }
 
   #fromClient(message: JsonRpcMessage): void {
@@ -82,12 +100,16 @@ export class LegacySession {
     } catch {
       return; // The proxy writes only whole JSON-RPC lines; nothing else can come.
     }
+    const bytes = rawText(line).length;
     if (isResponse(message)) {
       if (message.id !== null) this.#answered(message.id);
+      this.#unread.sent(message.id, bytes);
       await this.transport.send(message as JSONRPCMessage).catch(() => {});
       return;
     }
-    await this.transport.send(message as JSONRPCMessage, this.#relatedTo(message)).catch(() => {});
+    const related = this.#relatedTo(message);
+    this.#unread.sent(related?.relatedRequestId ?? STANDALONE, bytes);
+    await this.transport.send(message as JSONRPCMessage, related).catch(() => {});
   }
 
   /** The request a server message belongs to: its progress token's, else the only one waiting (else the GET stream). */
@@ -112,4 +134,11 @@ export class LegacySession {
     this.#hooks.closed(this);
     await Promise.allSettled([this.proxy.close({ quick: true }), this.transport.close()]);
   }
+}
+
+/** The ids of the requests a POST body carries (their answers go on its stream). */
+function requestIds(body: unknown): JsonRpcId[] {
+  return (Array.isArray(body) ? body : [body])
+    .filter((message): message is JsonRpcRequest => isJsonObject(message) && isRequest(message as unknown as JsonRpcMessage))
+    .map((message) => message.id);
 }

@@ -29,6 +29,7 @@ import {
 import { LEGACY_PROTOCOL_VERSIONS, META_SUBSCRIPTION_ID, MODERN_PROTOCOL_VERSIONS } from "../../lib/wire/protocol.ts";
 import type { ClientOutput, McpProxy } from "../core.ts";
 import { jsonRpcErrorResponse } from "./responses.ts";
+import { UnreadBytes } from "./unread.ts";
 
 /** How long the first request waits to learn whether the server speaks 2026-07-28 at all. */
 export const ERA_PROBE_TIMEOUT_MS = 30_000;
@@ -42,6 +43,8 @@ interface Exchange {
   streaming: boolean;
   /** Answers the exchange with a response of our own making (a protocol error's HTTP status). */
   respond: (response: Response) => void;
+  /** What its client has not read: past the cap the exchange ends (the server is shared, so it is not held back). */
+  unread: UnreadBytes;
 }
 
 /**
@@ -132,12 +135,14 @@ export class StatelessEndpoint {
     }
     const transport = new PerRequestHTTPServerTransport({ classification });
     const early = Promise.withResolvers<Response>();
+    const unread = new UnreadBytes();
     this.#exchanges.set(ours, {
       transport,
       clientId: message.id,
       ...(clientToken !== undefined ? { clientToken } : {}),
       streaming: false,
       respond: early.resolve,
+      unread,
     });
     transport.onmessage = () => this.#send({ ...message, id: ours, params });
     transport.onclose = () => {
@@ -149,7 +154,7 @@ export class StatelessEndpoint {
     const served = transport.handleMessage(message as JSONRPCRequest, { request });
     // Closed after an answer of our own making: nobody waits for the transport's.
     served.catch(() => {});
-    return Promise.race([served, early.promise]);
+    return unread.metered(await Promise.race([served, early.promise]), [ours]);
   }
 
   /** Forgets an exchange; true if it was still waiting for its answer. */
@@ -235,6 +240,12 @@ export class StatelessEndpoint {
       message.method === "notifications/progress" ? this.#tokens.get(String(params.progressToken)) : String(meta[META_SUBSCRIPTION_ID]);
     const exchange = ours === undefined ? undefined : this.#exchanges.get(ours);
     if (!exchange) return; // Outside any request: 2026-07-28 has no stream for it.
+    exchange.unread.sent(ours, rawText(line).length);
+    if (!exchange.unread.hasRoom) {
+      // A client that does not read while its request streams on: the exchange ends, which cancels it.
+      void exchange.transport.close();
+      return;
+    }
     exchange.streaming = true;
     const restored =
       message.method === "notifications/progress"

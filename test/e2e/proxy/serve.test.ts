@@ -4,7 +4,6 @@ import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { spawn } from "bun";
 import { compiledTools } from "../../support/binary.ts";
 import {
   alive,
@@ -15,73 +14,21 @@ import {
   LinePeer,
   NO_VENDOR_KEYS,
   REFERENCE,
-  ROOT,
   removeTempDirs,
   runTool,
   TEST_GUARD_MS,
   tempDir,
   until,
-  WAIT_GUARD_MS,
 } from "../../support/helpers.ts";
+import { answerOf, openSession, post, running, serve, stopServing } from "../../support/serve.ts";
 
-const PROXY = join(ROOT, "mcp-proxy.ts");
-const MODERN = "2026-07-28";
-
-interface Served {
-  url: string;
-  child: ReturnType<typeof spawn>;
-  /** Everything serve wrote on stderr so far. */
-  stderr(): string;
-  stop(signal?: NodeJS.Signals): Promise<number>;
-}
-
-const running: Served[] = [];
 const clients: Client[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
-  await Promise.all(running.splice(0).map((served) => served.stop()));
+  await stopServing();
 });
 afterAll(removeTempDirs);
-
-/** Starts `mcp-proxy serve FLAGS -- SERVER` and waits for its `listening <url>` line. */
-async function serve(
-  flags: string[],
-  server: string[] = [BUN, REFERENCE],
-  env: Record<string, string> = {},
-  proxy: string[] = [BUN, PROXY],
-): Promise<Served> {
-  const child = spawn([...proxy, "serve", ...flags, "--", ...server], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: "1", ...env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let text = "";
-  const listening = Promise.withResolvers<string>();
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr as ReadableStream<Uint8Array>) {
-      text += decoder.decode(chunk, { stream: true });
-      const match = /^listening (http:\/\/\S+)$/m.exec(text);
-      if (match) listening.resolve(match[1]!);
-    }
-    listening.reject(new Error(`serve exited before listening:\n${text}`));
-  })();
-  const guard = setTimeout(() => child.kill("SIGKILL"), WAIT_GUARD_MS);
-  const url = await listening.promise.finally(() => clearTimeout(guard));
-  const served: Served = {
-    url,
-    child,
-    stderr: () => text,
-    async stop(signal = "SIGTERM") {
-      child.kill(signal);
-      return child.exited;
-    },
-  };
-  running.push(served);
-  return served;
-}
+const MODERN = "2026-07-28";
 
 /** An SDK client that answers sampling, elicitation and roots with answers of its own (`who`). */
 async function sdkClient(url: string, era: "legacy" | "modern", who = "Ann"): Promise<{ client: Client; notes: string[] }> {
@@ -124,37 +71,6 @@ process.stdin.on("data", (chunk) => {
 
 const text = (result: { content?: unknown }) => (result.content as { type: string; text: string }[])[0]!.text;
 const whoami = async (client: Client) => text(await client.callTool({ name: "whoami", arguments: {} }));
-
-/** A raw JSON-RPC POST, as an HTTP client without an SDK would send it. */
-function post(url: string, message: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-    body: typeof message === "string" ? message : JSON.stringify(message),
-  });
-}
-
-/** The JSON-RPC message of a response, whether JSON or one SSE event carrying it. */
-async function answerOf(response: Response): Promise<any> {
-  const body = await response.text();
-  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) return JSON.parse(body);
-  const data = body
-    .split("\n")
-    .filter((line) => line.startsWith("data: ") && line.includes('"id"'))
-    .map((line) => JSON.parse(line.slice(6)));
-  return data.find((message) => "result" in message || "error" in message);
-}
-
-/** Opens a 2025 session by hand: its id. */
-async function openSession(url: string): Promise<string> {
-  const opened = await post(url, { jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE() });
-  expect(opened.status).toBe(200);
-  const id = opened.headers.get("mcp-session-id")!;
-  expect((await answerOf(opened)).result.protocolVersion).toBe("2025-11-25");
-  const initialized = await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id });
-  expect(initialized.status).toBe(202);
-  return id;
-}
 
 describe.each(["legacy", "modern"] as const)("the SDK's Streamable HTTP client, %s era", (era) => {
   test(

@@ -1,0 +1,86 @@
+// What serve has written to an HTTP client's SSE streams that the client has not read yet. The
+// SDK's transport queues every event in its stream at once, whatever the socket takes, so a client
+// that never reads would let a flooding server fill serve's memory. Each SSE response is passed on
+// through a stream that pulls only when the socket wants more, counting what it passes: bytes sent
+// minus bytes pulled is what waits. A session past CHANNEL_BUFFER_BYTES has no room, and its
+// server is held back until the client reads (or the stream ends, and what it held goes with it).
+import { CHANNEL_BUFFER_BYTES } from "../../lib/wire/limits.ts";
+
+/** Room again once the waiting bytes fall to this share of the cap (so it does not flap). */
+const ROOM_AGAIN_SHARE = 0.5;
+
+/** One SSE response on its way: the bytes given to it and not yet pulled by the client. */
+export class StreamMeter {
+  waiting = 0;
+  closed = false;
+}
+
+export class UnreadBytes {
+  readonly #meters = new Map<unknown, StreamMeter>();
+  #full = false;
+  /** Called once there is room again after there was none. */
+  onroom?: () => void;
+
+  get hasRoom(): boolean {
+    return !this.#full;
+  }
+
+  /** Bytes about to be written to the stream that `key` (a request id, or "standalone") is on. */
+  sent(key: unknown, bytes: number): void {
+    const meter = this.#meters.get(key);
+    if (!meter || meter.closed) return;
+    meter.waiting += bytes;
+    if (this.#total() > CHANNEL_BUFFER_BYTES) this.#full = true;
+  }
+
+  /**
+   * The response passed on instead of `response`: an SSE body is pulled only as the client reads,
+   * counted against `keys` (what the stream carries). Other responses pass untouched.
+   */
+  metered(response: Response, keys: unknown[]): Response {
+    if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) return response;
+    const meter = new StreamMeter();
+    for (const key of keys) this.#meters.set(key, meter);
+    const reader = response.body.getReader();
+    const done = () => {
+      meter.closed = true;
+      for (const key of keys) if (this.#meters.get(key) === meter) this.#meters.delete(key);
+      this.#check();
+    };
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          const { done: ended, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+          if (ended) {
+            done();
+            controller.close();
+            return;
+          }
+          meter.waiting = Math.max(0, meter.waiting - (value?.byteLength ?? 0));
+          controller.enqueue(value);
+          this.#check();
+        },
+        cancel: async (reason) => {
+          done();
+          await reader.cancel(reason).catch(() => {});
+        },
+      },
+      // Nothing read ahead: a chunk leaves the SDK's queue only when the socket asks for one.
+      { highWaterMark: 0 },
+    );
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
+  #total(): number {
+    let total = 0;
+    for (const meter of new Set(this.#meters.values())) total += meter.waiting;
+    return total;
+  }
+
+  #check(): void {
+    if (this.#full && this.#total() <= CHANNEL_BUFFER_BYTES * ROOM_AGAIN_SHARE) {
+      this.#full = false;
+      this.onroom?.();
+    }
+  }
+}

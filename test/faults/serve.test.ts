@@ -1,0 +1,105 @@
+// mcp-proxy serve against hostile HTTP clients and servers: a client that never reads while its
+// server floods, in both eras; a body that never ends. Memory is asserted as serve's own peak RSS.
+import { afterAll, afterEach, expect, test } from "bun:test";
+import { connect, type Socket } from "node:net";
+import { join } from "node:path";
+import { BUN, FAULTY, floodProgress, PeakRss, removeTempDirs, TEST_GUARD_MS, tempDir, until } from "../support/helpers.ts";
+import { answerOf, openSession, post, serve, stopServing } from "../support/serve.ts";
+
+/**
+ * What a client that does not read may cost serve over what it used before: the 8 MB held for it,
+ * the socket's buffers, and the garbage of the megabytes that passed before the hold (about 65 MB
+ * seen); without the hold it is past 200 MB within seconds.
+ */
+const GROWTH_BOUND_MB = 100;
+const MODERN = "2026-07-28";
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await stopServing();
+});
+afterAll(removeTempDirs);
+
+/** Sends one raw HTTP request and never reads the answer: the socket's receive window fills, then serve's. */
+async function neverRead(url: string, request: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  sockets.push(socket);
+  await new Promise((resolve) => socket.once("connect", resolve));
+  socket.pause();
+  socket.write(request);
+  return socket;
+}
+
+test(
+  "a 2025 client whose GET stream is never read while its server floods: the server is held back, serve stays bounded",
+  async () => {
+    const progress = join(tempDir(), "flood.json");
+    const served = await serve(["--log-level", "warn"], [BUN, FAULTY, "flood"], { FLOOD_PROGRESS: progress });
+    const rss = new PeakRss(served.child.pid);
+    const id = await openSession(served.url);
+    const before = rss.mb;
+    const { host } = new URL(served.url);
+    await neverRead(served.url, `GET /mcp HTTP/1.1\r\nHost: ${host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${id}\r\n\r\n`);
+    // Either the flood is held back (the server's write stalls), or it runs on into serve's memory.
+    await until(() => floodProgress(progress).stalled || rss.mb - before > 4 * GROWTH_BOUND_MB, "the flood to stall");
+    expect(floodProgress(progress).stalled).toBe(true);
+    expect(rss.stop() - before).toBeLessThan(GROWTH_BOUND_MB);
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "a 2026-07-28 client that never reads its streaming call: that call is ended and cancelled, and the shared server answers others",
+  async () => {
+    const served = await serve(["--log-level", "warn"], [BUN, FAULTY, "progress-flood"]);
+    const rss = new PeakRss(served.child.pid);
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientInfo": { name: "hostile", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const headers = (name: string) => ({ "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name });
+    // Learn the tools first, so the flood is the only thing on the hostile exchange.
+    const echo = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { message: "warm" }, _meta: meta } };
+    expect((await answerOf(await post(served.url, echo, headers("echo")))).result.content[0].text).toBe("warm");
+    const before = rss.mb;
+    const flood = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "echo", arguments: { message: "flood" }, _meta: { ...meta, progressToken: "flood" } },
+    });
+    const { host } = new URL(served.url);
+    const head = Object.entries({ ...headers("echo"), "content-type": "application/json", accept: "application/json, text/event-stream" })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("");
+    await neverRead(
+      served.url,
+      `POST /mcp HTTP/1.1\r\nHost: ${host}\r\n${head}Content-Length: ${Buffer.byteLength(flood)}\r\n\r\n${flood}`,
+    );
+    await until(() => served.stderr().includes("progress-flood: cancelled"), "the flooding call to be cancelled");
+    expect(rss.stop() - before).toBeLessThan(GROWTH_BOUND_MB);
+    const again = { ...echo, id: 3, params: { ...echo.params, arguments: { message: "still here" } } };
+    expect((await answerOf(await post(served.url, again, headers("echo")))).result.content[0].text).toBe("still here");
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "a body that never ends is refused with 413 at the message cap, and serve goes on",
+  async () => {
+    const served = await serve(["--log-level", "warn"]);
+    const chunk = new TextEncoder().encode(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${"x".repeat(64 * 1024)}`);
+    const endless = new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(chunk) });
+    const refused = await fetch(served.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: endless,
+      duplex: "half",
+    } as RequestInit);
+    expect(refused.status).toBe(413);
+    expect(await openSession(served.url)).toBeString();
+  },
+  TEST_GUARD_MS,
+);

@@ -1,0 +1,93 @@
+// `mcp-proxy serve` as the tests start it, and raw HTTP as a client without an SDK sends it.
+import { expect } from "bun:test";
+import { join } from "node:path";
+import { spawn } from "bun";
+import { BUN, INITIALIZE, REFERENCE, ROOT, WAIT_GUARD_MS } from "./helpers.ts";
+
+const PROXY = join(ROOT, "mcp-proxy.ts");
+
+export interface Served {
+  url: string;
+  child: ReturnType<typeof spawn>;
+  /** Everything serve wrote on stderr so far. */
+  stderr(): string;
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+/** Every serve started and not stopped yet (stopServing() ends them, for an afterEach). */
+export const running: Served[] = [];
+
+export async function stopServing(): Promise<void> {
+  await Promise.all(running.splice(0).map((served) => served.stop()));
+}
+
+/** Starts `mcp-proxy serve FLAGS -- SERVER` and waits for its `listening <url>` line. */
+export async function serve(
+  flags: string[],
+  server: string[] = [BUN, REFERENCE],
+  env: Record<string, string> = {},
+  proxy: string[] = [BUN, PROXY],
+): Promise<Served> {
+  const child = spawn([...proxy, "serve", ...flags, "--", ...server], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let text = "";
+  const listening = Promise.withResolvers<string>();
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr as ReadableStream<Uint8Array>) {
+      text += decoder.decode(chunk, { stream: true });
+      const match = /^listening (http:\/\/\S+)$/m.exec(text);
+      if (match) listening.resolve(match[1]!);
+    }
+    listening.reject(new Error(`serve exited before listening:\n${text}`));
+  })();
+  const guard = setTimeout(() => child.kill("SIGKILL"), WAIT_GUARD_MS);
+  const url = await listening.promise.finally(() => clearTimeout(guard));
+  const served: Served = {
+    url,
+    child,
+    stderr: () => text,
+    async stop(signal = "SIGTERM") {
+      child.kill(signal);
+      return child.exited;
+    },
+  };
+  running.push(served);
+  return served;
+}
+
+/** A raw JSON-RPC POST, as an HTTP client without an SDK would send it. */
+export function post(url: string, message: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: typeof message === "string" ? message : JSON.stringify(message),
+  });
+}
+
+/** The JSON-RPC message of a response, whether JSON or one SSE event carrying it. */
+export async function answerOf(response: Response): Promise<any> {
+  const body = await response.text();
+  if (!(response.headers.get("content-type") ?? "").includes("text/event-stream")) return JSON.parse(body);
+  const data = body
+    .split("\n")
+    .filter((line) => line.startsWith("data: ") && line.includes('"id"'))
+    .map((line) => JSON.parse(line.slice(6)));
+  return data.find((message) => "result" in message || "error" in message);
+}
+
+/** Opens a 2025 session by hand: its id. */
+export async function openSession(url: string): Promise<string> {
+  const opened = await post(url, { jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE() });
+  expect(opened.status).toBe(200);
+  const id = opened.headers.get("mcp-session-id")!;
+  expect((await answerOf(opened)).result.protocolVersion).toBe("2025-11-25");
+  const initialized = await post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, { "mcp-session-id": id });
+  expect(initialized.status).toBe(202);
+  return id;
+}
