@@ -154,7 +154,7 @@ export class ServeEndpoint {
   #endIdle(): void {
     const now = Date.now();
     for (const session of this.#sessions.values()) {
-      if (now - session.lastUsed >= this.#options.sessionIdleMs) {
+      if (session.idleFor(this.#options.sessionIdleMs, now)) {
         this.#options.log.info(`session ${session.id} idle for ${this.#options.sessionIdleMs} ms: ended`);
         void session.close();
       }

@@ -34,7 +34,7 @@ export interface LegacySessionHooks {
 export class LegacySession {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly proxy: McpProxy;
-  /** When the client last sent anything (for --session-idle). */
+  /** When the client last sent anything, or was last answered (for --session-idle). */
   lastUsed = Date.now();
   readonly #hooks: LegacySessionHooks;
   /** The client's requests not answered yet: a server message outside any of them is related to the only one, if one. */
@@ -76,6 +76,11 @@ export class LegacySession {
   }
 
   /** One HTTP request of this session (the body read and parsed already, within the cap). */
+  /** Quiet for `idleMs`: nothing asked of it and not answered, no stream open, nothing sent. */
+  idleFor(idleMs: number, now = Date.now()): boolean {
+    return this.#waiting.size === 0 && this.#unread.openStreams === 0 && now - this.lastUsed >= idleMs;
+  }
+
   async handle(request: Request, parsedBody?: unknown): Promise<Response> {
     this.lastUsed = Date.now();
     const response = await this.transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
@@ -123,6 +128,7 @@ export class LegacySession {
   }
 
   #answered(id: JsonRpcId): void {
+    this.lastUsed = Date.now();
     this.#waiting.delete(id);
     for (const [token, request] of this.#progress) if (request === id) this.#progress.delete(token);
   }

@@ -41,8 +41,7 @@ export const SERVE_ARGS = {
   },
   "session-prefix": {
     type: "string",
-    description:
-      "start every Mcp-Session-Id with NAME. (letters, digits, -): behind a front of several serve processes, the front routes a session by it",
+    description: "start every Mcp-Session-Id with NAME. (letters, digits, -): a front of several serve processes routes each session by it",
     valueHint: "NAME",
   },
   "max-sessions": {

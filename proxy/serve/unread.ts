@@ -21,6 +21,11 @@ export class UnreadBytes {
   /** Called once there is room again after there was none. */
   onroom?: () => void;
 
+  /** SSE responses still open: a client waiting on one is not idle. */
+  get openStreams(): number {
+    return new Set(this.#meters.values()).size;
+  }
+
   get hasRoom(): boolean {
     return !this.#full;
   }

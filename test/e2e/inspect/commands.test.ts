@@ -213,11 +213,12 @@ describe("stdio, 2026-07-28 by default", () => {
   test(
     "progress notifications restart the --timeout timer",
     async () => {
-      // 8 steps of 250 ms take 2 s, longer than the 1.5 s timeout, but progress arrives every 250 ms:
-      // only a step six times slower than asked (a machine stalled for 1.5 s) could fail this.
-      const { code, json } = await inspect(["call-tool", "slow", "steps=8", "delayMs=250", "--timeout", "1500", "--", ...REFERENCE_CMD]);
+      // 12 steps of 500 ms take 6 s, longer than the 5 s timeout, but progress arrives every 500 ms:
+      // only a step ten times slower than asked (a machine stalled for 5 s) could fail this. (1.5 s
+      // against 250 ms steps failed on a 2-core box at load 14.)
+      const { code, json } = await inspect(["call-tool", "slow", "steps=12", "delayMs=500", "--timeout", "5000", "--", ...REFERENCE_CMD]);
       expect(code).toBe(0);
-      expect(json.data.content[0].text).toBe("done 8 steps");
+      expect(json.data.content[0].text).toBe("done 12 steps");
     },
     TEST_GUARD_MS,
   );

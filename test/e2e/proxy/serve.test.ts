@@ -60,11 +60,12 @@ process.stdin.on("data", (chunk) => {
   while ((newline = buffer.indexOf("\\n")) !== -1) {
     const message = JSON.parse(buffer.slice(0, newline));
     buffer = buffer.slice(newline + 1);
-    if (message.method === "initialize")
-      answer(message.id, { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "env", version: "1" } });
-    else if (message.method === "tools/list") answer(message.id, { tools: [{ name: "env", inputSchema: { type: "object" } }] });
-    else if (message.method === "tools/call") answer(message.id, { content: [{ type: "text", text: String(process.env.SERVE_TOKEN) }] });
-    else if (message.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "no" } }) + "\\n");
+    const { id, method, params } = message;
+    const info = { name: "env", version: "1" };
+    if (method === "initialize") answer(id, { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: info });
+    else if (method === "tools/list") answer(id, { tools: [{ name: "env", inputSchema: { type: "object" } }] });
+    else if (method === "tools/call") answer(id, { content: [{ type: "text", text: String(process.env.SERVE_TOKEN) }] });
+    else if (id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32601, message: "no" } }) + "\\n");
   }
 });
 `;
@@ -342,6 +343,19 @@ describe("2025 sessions", () => {
       await until(() => served.stderr().includes(`session ${room} idle`), "the idle session's end");
       expect((await post(url, { jsonrpc: "2.0", id: 9, method: "ping" }, { "mcp-session-id": room })).status).toBe(404);
       await openSession(url);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "--session-idle never ends a session while a request of it is still in flight",
+    async () => {
+      const { url } = await serve(["--session-idle", "1000", "--log-level", "info"]);
+      const { client } = await sdkClient(url, "legacy");
+      // 3.5 s of work, every step quieter than the idle limit would allow if only requests counted.
+      const slow = await client.callTool({ name: "slow", arguments: { steps: 5, delayMs: 700 } });
+      expect(text(slow)).toBe("done 5 steps");
+      expect(text(await client.callTool({ name: "echo", arguments: { message: "still mine" } }))).toBe("still mine");
     },
     TEST_GUARD_MS,
   );
