@@ -37,6 +37,8 @@ const COMMANDS: Record<string, LazyCommand> = {
   grep: (invocation) => async () => (await import("./inspect/commands/search.ts")).grepCommand(invocation, pkg.version),
   skill: (invocation) => async () => (await import("./inspect/commands/search.ts")).skillCommand(invocation, pkg.version),
   servers: (invocation) => async () => (await import("./inspect/commands/servers.ts")).serversCommand(invocation),
+  // The server developer's kit.
+  test: (invocation) => async () => (await import("./inspect/commands/test.ts")).testCommand(invocation, pkg.version),
   // Listed in --help; `config` is run before citty sees argv (its flags pass on into the entry it prints).
   config: () => () =>
     Promise.resolve(
