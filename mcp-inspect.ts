@@ -39,6 +39,8 @@ const COMMANDS: Record<string, LazyCommand> = {
   servers: (invocation) => async () => (await import("./inspect/commands/servers.ts")).serversCommand(invocation),
   // The server developer's kit.
   test: (invocation) => async () => (await import("./inspect/commands/test.ts")).testCommand(invocation, pkg.version),
+  snapshot: (invocation) => async () => (await import("./inspect/commands/contract.ts")).snapshotCommand(invocation, pkg.version),
+  diff: (invocation) => async () => (await import("./inspect/commands/contract.ts")).diffCommand(invocation, pkg.version),
   // Listed in --help; `config` is run before citty sees argv (its flags pass on into the entry it prints).
   config: () => () =>
     Promise.resolve(
