@@ -40,6 +40,7 @@ const COMMANDS: Record<string, LazyCommand> = {
   // The server developer's kit.
   test: (invocation) => async () => (await import("./inspect/commands/test.ts")).testCommand(invocation, pkg.version),
   snapshot: (invocation) => async () => (await import("./inspect/commands/contract.ts")).snapshotCommand(invocation, pkg.version),
+  mock: (invocation) => async () => (await import("./inspect/commands/mock.ts")).mockCommand(invocation),
   diff: (invocation) => async () => (await import("./inspect/commands/contract.ts")).diffCommand(invocation, pkg.version),
   // Listed in --help; `config` is run before citty sees argv (its flags pass on into the entry it prints).
   config: () => () =>
