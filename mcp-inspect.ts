@@ -78,6 +78,9 @@ function mainCommand(invocation: Invocation): CommandDef<any> {
     'mcp-inspect list-prompts --server "npx -y @modelcontextprotocol/server-everything"',
     "mcp-inspect get-prompt greet name=alice --config ~/.cursor/mcp.json --server mine",
     "mcp-inspect config --client claude-desktop -- node server.js",
+    "mcp-inspect test --junit checks.xml -- node server.js",
+    "mcp-inspect diff mcp-contract.json --format markdown -- node server.js",
+    "mcp-inspect mock session.jsonl",
   ]);
 }
 

@@ -76,7 +76,8 @@ export class Recorder {
     const size = Buffer.byteLength(line);
     if (this.#bytes + size > this.maxBytes) {
       this.#full = true;
-      const stop = `${JSON.stringify({ at: new Date().toISOString(), truncated: `the recording reached --record-max (${this.maxBytes} bytes)` })}\n`;
+      const truncated = `the recording reached --record-max (${this.maxBytes} bytes)`;
+      const stop = `${JSON.stringify({ at: new Date().toISOString(), truncated })}\n`;
       writeSync(this.fd, stop);
       this.log.warn(`${this.file} reached --record-max (${this.maxBytes} bytes): the rest of the session is not recorded`);
       return;

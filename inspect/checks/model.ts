@@ -71,7 +71,9 @@ export const CHECKS = {
   },
   pagination: {
     title: "pagination terminates",
-    clause: `server/utilities/pagination: a cursor is an opaque token for the next page (a repeated one, or over ${MAX_CHECKED_PAGES} pages, loops)`,
+    clause:
+      "server/utilities/pagination: a cursor is an opaque token for the next page " +
+      `(a repeated one, or over ${MAX_CHECKED_PAGES} pages, loops)`,
     severity: "error",
   },
   "unknown-method": {

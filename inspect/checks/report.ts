@@ -40,7 +40,8 @@ export function junitXml(checks: CheckResult[], suite: string, durationMs: numbe
     const seen = escapeXml(check.seen);
     const body =
       check.status === "fail"
-        ? `<failure type="${check.severity}${check.known ? " (known)" : ""}" message="${escapeXml(check.title)}">${escapeXml(check.clause)}\n${seen}</failure>`
+        ? `<failure type="${check.severity}${check.known ? " (known)" : ""}" message="${escapeXml(check.title)}">` +
+          `${escapeXml(check.clause)}\n${seen}</failure>`
         : check.status === "pass"
           ? `<system-out>${seen}</system-out>`
           : `<skipped message="${check.status}: ${seen}"/>`;

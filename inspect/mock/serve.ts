@@ -57,7 +57,8 @@ export async function serveRecording(recording: Recording, log: ConsolaInstance)
       if (method === "ping") return send({ id, result: {} });
       const known = recording.exchanges.some((e) => e.method === method);
       const code = known ? ErrorCode.InvalidParams : ErrorCode.MethodNotFound;
-      const message = `the recording has no ${method} ${known ? "with these params" : "request"}; the closest recorded: ${closest(recording, method, params)}`;
+      const lacking = `the recording has no ${method} ${known ? "with these params" : "request"}`;
+      const message = `${lacking}; the closest recorded: ${closest(recording, method, params)}`;
       log.warn(message);
       return send({ id, error: { code, message } });
     }

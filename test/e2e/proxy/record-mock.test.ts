@@ -129,7 +129,8 @@ describe("mcp-inspect mock", () => {
       expect(miss.json.error.details.rpcError).toEqual({
         code: -32602,
         message:
-          'the recording has no tools/call with these params; the closest recorded: tools/call {"arguments":{"message":"hi"},"name":"echo"}',
+          "the recording has no tools/call with these params; the closest recorded: " +
+          'tools/call {"arguments":{"message":"hi"},"name":"echo"}',
       });
       const unknown = await inspect(["list-prompts", "--json", "--", ...MOCK(recorded)]);
       expect(unknown.json.error.details.rpcError.code).toBe(-32601);
