@@ -37,6 +37,11 @@ const COMMANDS: Record<string, LazyCommand> = {
   grep: (invocation) => async () => (await import("./inspect/commands/search.ts")).grepCommand(invocation, pkg.version),
   skill: (invocation) => async () => (await import("./inspect/commands/search.ts")).skillCommand(invocation, pkg.version),
   servers: (invocation) => async () => (await import("./inspect/commands/servers.ts")).serversCommand(invocation),
+  // The server developer's kit.
+  test: (invocation) => async () => (await import("./inspect/commands/test.ts")).testCommand(invocation, pkg.version),
+  snapshot: (invocation) => async () => (await import("./inspect/commands/contract.ts")).snapshotCommand(invocation, pkg.version),
+  mock: (invocation) => async () => (await import("./inspect/commands/mock.ts")).mockCommand(invocation),
+  diff: (invocation) => async () => (await import("./inspect/commands/contract.ts")).diffCommand(invocation, pkg.version),
   // Listed in --help; `config` is run before citty sees argv (its flags pass on into the entry it prints).
   config: () => () =>
     Promise.resolve(
@@ -73,6 +78,9 @@ function mainCommand(invocation: Invocation): CommandDef<any> {
     'mcp-inspect list-prompts --server "npx -y @modelcontextprotocol/server-everything"',
     "mcp-inspect get-prompt greet name=alice --config ~/.cursor/mcp.json --server mine",
     "mcp-inspect config --client claude-desktop -- node server.js",
+    "mcp-inspect test --junit checks.xml -- node server.js",
+    "mcp-inspect diff mcp-contract.json --format markdown -- node server.js",
+    "mcp-inspect mock session.jsonl",
   ]);
 }
 

@@ -45,6 +45,7 @@ function mainCommand(invocation: Invocation): CommandDef<typeof ARGS> {
     'mcp-proxy --url https://example.com/mcp -H "Authorization: Bearer $TOKEN"',
     'mcp-proxy --server "npx -y @modelcontextprotocol/server-everything"',
     "mcp-proxy config --client claude-desktop --watch src -- node server.js",
+    "mcp-proxy --record session.jsonl -- node server.js   (then: mcp-inspect mock session.jsonl)",
     "mcp-proxy serve --port 3000 -- node server.js   (the server on Streamable HTTP; mcp-proxy serve --help)",
     `in a client config: { "command": "mcp-proxy", "args": ["--watch", "src", "--", "node", "server.js"] }`,
   ]);

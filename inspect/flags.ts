@@ -247,6 +247,65 @@ export const CONFIG_ARGS = {
   write: { type: "boolean", description: "merge the entry into the file (a backup first; comments and other entries kept)" },
 } as const satisfies FlagsDef;
 
+/** The target, --timeout, the revision, output and logs: what every command of the server developer's kit takes. */
+const KIT_TARGET_ARGS = {
+  ...TARGET_ARGS,
+  timeout: { ...COMMON_ARGS.timeout, description: `give up on each request after this many ms (default ${DEFAULT_REQUEST_TIMEOUT_MS})` },
+  "protocol-version": COMMON_ARGS["protocol-version"],
+  json: COMMON_ARGS.json,
+  text: COMMON_ARGS.text,
+  ...AUTH_ARGS,
+  ...LOG_ARGS,
+  verbose: COMMON_ARGS.verbose,
+} as const satisfies FlagsDef;
+
+export const TEST_ARGS = {
+  call: {
+    type: "string",
+    description: "also call this tool (repeatable; its arguments in the --params after it); otherwise only readOnlyHint tools are called",
+    valueHint: "name",
+  },
+  prompt: {
+    type: "string",
+    description: "get this prompt with the --params after it (repeatable; for prompts with required arguments)",
+    valueHint: "name",
+  },
+  params: { type: "string", description: "the arguments of the --call or --prompt before it, as JSON or @file.json", valueHint: "json" },
+  junit: {
+    type: "string",
+    description: "also write the results as JUnit XML to this file (0600, never through a link)",
+    valueHint: "file",
+  },
+  baseline: {
+    type: "string",
+    description:
+      "known failures: a JSON list of check ids, or an earlier test --json; they do not fail the run, and an entry that passes does",
+    valueHint: "file",
+  },
+  ...KIT_TARGET_ARGS,
+} as const satisfies FlagsDef;
+
+export const SNAPSHOT_ARGS = {
+  out: { type: "string", description: "write the contract to this file (0600, never through a link) instead of stdout", valueHint: "file" },
+  ...KIT_TARGET_ARGS,
+} as const satisfies FlagsDef;
+
+export const DIFF_ARGS = {
+  before: { type: "positional", description: "the contract a server had (a snapshot file)", required: false },
+  after: {
+    type: "positional",
+    description: "the contract now: a second snapshot file, or the server given as the target",
+    required: false,
+  },
+  format: { type: "string", description: "json, text, or markdown (a pull-request comment)", valueHint: "fmt" },
+  ...KIT_TARGET_ARGS,
+} as const satisfies FlagsDef;
+
+export const MOCK_ARGS = {
+  recording: { type: "positional", description: "a session recorded with mcp-proxy --record", required: false },
+  ...LOG_ARGS,
+} as const satisfies FlagsDef;
+
 /** Every command's flags, by name: what argv preparation and unknown-command checks read without loading any command. */
 export const COMMAND_ARGS: Record<string, ArgsDef> = {
   ...Object.fromEntries(Object.keys(ONE_SHOT).map((name) => [name, oneShotArgs(name as OneShotName)])),
@@ -256,4 +315,8 @@ export const COMMAND_ARGS: Record<string, ArgsDef> = {
   skill: SKILL_ARGS,
   servers: SERVERS_ARGS,
   config: CONFIG_ARGS,
+  test: TEST_ARGS,
+  snapshot: SNAPSHOT_ARGS,
+  diff: DIFF_ARGS,
+  mock: MOCK_ARGS,
 };

@@ -3,6 +3,8 @@
 // restarts. At the end of input every answer still owed is awaited and written first; a signal,
 // or a client that stops reading for good, ends it at once.
 
+import { EXIT } from "../lib/cli/exit-codes.ts";
+import { errorLine } from "../lib/cli/fail.ts";
 import { createLogger, ownStderr } from "../lib/io/log.ts";
 import { readChunks } from "../lib/io/reading.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
@@ -24,13 +26,29 @@ export async function runProxy(settings: Settings): Promise<number> {
   const clientGone = Promise.withResolvers<void>();
   const signalled = Promise.withResolvers<number>();
   let signalCode: number | undefined;
+  let recorder: import("./record.ts").Recorder | undefined;
+  if (settings.record) {
+    const { Recorder } = await import("./record.ts");
+    const opened = Recorder.open(settings.record.file, settings.record.maxBytes, target, log);
+    if (!opened.ok) {
+      stderr.write(errorLine(opened.error));
+      return EXIT.usage;
+    }
+    recorder = opened.value;
+    // What the client is sent, as it is sent: every line goes through this one writer.
+    const write = toClient.write.bind(toClient);
+    toClient.write = (line) => {
+      recorder?.message("server", line);
+      return write(line);
+    };
+  }
   onExitSignals((_signal, code) => {
     signalCode ??= code;
     signalled.resolve(code);
   });
 
   // The client's lines, as the bytes that arrived (UTF-8 or not: the server answers what it gets).
-  const splitter = new ByteLineSplitter((line) => proxy.fromClient(line), {
+  const splitter = new ByteLineSplitter((line) => (recorder?.message("client", line), proxy.fromClient(line)), {
     chunksAreOwned: true,
     validateUtf8: false,
     onerror: (error) => {
@@ -87,5 +105,6 @@ export async function runProxy(settings: Settings): Promise<number> {
   }
   await proxy.close({ quick: signalCode !== undefined });
   process.stdin.destroy();
+  recorder?.close();
   return signalCode ?? 0;
 }

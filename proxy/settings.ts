@@ -8,7 +8,7 @@ import type { ChannelAuth } from "../lib/open.ts";
 import { resolveTargetDiscovering } from "../lib/targets/resolve.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { printingAsker } from "../lib/terminal/asker.ts";
-import { DRAIN_TIMEOUT_MS } from "../lib/wire/limits.ts";
+import { DRAIN_TIMEOUT_MS, MAX_RECORDING_BYTES } from "../lib/wire/limits.ts";
 import type { Result } from "../lib/wire/result.ts";
 
 export const DEFAULTS = {
@@ -38,6 +38,17 @@ export const ARGS = {
     type: "string",
     description: "run this shell command before each watched restart; a failed build keeps the old server",
     valueHint: "cmd",
+  },
+  record: {
+    type: "string",
+    description: "write the session to this file as JSON Lines (0600, never through a link; header values redacted), for mcp-inspect mock",
+    valueHint: "file",
+  },
+  "record-max": {
+    type: "string",
+    description: `stop recording past this many bytes, and say so (default ${MAX_RECORDING_BYTES})`,
+    valueHint: "bytes",
+    value: "positive-count",
   },
   "log-level": {
     ...LOG_ARGS["log-level"],
@@ -95,6 +106,8 @@ export interface Settings {
   watch: string[];
   debounceMs: number;
   build?: string;
+  /** --record: the file the session is written to, and the size it stops at. */
+  record?: { file: string; maxBytes: number };
 }
 
 /** What the flags (and the MCPDEV_PROXY_* variables) of this run say, checked. */
@@ -181,6 +194,7 @@ export async function readSettings(
       watch: invocation.repeated.watch ?? [],
       debounceMs: number("debounce", DEFAULTS.debounceMs),
       ...(build ? { build } : {}),
+      ...(typeof args.record === "string" ? { record: { file: args.record, maxBytes: number("record-max", MAX_RECORDING_BYTES) } } : {}),
     },
   };
 }

@@ -21,6 +21,8 @@ export const EXIT = {
   inputRequired: 8,
   /** Nothing there: a search with no match, a daemon that is not running. */
   nothingThere: 9,
+  /** `mcp-inspect test` found a failing check of error severity, or `diff` a breaking change. */
+  checksFailed: 10,
   /** Ctrl-C (SIGINT, 128+2). */
   interrupted: 130,
 } as const;
@@ -36,6 +38,7 @@ export const EXIT_NAMES: Record<number, string> = {
   [EXIT.model]: "MODEL_ERROR",
   [EXIT.inputRequired]: "INPUT_REQUIRED",
   [EXIT.nothingThere]: "NOTHING_THERE",
+  [EXIT.checksFailed]: "CHECKS_FAILED",
   129: "CANCELLED",
   130: "CANCELLED",
   143: "CANCELLED",

@@ -7,6 +7,8 @@ import type { JsonRpcId, JsonRpcMessage, RawMessage } from "../wire/jsonrpc.ts";
 export interface CloseOptions {
   /** A signal is ending us: the whole shutdown (stdin, SIGTERM, SIGKILL) fits in well under a second. */
   quick?: boolean;
+  /** A stdio server's time to exit once its stdin closes, before it is signalled (mcp-inspect test measures it). */
+  stdinGraceMs?: number;
 }
 
 export interface MessageChannel {

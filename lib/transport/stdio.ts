@@ -201,11 +201,11 @@ export class StdioChannel implements MessageChannel {
       this.#quick = true;
       this.#hurry.resolve();
     }
-    this.#closing ??= this.#shutdown();
+    this.#closing ??= this.#shutdown(options.stdinGraceMs ?? STDIN_CLOSE_GRACE_MS);
     return this.#closing;
   }
 
-  async #shutdown(): Promise<void> {
+  async #shutdown(stdinGraceMs: number): Promise<void> {
     const child = this.#child;
     if (!child || !this.#exited) return;
     const exited = this.#exited;
@@ -219,7 +219,7 @@ export class StdioChannel implements MessageChannel {
     };
     child.stdin?.end();
     // A server that cannot hear us any more (or never did) gets no time to react to its stdin closing.
-    if (!this.#exit && (this.#deafOrMute || this.#unheard || !(await exitsWithin(STDIN_CLOSE_GRACE_MS)))) {
+    if (!this.#exit && (this.#deafOrMute || this.#unheard || !(await exitsWithin(stdinGraceMs)))) {
       this.#signalGroup("SIGTERM");
       if (!(await exitsWithin(SIGTERM_GRACE_MS))) {
         this.#signalGroup("SIGKILL");

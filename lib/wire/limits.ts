@@ -5,6 +5,8 @@
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 /** `--params @file` or `--params -`. */
 export const MAX_PARAMS_BYTES = 32 * 1024 * 1024;
+/** A session recording (mcp-proxy --record stops growing it here by default; mcp-inspect mock reads no more). */
+export const MAX_RECORDING_BYTES = 256 * 1024 * 1024;
 /** A client config file. */
 export const MAX_CONFIG_BYTES = 32 * 1024 * 1024;
 /** One control frame on the daemon socket (hello, status, attach, stop and their answers). */

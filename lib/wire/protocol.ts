@@ -40,3 +40,6 @@ export const SAFE_TO_REPEAT_METHODS: ReadonlySet<string> = new Set([
 /** The tasks extension (SEP-2663): its capability key, and the `_meta` key of a message about a task. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 export const META_RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/** The first line of a session recorded by mcp-proxy --record names this format; mcp-inspect mock reads it. */
+export const RECORDING_FORMAT = "mcpkit-recording/1";

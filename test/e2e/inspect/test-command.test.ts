@@ -1,0 +1,241 @@
+// `mcp-inspect test` end to end: the reference server and server-everything show what passes (or
+// what they really break); the rule-breaker fixture breaks one rule at a time, and exactly the
+// check for that rule fails, for that reason, with exit 10 when its severity is error.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  BUN,
+  EVERYTHING,
+  inspect,
+  REFERENCE_CMD,
+  ROOT,
+  startHttpServer,
+  startReferenceHttp,
+  TEST_GUARD_MS,
+} from "../../support/helpers.ts";
+
+const BREAKER = [BUN, join(ROOT, "test/fixtures/rule-breaker.ts")];
+const HOSTILE_HTTP = [BUN, join(ROOT, "test/fixtures/hostile-http.ts")];
+const dir = mkdtempSync(join(tmpdir(), "mcpkit-test-command-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Check = { id: string; clause: string; severity: string; status: string; seen: string };
+const checksOf = (json: any): Check[] => json.data.checks;
+const failing = (json: any) => checksOf(json).filter((c) => c.status === "fail");
+
+describe("servers that keep the rules", () => {
+  test(
+    "the reference server passes every check it can be given, the calls, prompts and cancellation named with --call and --prompt",
+    async () => {
+      const { code, json, stderr } = await inspect([
+        "test",
+        "--json",
+        ...["--call", "slow", "--params", '{"steps":100,"delayMs":20}'],
+        ...["--call", "add", "--params", '{"a":2,"b":3}'],
+        ...["--prompt", "greet", "--params", '{"name":"alice"}'],
+        "--",
+        ...REFERENCE_CMD,
+      ]);
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      expect(json.success).toBe(true);
+      const checks = checksOf(json);
+      for (const check of checks) {
+        expect(Object.keys(check).sort()).toEqual(["clause", "id", "seen", "severity", "status", "title"]);
+        expect(["pass", "not-applicable"]).toContain(check.status);
+      }
+      const byId = Object.fromEntries(checks.map((c) => [c.id, c]));
+      expect(byId.cancellation!.seen).toContain("slow: nothing about it after the ping");
+      expect(byId["structured-content"]!.status).toBe("pass");
+      expect(byId["invalid-arguments"]!.seen).toContain("a result with isError");
+      expect(byId["prompts-get"]!.seen).toContain("not got: review");
+      expect(byId.shutdown!.status).toBe("pass");
+      expect(json.metadata.protocolVersion).toBe("2026-07-28");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "server-everything passes, but for its unknown tool answered as a tool result (a warning: exit 0)",
+    async () => {
+      const { code, json } = await inspect(["test", "--json", "--", EVERYTHING]);
+      expect(code).toBe(0);
+      expect(failing(json).map((c) => [c.id, c.severity, c.seen])).toEqual([
+        ["unknown-tool", "warning", "a result (isError) instead of a JSON-RPC error"],
+      ]);
+      const calls = checksOf(json).find((c) => c.id === "tool-calls")!;
+      expect(calls.status).toBe("pass");
+      // Only the readOnlyHint tools that need no input were called; the rest are listed.
+      expect(calls.seen).toContain("not called: echo (needs input: name it with --call echo --params JSON)");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "the rule-breaker with no rule broken passes everything, on text a line per check",
+    async () => {
+      const { code, stdout } = await inspect(["test", "--text", "--", ...BREAKER]);
+      expect(code).toBe(0);
+      expect(stdout).toContain("pass  cancellation: count: nothing about it after the ping");
+      expect(stdout).toContain("pass  pagination: tools: 2 in 2 page(s)");
+      expect(stdout.trim().split("\n").at(-1)).toBe("16 passed, 0 failed, 0 skipped, 2 not applicable");
+    },
+    TEST_GUARD_MS,
+  );
+});
+
+// rule broken -> the one check that fails, its severity, and what it must have seen.
+const BROKEN: [string, string, "error" | "warning", string][] = [
+  ["junk-stdout", "stdout-clean", "error", "rule-breaker: starting up"],
+  ["no-exit", "shutdown", "warning", "still running 5000 ms after its stdin closed (ended by SIGTERM)"],
+  ["bad-names", "tool-names", "warning", '"count tool!" breaks the rules; "echo" twice'],
+  ["bad-schema", "schemas-valid", "error", "can't resolve reference #/$defs/nowhere"],
+  ["loop-cursor", "pagination", "error", 'tools: page 2 repeats the cursor "page-2"'],
+  ["unknown-method-result", "unknown-method", "error", "got a result instead of error -32601"],
+  ["unknown-tool-result", "unknown-tool", "warning", "a result (isError) instead of a JSON-RPC error"],
+  ["invalid-args-error", "invalid-arguments", "warning", "error -32602, not a result with isError (protocol 2025-11-25)"],
+  ["bad-structured", "structured-content", "error", "count: data/counted must be integer"],
+  ["ignore-cancel", "cancellation", "warning", "count went on after the cancel"],
+  ["drop-concurrent", "concurrency", "error", "15 of 20 ping unanswered"],
+  ["dead-resource", "resources-read", "error", "fixture://hello: resource not found"],
+  ["prompt-error", "prompts-get", "error", "hello: prompts are broken"],
+  ["no-completion", "completion", "error", "prompt hello, who: no completion here"],
+];
+
+describe("each check fails on a server that breaks its rule, and only that check", () => {
+  for (const [rule, id, severity, seen] of BROKEN) {
+    test(
+      `${rule}: ${id} fails (${severity})`,
+      async () => {
+        const { code, json } = await inspect(["test", "--json", "--timeout", "3000", "--", ...BREAKER, rule]);
+        const failed = failing(json);
+        expect(failed.map((c) => c.id)).toEqual([id]);
+        expect(failed[0]!.severity).toBe(severity);
+        expect(failed[0]!.seen).toContain(seen);
+        expect(code).toBe(severity === "error" ? 10 : 0);
+        if (severity === "error") expect(json.error).toMatchObject({ code: "CHECKS_FAILED", message: expect.stringContaining(id) });
+      },
+      TEST_GUARD_MS,
+    );
+  }
+
+  test(
+    "no-ping: liveness and concurrency fail, and cancellation, whose ping after the cancel is never answered",
+    async () => {
+      const { code, json } = await inspect(["test", "--json", "--timeout", "2000", "--", ...BREAKER, "no-ping"]);
+      expect(code).toBe(10);
+      expect(failing(json).map((c) => c.id)).toEqual(["cancellation", "liveness", "concurrency"]);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "call-error: the tool call fails with the server's error (and invalid arguments get that error too)",
+    async () => {
+      const { code, json } = await inspect(["test", "--json", "--", ...BREAKER, "call-error"]);
+      expect(code).toBe(10);
+      expect(failing(json).map((c) => [c.id, c.seen])).toEqual([
+        ["tool-calls", "count: count is broken"],
+        ["invalid-arguments", expect.stringContaining("error -32603, not a result with isError")],
+      ]);
+    },
+    TEST_GUARD_MS,
+  );
+});
+
+describe("over HTTP", () => {
+  test(
+    "the reference server keeps its sessions (2025-11-25) and refuses a foreign Origin",
+    async () => {
+      const server = await startReferenceHttp();
+      try {
+        const { code, json } = await inspect(["test", "--json", "--protocol-version", "2025-11-25", "--url", server.url]);
+        expect(code).toBe(0);
+        const byId = Object.fromEntries(checksOf(json).map((c) => [c.id, c]));
+        expect(byId["http-session"]!.seen).toBe("unknown session 404; DELETE ends it (then 404)");
+        expect(byId["http-origin"]!.status).toBe("pass");
+        expect(byId["stdout-clean"]!.status).toBe("not-applicable");
+      } finally {
+        await server.stop();
+      }
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a server that takes any session id and any Origin fails both HTTP checks",
+    async () => {
+      const server = await startHttpServer([...HOSTILE_HTTP, "0"]);
+      try {
+        const { code, json } = await inspect(["test", "--json", "--url", `${server.url}/mcp-sessions`]);
+        expect(code).toBe(10);
+        expect(failing(json).map((c) => [c.id, c.seen])).toEqual([
+          ["http-session", "an unknown Mcp-Session-Id: HTTP 200, not 404"],
+          ["http-origin", expect.stringContaining("HTTP 200, not 403")],
+        ]);
+      } finally {
+        await server.stop();
+      }
+    },
+    TEST_GUARD_MS,
+  );
+});
+
+describe("reports and baselines", () => {
+  test(
+    "--junit writes a 0600 JUnit file with a testcase per check and the failure's clause; a link there is refused",
+    async () => {
+      const file = join(dir, "checks.xml");
+      const { code } = await inspect(["test", "--json", "--junit", file, "--", ...BREAKER, "loop-cursor"]);
+      expect(code).toBe(10);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const xml = readFileSync(file, "utf8");
+      expect(xml).toStartWith('<?xml version="1.0" encoding="UTF-8"?>');
+      expect(xml.match(/<testcase /g)?.length).toBe(18);
+      expect(xml).toContain('<testcase classname="mcp-inspect.test" name="pagination"><failure type="error"');
+      expect(xml).toContain("server/utilities/pagination");
+      const link = join(dir, "link.xml");
+      const elsewhere = join(dir, "elsewhere.txt");
+      writeFileSync(elsewhere, "keep");
+      symlinkSync(elsewhere, link);
+      const refused = await inspect(["test", "--json", "--junit", link, "--", ...BREAKER]);
+      expect(refused.code).toBe(1);
+      expect(refused.json.error.message).toContain("is a symbolic link: not writing through it");
+      expect(readFileSync(elsewhere, "utf8")).toBe("keep");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "--baseline: a known failure does not fail the run; an entry that no longer fails does",
+    async () => {
+      const known = join(dir, "known.json");
+      const first = await inspect(["test", "--json", "--", ...BREAKER, "loop-cursor"]);
+      writeFileSync(known, first.stdout);
+      const again = await inspect(["test", "--json", "--baseline", known, "--", ...BREAKER, "loop-cursor"]);
+      expect(again.code).toBe(0);
+      expect(checksOf(again.json).find((c) => c.id === "pagination")).toMatchObject({ status: "fail", known: true });
+      const fixed = await inspect(["test", "--json", "--baseline", known, "--", ...BREAKER]);
+      expect(fixed.code).toBe(10);
+      expect(failing(fixed.json).map((c) => [c.id, c.seen])).toEqual([
+        ["baseline", "no longer failing (remove from the baseline): pagination"],
+      ]);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test("bad input is a usage error: --params before any --call, a baseline that is not JSON", async () => {
+    const orphan = await inspect(["test", "--json", "--params", "{}", "--", ...BREAKER]);
+    expect(orphan.code).toBe(1);
+    expect(orphan.json.error.message).toBe("--params goes after the --call NAME or --prompt NAME it is for");
+    const bad = join(dir, "bad.json");
+    writeFileSync(bad, "not json");
+    const baseline = await inspect(["test", "--json", "--baseline", bad, "--", ...BREAKER]);
+    expect(baseline.code).toBe(1);
+    expect(baseline.json.error.message).toStartWith(`--baseline ${bad} is not JSON`);
+    const params = await inspect(["test", "--json", "--call", "count", "--params", "{nope", "--", ...BREAKER]);
+    expect(params.code).toBe(1);
+  });
+});
