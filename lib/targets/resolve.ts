@@ -64,6 +64,8 @@ export function resolveTarget(
 export interface DiscoveryLookup {
   ask?: Required<Asker>;
   cwd?: string;
+  /** How long reading the config files may take (--timeout). */
+  timeoutMs?: number;
 }
 
 /**

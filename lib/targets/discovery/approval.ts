@@ -20,7 +20,7 @@ export interface Approvable {
   entry: Record<string, unknown>;
 }
 
-interface Approval {
+export interface Approval {
   project: string;
   file: string;
   name: string;
@@ -30,15 +30,19 @@ interface Approval {
 
 const APPROVALS_FILE = "servers.json";
 
-export function needsApproval(server: Approvable): boolean {
+export function needsApproval(server: Pick<Approvable, "scope">): boolean {
   return server.scope === "project";
 }
 
-/** User and local entries need no approval (the user wrote them); a project entry needs this exact one approved. */
-export function isApproved(server: Approvable, env: Env = process.env): boolean {
-  if (!needsApproval(server)) return true;
+/** User and local entries need no approval (the user wrote them); a project entry needs one, here or by its client (discovery decides). */
+export function isApproved(server: { scope: Scope; approved: boolean }): boolean {
+  return !needsApproval(server) || server.approved;
+}
+
+/** Whether this exact entry was approved here (`approvals`: readApprovals, read once for a whole listing). */
+export function recordedApproval(approvals: Approval[], server: Approvable): boolean {
   const key = approvalKey(server);
-  return readApprovals(env).some(
+  return approvals.some(
     (approval) =>
       approval.project === key.project && approval.file === key.file && approval.name === key.name && approval.entry === key.entry,
   );
@@ -78,7 +82,7 @@ function approvalsDir(env: Env): string {
   return join(userHome(env), ".mcpkit", "approvals");
 }
 
-function readApprovals(env: Env): Approval[] {
+export function readApprovals(env: Env): Approval[] {
   // Approvals in a directory that others could write to are no approvals at all.
   const dir = ensurePrivateDir(approvalsDir(env));
   if (!dir.ok) return [];

@@ -1,0 +1,47 @@
+// What a client itself decides about its project entries, read from its own files: whether it
+// approved them (Claude Code's enabledMcpjsonServers in the user's settings, Codex's trusted
+// projects) or turned them down, and how Codex lays a trusted project's [mcp_servers.X] over the
+// user's, field by field. A project's own files never approve that project's servers.
+import { join } from "node:path";
+import { isJsonObject } from "../../wire/jsonrpc.ts";
+import { readConfigFile } from "../config-file.ts";
+import { claudeConfigDir, codexHome, type Env } from "./clients.ts";
+
+export interface ClientApprovals {
+  /** Claude Code: .mcp.json names approved in ~/.claude/settings.json, or every one (enableAllProjectMcpServers). */
+  claudeApproved: Set<string> | "all";
+  /** Claude Code: .mcp.json names turned down there (disabledMcpjsonServers). */
+  claudeRejected: Set<string>;
+  /** Codex: the project folders its config.toml trusts (`[projects."<dir>"] trust_level = "trusted"`). */
+  codexTrusted: Set<string>;
+}
+
+export async function clientApprovals(home: string, env: Env, signal?: AbortSignal): Promise<ClientApprovals> {
+  // code.claude.com/docs/en/settings: enabledMcpjsonServers, disabledMcpjsonServers, enableAllProjectMcpServers.
+  const [claude, codex] = await Promise.all([
+    readConfigFile(join(claudeConfigDir(env, home), "settings.json"), "json", signal),
+    readConfigFile(join(codexHome(env, home), "config.toml"), "toml", signal),
+  ]);
+  const settings = claude.ok && isJsonObject(claude.value) ? claude.value : {};
+  const names = (value: unknown) => new Set(Array.isArray(value) ? value.filter((name) => typeof name === "string") : []);
+  const projects = codex.ok && isJsonObject(codex.value) && isJsonObject(codex.value.projects) ? codex.value.projects : {};
+  return {
+    claudeApproved: settings.enableAllProjectMcpServers === true ? "all" : names(settings.enabledMcpjsonServers),
+    claudeRejected: names(settings.disabledMcpjsonServers),
+    codexTrusted: new Set(
+      Object.entries(projects)
+        .filter(([, project]) => isJsonObject(project) && project.trust_level === "trusted")
+        .map(([dir]) => dir),
+    ),
+  };
+}
+
+/** Codex's layering: tables merged key by key, any other value (an array included) replaced. */
+export function layered(under: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...under };
+  for (const [key, value] of Object.entries(over)) {
+    const below = out[key];
+    out[key] = isJsonObject(below) && isJsonObject(value) ? layered(below, value) : value;
+  }
+  return out;
+}

@@ -1,0 +1,46 @@
+// An entry in the one shape lib/targets/config-entry.ts reads (command, args, env, cwd; or url,
+// headers, type), from the shapes the newer clients write: opencode's `command` array with
+// `environment` and `type: local|remote`, Copilot CLI's `type: local` and `tools`. And what a
+// server *is*, for telling two entries of one name apart: what runs or where it connects, after
+// the defaults (Claude Code writes `"env": {}` and `"type": "stdio"`, others leave them out).
+import { isJsonObject } from "../../wire/jsonrpc.ts";
+import { entryHash } from "./approval.ts";
+import type { ClientId } from "./clients.ts";
+
+export function commonEntry(client: ClientId, entry: Record<string, unknown>): Record<string, unknown> {
+  if (client === "opencode") {
+    // opencode.ai/docs/mcp-servers: local { command: [cmd, ...args], environment }, remote { url, headers }.
+    const { command, environment, type, ...rest } = entry;
+    if (type === "remote") return rest;
+    const words = Array.isArray(command) ? command : [];
+    return {
+      ...rest,
+      ...(words.length > 0 ? { command: words[0], args: words.slice(1) } : {}),
+      ...(environment !== undefined ? { env: environment } : {}),
+    };
+  }
+  if (client === "copilot") {
+    // Copilot CLI writes `"type": "local"` for stdio and a `tools` filter, which is its own business.
+    const { tools: _tools, type, ...rest } = entry;
+    return type === "local" || type === "stdio" ? rest : { ...rest, type };
+  }
+  return entry;
+}
+
+/** A hash of what the entry runs or reaches: two entries with one identity are the same server. */
+export function serverIdentity(client: ClientId, entry: Record<string, unknown>): string {
+  const common = commonEntry(client, entry);
+  const url = common.url ?? common.serverUrl ?? common.httpUrl;
+  const object = (value: unknown) => (isJsonObject(value) ? value : {});
+  if (typeof url === "string") {
+    const type = common.type ?? common.transport;
+    const sse = type === "sse" || (client === "gemini" && common.url !== undefined && common.type === undefined);
+    return entryHash({ url, headers: { ...object(common.headers), ...object(common.http_headers) }, sse });
+  }
+  return entryHash({
+    command: common.command,
+    args: Array.isArray(common.args) ? common.args : [],
+    env: object(common.env),
+    cwd: common.cwd ?? null,
+  });
+}
