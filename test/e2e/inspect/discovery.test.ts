@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { AuthStore } from "../../../lib/auth/store.ts";
 import { configEntryTarget } from "../../../lib/targets/config-entry.ts";
-import { BUN, FAULTY, inspect, REFERENCE, ROOT, removeTempDirs, tempDir } from "../../support/helpers.ts";
+import { BUN, FAULTY, homeAndRepository, inspect, REFERENCE, ROOT, removeTempDirs, tempDir } from "../../support/helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -37,13 +37,8 @@ function write(file: string, text: string): void {
 
 /** An empty HOME and an empty project (a repository root, so nothing above it is looked at). */
 function emptyLayout(): Layout {
-  const root = tempDir("mcpkit-discovery-");
-  const home = join(root, "home");
-  const project = join(root, "project");
-  mkdirSync(join(project, ".git"), { recursive: true });
-  mkdirSync(home, { recursive: true });
   // Linux paths: ~/.config for the desktop apps, ~/.codex for Codex, the token store under HOME.
-  return { home, project, env: { HOME: home, XDG_CONFIG_HOME: "", CODEX_HOME: "", MCPKIT_AUTH_DIR: "" }, file: (path) => path };
+  return { ...homeAndRepository("mcpkit-discovery-"), file: (path) => path };
 }
 
 /** Every client's user file, Claude Code's local scope, and every project file. */
