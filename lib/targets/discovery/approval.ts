@@ -97,7 +97,8 @@ export function readApprovals(env: Env): Approval[] {
   }
 }
 
-function canonicalJson(value: unknown): string {
+/** JSON with every object's keys sorted: equal for equal values, however the file was formatted. */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (typeof value === "object" && value !== null) {
     return `{${Object.keys(value)

@@ -4,7 +4,6 @@
 // server *is*, for telling two entries of one name apart: what runs or where it connects, after
 // the defaults (Claude Code writes `"env": {}` and `"type": "stdio"`, others leave them out).
 import { isJsonObject } from "../../wire/jsonrpc.ts";
-import { entryHash } from "./approval.ts";
 import type { ClientId } from "./clients.ts";
 
 export function commonEntry(client: ClientId, entry: Record<string, unknown>): Record<string, unknown> {
@@ -27,20 +26,28 @@ export function commonEntry(client: ClientId, entry: Record<string, unknown>): R
   return entry;
 }
 
-/** A hash of what the entry runs or reaches: two entries with one identity are the same server. */
+const identities = new WeakMap<Record<string, unknown>, string>();
+
+/** What the entry runs or reaches, as one string: two entries with one identity are the same server. */
 export function serverIdentity(client: ClientId, entry: Record<string, unknown>): string {
+  let identity = identities.get(entry);
+  if (identity === undefined) identities.set(entry, (identity = identityOf(client, entry)));
+  return identity;
+}
+
+function identityOf(client: ClientId, entry: Record<string, unknown>): string {
   const common = commonEntry(client, entry);
   const url = common.url ?? common.serverUrl ?? common.httpUrl;
-  const object = (value: unknown) => (isJsonObject(value) ? value : {});
+  // Sorted pairs: an object's key order is the file's, not the server's.
+  const pairs = (...values: unknown[]) =>
+    values
+      .flatMap((value) => (isJsonObject(value) ? Object.entries(value) : []))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, value]) => [key, String(value)]);
   if (typeof url === "string") {
     const type = common.type ?? common.transport;
     const sse = type === "sse" || (client === "gemini" && common.url !== undefined && common.type === undefined);
-    return entryHash({ url, headers: { ...object(common.headers), ...object(common.http_headers) }, sse });
+    return JSON.stringify(["url", url, pairs(common.headers, common.http_headers), sse]);
   }
-  return entryHash({
-    command: common.command,
-    args: Array.isArray(common.args) ? common.args : [],
-    env: object(common.env),
-    cwd: common.cwd ?? null,
-  });
+  return JSON.stringify(["command", common.command, Array.isArray(common.args) ? common.args : [], pairs(common.env), common.cwd ?? null]);
 }
