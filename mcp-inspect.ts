@@ -111,6 +111,7 @@ async function runCommand(argv: string[]): Promise<void> {
     const { runConfigCommand } = await import("./lib/cli/config-command.ts");
     process.exitCode = await runConfigCommand("mcp-inspect", own.slice(1), invocation.command, {
       leadingArgs: ["mcp"],
+      repeated: invocation.repeated,
       example: "-- node server.js",
       entryScript: new URL(import.meta.url).pathname,
     });
