@@ -86,7 +86,19 @@ async function runSkill(args: Args, invocation: Invocation, version: string): Pr
   if (!targets.ok) return fail(targets.error);
   const [{ survey }, { skillMarkdown, SKILL_FILE }] = await Promise.all([import("../grep.ts"), import("../skill.ts")]);
   const surveyed = await survey(targets.value, surveyOptions(args, version));
-  const markdown = skillMarkdown(surveyed.map((entry, i) => ({ ...entry, select: targets.value[i]!.select })));
+  const [{ basename, resolve: resolvePath }, { toolCommand }] = await Promise.all([
+    import("node:path"),
+    import("../../lib/targets/client-config/write.ts"),
+  ]);
+  // The skill calls us the way `config` writes an entry: by absolute path, not by a name PATH may not hold.
+  const self = toolCommand("mcp-inspect", [], process.execPath, process.argv[1]);
+  const markdown = skillMarkdown(
+    surveyed.map((entry, i) => ({ ...entry, select: targets.value[i]!.select, folder: targets.value[i]!.folder })),
+    {
+      command: [self.command, ...self.args].map(shellWord).join(" "),
+      ...(args.out === "-" ? {} : { name: basename(resolvePath(String(args.out))) }),
+    },
+  );
   if (args.out === "-") {
     process.stdout.write(markdown);
     return;
@@ -186,8 +198,14 @@ async function discoveredTargets(args: Args): Promise<{ ok: true; value: NamedTa
     const picked = pickServer(named, name);
     if (!picked?.ok) continue;
     const target = targetOf(picked.value);
-    if (target.ok) value.push({ server: name, target: target.value, select: `--server ${name}` });
+    const folder = picked.value.scope === "user" ? undefined : picked.value.project;
+    if (target.ok) value.push({ server: name, target: target.value, select: `--server ${name}`, ...(folder ? { folder } : {}) });
     else skipped.push({ name, reason: target.error });
   }
   return { ok: true, value, skipped };
+}
+
+/** A word as a POSIX shell reads it back: as is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
