@@ -141,7 +141,8 @@ async function searchedServers(args: Args, invocation: Invocation): Promise<Resu
       error: new CommandError(
         EXIT.nothingThere,
         skipped.length > 0
-          ? `none of the ${skipped.length} configured server names reaches a server it may start (${skipped.map(({ name }) => name).join(", ")}; see the warnings above and mcp-inspect servers)`
+          ? `none of the ${skipped.length} configured server names reaches a server it may start ` +
+              `(${skipped.map(({ name }) => name).join(", ")}; see the warnings above and mcp-inspect servers)`
           : "no servers are configured for this user or project (see mcp-inspect servers)",
         { skipped },
       ),

@@ -9,7 +9,7 @@ import { MAX_CONFIG_DEPTH } from "../wire/limits.ts";
 import type { Result } from "../wire/result.ts";
 import { parseJsonc } from "./jsonc.ts";
 
-export type ConfigFormat = "json" | "toml";
+export type ConfigFormat = "json" | "toml" | "yaml";
 
 const TOO_DEEP = `nested deeper than ${MAX_CONFIG_DEPTH} levels`;
 
@@ -22,6 +22,7 @@ export function parseConfigText(text: string, format: ConfigFormat): Result<unkn
 }
 
 function parseUnchecked(text: string, format: ConfigFormat): Result<unknown> {
+  if (format === "yaml") return parseYaml(text);
   if (format === "toml") {
     try {
       return { ok: true, value: parseToml(text) };
@@ -38,12 +39,25 @@ function parseUnchecked(text: string, format: ConfigFormat): Result<unknown> {
 
 /** The name errors give the format. */
 export function formatName(format: ConfigFormat): string {
-  return format === "toml" ? "TOML" : "JSON";
+  return format === "toml" ? "TOML" : format === "yaml" ? "YAML" : "JSON";
+}
+
+/** The runtime's YAML parser where it has one (bun's; Goose's config.yaml is the one YAML file read). */
+type YamlParser = { parse(text: string): unknown };
+
+function parseYaml(text: string): Result<unknown> {
+  const yaml = (globalThis as { Bun?: { YAML?: YamlParser } }).Bun?.YAML;
+  if (!yaml) return { ok: false, error: "YAML is read only when running under bun" };
+  try {
+    return { ok: true, value: yaml.parse(text) };
+  } catch (error) {
+    return { ok: false, error: String(error instanceof Error ? error.message : error).split("\n")[0]! };
+  }
 }
 
 /**
  * Whether `[` and `{` outside strings and comments nest past `limit`, in one pass: JSON strings and
- * `//`, `/* *\/` comments (JSONC); TOML's four string forms and `#` comments.
+ * `//`, `/* *\/` comments (JSONC); TOML's four string forms and `#` comments; YAML's flow collections alike.
  */
 function bracketDepthOver(text: string, format: ConfigFormat, limit: number): boolean {
   let depth = 0;
@@ -52,8 +66,8 @@ function bracketDepthOver(text: string, format: ConfigFormat, limit: number): bo
     if (char === "[" || char === "{") {
       if (++depth > limit) return true;
     } else if (char === "]" || char === "}") depth = Math.max(0, depth - 1);
-    else if (char === '"' || (char === "'" && format === "toml")) i = stringEnd(text, i, format);
-    else if (format === "toml" && char === "#") i = lineEnd(text, i);
+    else if (char === '"' || (char === "'" && format !== "json")) i = stringEnd(text, i, format);
+    else if (format !== "json" && char === "#") i = lineEnd(text, i);
     else if (format === "json" && char === "/" && text[i + 1] === "/") i = lineEnd(text, i);
     else if (format === "json" && char === "/" && text[i + 1] === "*") {
       const close = text.indexOf("*/", i + 2);

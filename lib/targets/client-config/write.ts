@@ -7,6 +7,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { readFileCappedSync } from "../../io/read-capped.ts";
 import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
 import type { Result } from "../../wire/result.ts";
+import type { ConfigFormat } from "../config-text.ts";
 import { type ClientId, findProject, PROJECT_FILES, userHome, userSources } from "../discovery/clients.ts";
 import { parseJsonc, setJsoncValue } from "../jsonc.ts";
 
@@ -26,7 +27,7 @@ export function clientConfigLocation(
   cwd = process.cwd(),
   env: Record<string, string | undefined> = process.env,
   platform: NodeJS.Platform = process.platform,
-): { file: string; key: string; format: "json" | "toml"; scope: "user" | "project" } {
+): { file: string; key: string; format: ConfigFormat; scope: "user" | "project" } {
   const home = userHome(env);
   if (client === "claude-code" || client === "vscode") {
     const project = PROJECT_FILES.find((source) => source.client === client)!;

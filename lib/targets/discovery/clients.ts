@@ -4,6 +4,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
+import type { ConfigFormat } from "../config-text.ts";
 
 export type Env = Record<string, string | undefined>;
 export type Scope = "user" | "project" | "local";
@@ -19,6 +20,12 @@ export const CLIENT_IDS = [
   "opencode",
   "copilot",
   "qwen",
+  "zed",
+  "cline",
+  "roo-code",
+  "goose",
+  "lm-studio",
+  "amazon-q",
 ] as const;
 export type ClientId = (typeof CLIENT_IDS)[number];
 
@@ -26,7 +33,7 @@ export interface ConfigSource {
   client: ClientId;
   scope: Scope;
   file: string;
-  format: "json" | "toml";
+  format: ConfigFormat;
   /** Where the servers object sits in the parsed file. */
   key: string[];
   /** Among one client's files of one scope, a lower rank wins (Claude Code's nearest .mcp.json). */
@@ -44,7 +51,7 @@ export interface Places {
 }
 
 /** The project files, relative to a project directory; each needs approval before its servers run. */
-export const PROJECT_FILES: { client: ClientId; path: string; format: "json" | "toml"; key: string[] }[] = [
+export const PROJECT_FILES: { client: ClientId; path: string; format: ConfigFormat; key: string[] }[] = [
   // Claude Code: `.mcp.json` at the project root (code.claude.com/docs/en/mcp, "Project scope"), and
   // in every folder from the current one up (its own `mcp add -s project` writes the current folder's).
   { client: "claude-code", path: ".mcp.json", format: "json", key: ["mcpServers"] },
@@ -63,6 +70,12 @@ export const PROJECT_FILES: { client: ClientId; path: string; format: "json" | "
   { client: "opencode", path: "opencode.jsonc", format: "json", key: ["mcp"] },
   // Copilot CLI: `.github/mcp.json` in the repository (docs.github.com, "Adding MCP servers for GitHub Copilot CLI").
   { client: "copilot", path: join(".github", "mcp.json"), format: "json", key: ["mcpServers"] },
+  // Zed: `.zed/settings.json` in the project, key `context_servers` (zed.dev/docs/configuring-zed, "Project settings").
+  { client: "zed", path: join(".zed", "settings.json"), format: "json", key: ["context_servers"] },
+  // Roo Code: `.roo/mcp.json` at the project root, over the global file (docs.roocode.com/features/mcp/using-mcp-in-roo).
+  { client: "roo-code", path: join(".roo", "mcp.json"), format: "json", key: ["mcpServers"] },
+  // Amazon Q Developer CLI: `.amazonq/mcp.json` in the workspace (docs.aws.amazon.com/amazonq, "MCP configuration in the CLI").
+  { client: "amazon-q", path: join(".amazonq", "mcp.json"), format: "json", key: ["mcpServers"] },
 ];
 
 /** The clients whose project files are read in every folder from the current one up to the project (nearest first). */
@@ -138,6 +151,35 @@ export function userSources(places: Places): ConfigSource[] {
     json("copilot", join(env.COPILOT_HOME || join(home, ".copilot"), "mcp-config.json"), ["mcpServers"]),
     // Qwen Code: settings.json in $QWEN_HOME (default ~/.qwen), Gemini's format.
     json("qwen", join(qwenHome(env, home), "settings.json"), ["mcpServers"]),
+    // zed.dev/docs/ai/mcp: `context_servers` in Zed's settings.json, ~/.config/zed (Linux, macOS) or %APPDATA%\Zed (Windows).
+    json(
+      "zed",
+      join(places.platform === "win32" ? join(appData, "Zed") : join(env.XDG_CONFIG_HOME || join(home, ".config"), "zed"), "settings.json"),
+      ["context_servers"],
+    ),
+    // Cline and Roo Code keep their servers in VS Code's extension storage (docs.cline.bot, "Configuring MCP servers";
+    // docs.roocode.com/features/mcp/using-mcp-in-roo: mcp_settings.json).
+    json("cline", join(appData, "Code", "User", "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json"), [
+      "mcpServers",
+    ]),
+    json("roo-code", join(appData, "Code", "User", "globalStorage", "rooveterinaryinc.roo-cline", "settings", "mcp_settings.json"), [
+      "mcpServers",
+    ]),
+    // block.github.io/goose/docs/guides/config-files: `extensions` in ~/.config/goose/config.yaml, %APPDATA%\Block\goose\config on Windows.
+    {
+      client: "goose",
+      scope: "user",
+      file:
+        places.platform === "win32"
+          ? join(appData, "Block", "goose", "config", "config.yaml")
+          : join(env.XDG_CONFIG_HOME || join(home, ".config"), "goose", "config.yaml"),
+      format: "yaml",
+      key: ["extensions"],
+    },
+    // lmstudio.ai/docs/app/mcp: the app's mcp.json in LM Studio's home, ~/.lmstudio, in Cursor's notation.
+    json("lm-studio", join(home, ".lmstudio", "mcp.json"), ["mcpServers"]),
+    // Amazon Q Developer CLI: ~/.aws/amazonq/mcp.json (docs.aws.amazon.com/amazonq, "MCP configuration in the CLI").
+    json("amazon-q", join(home, ".aws", "amazonq", "mcp.json"), ["mcpServers"]),
   ];
 }
 

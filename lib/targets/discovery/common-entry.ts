@@ -7,6 +7,19 @@ import { isJsonObject } from "../../wire/jsonrpc.ts";
 import type { ClientId } from "./clients.ts";
 
 export function commonEntry(client: ClientId, entry: Record<string, unknown>): Record<string, unknown> {
+  if (client === "zed") {
+    // Zed's older custom servers: { "source": "custom", "command": { "path", "args", "env" } }.
+    const { source: _source, command, ...rest } = entry;
+    if (!isJsonObject(command)) return { ...rest, ...(command !== undefined ? { command } : {}) };
+    return { ...rest, command: command.path, args: command.args ?? [], ...(command.env !== undefined ? { env: command.env } : {}) };
+  }
+  if (client === "goose") {
+    // block.github.io/goose/docs/guides/config-files: { type: stdio, cmd, args, envs } or { type: sse | streamable_http, uri, headers }.
+    const { type, cmd, envs, uri, name: _name, ...rest } = entry;
+    if (type === "sse" || type === "streamable_http")
+      return { ...rest, url: uri, ...(type === "sse" ? { type: "sse" } : { type: "http" }) };
+    return { ...rest, command: cmd, ...(envs !== undefined ? { env: envs } : {}) };
+  }
   if (client === "opencode") {
     // opencode.ai/docs/mcp-servers: local { command: [cmd, ...args], environment }, remote { url, headers }.
     const { command, environment, type, ...rest } = entry;
@@ -24,6 +37,16 @@ export function commonEntry(client: ClientId, entry: Record<string, unknown>): R
     return type === "local" || type === "stdio" ? rest : { ...rest, type };
   }
   return entry;
+}
+
+/**
+ * Whether the entry names a process or a URL we can start or reach: not a Goose built-in (run in
+ * Goose's own process) nor a Zed extension's settings (its command is the extension's business).
+ */
+export function runsOnItsOwn(client: ClientId, entry: Record<string, unknown>): boolean {
+  if (client === "goose") return entry.type === "stdio" || entry.type === "sse" || entry.type === "streamable_http";
+  if (client === "zed") return entry.command !== undefined || entry.url !== undefined;
+  return true;
 }
 
 const identities = new WeakMap<Record<string, unknown>, string>();

@@ -7,6 +7,7 @@ import { isTurnedOff } from "../config-entry.ts";
 import { type Approval, readApprovals, recordedApproval } from "./approval.ts";
 import { type ClientApprovals, clientApprovals, layered } from "./client-rules.ts";
 import { type ClientId, type ConfigSource, configSources, type Env, projectRoot, type Scope, userHome } from "./clients.ts";
+import { runsOnItsOwn } from "./common-entry.ts";
 import { type InputDefinition, type ParseCache, type ReadSource, readSource } from "./read.ts";
 
 export interface DiscoveredServer {
@@ -21,7 +22,7 @@ export interface DiscoveredServer {
   entry: Record<string, unknown>;
   /** VS Code: the `inputs` its file defines, for the `${input:id}` it may use. */
   inputs: InputDefinition[];
-  /** Codex `enabled = false`, Windsurf `"disabled": true`, a .mcp.json name Claude Code was told to reject: listed, never started by name. */
+  /** Codex `enabled = false`, Windsurf `"disabled": true`, a .mcp.json name Claude Code rejects: listed, never started by name. */
   turnedOff: boolean;
   /** User and local entries always; a project entry once approved, here or by its client. */
   approved: boolean;
@@ -72,6 +73,7 @@ export async function discoverServers(options: DiscoveryOptions = {}): Promise<D
     const read = reads[index]!;
     for (const problem of read.problems) problems.add(problem);
     for (const [name, entry] of read.entries) {
+      if (!runsOnItsOwn(source.client, entry)) continue;
       const server: DiscoveredServer = {
         name,
         client: source.client,

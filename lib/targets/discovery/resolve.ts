@@ -176,7 +176,8 @@ async function askApproval(server: DiscoveredServer, env: Env, ask: Required<Ask
         `servers, then: ${hint})`,
     );
   ask.print(
-    `"${server.name}" comes from the project file ${server.file} and has not been approved yet. It ${whatItRuns(commonEntry(server.client, server.entry))}.`,
+    `"${server.name}" comes from the project file ${server.file} and has not been approved yet. ` +
+      `It ${whatItRuns(commonEntry(server.client, server.entry))}.`,
   );
   if (!(await ask.confirm("Run it, and remember this answer for this entry?")))
     return fail(`"${server.name}" was not approved (approve it later with: ${hint})`);

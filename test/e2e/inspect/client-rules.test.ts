@@ -50,7 +50,7 @@ async function variableOf(where: Layout, cwd: string, name: string, variable: st
 
 const rowsOf = async (where: Layout, cwd: string) => (await run(where, cwd, ["servers"])).json.data.servers as any[];
 
-test("Claude Code from a subfolder: its local scope keyed by the git root, and every .mcp.json from the folder up, the nearest winning", async () => {
+test("Claude Code from a subfolder: local entries keyed by the git root, each .mcp.json from the folder up, nearest first", async () => {
   const where = layout();
   const sub = join(where.root, "packages", "app");
   // As `claude mcp add -s local` writes it from anywhere in the repository, and `-s project` in the current folder.
@@ -76,7 +76,7 @@ test("Claude Code from a subfolder: its local scope keyed by the git root, and e
   });
 });
 
-test("Codex lays a trusted project's [mcp_servers.X] over the user's field by field; an untrusted project's waits, and the user's runs", async () => {
+test("Codex lays a trusted project's [mcp_servers.X] over the user's field by field; an untrusted one waits, the user's runs", async () => {
   const where = layout();
   write(
     join(where.home, ".codex", "config.toml"),
@@ -128,7 +128,7 @@ test("grep names the names it skips and why; with every name ambiguous it says s
   expect(grep.json.error.message).not.toContain("no servers are configured");
 });
 
-test("an unapproved project entry does not hide the user's entry of its name: the user's runs, and servers says the project's waits", async () => {
+test("an unapproved project entry does not hide the user's entry of its name: the user's runs, servers says the other waits", async () => {
   const where = layout();
   write(join(where.home, ".claude.json"), { mcpServers: { shared: { ...ECHO, env: { WHICH: "user" } } } });
   write(join(where.root, ".mcp.json"), { mcpServers: { shared: { ...ECHO, env: { WHICH: "project" } } } });
@@ -144,7 +144,8 @@ test("opencode, Copilot CLI, Qwen Code (QWEN_HOME) and a Gemini extension are re
   const qwenHome = join(where.home, "qwen-elsewhere");
   write(
     join(where.home, ".config", "opencode", "opencode.jsonc"),
-    `{\n  "$schema": "https://opencode.ai/config.json",\n  // written by opencode mcp add\n  "mcp": {\n    "oc": { "type": "local", "command": ${JSON.stringify([BUN, FAULTY])}, "environment": { "WHICH": "opencode" } },\n  },\n}\n`,
+    `{\n  "$schema": "https://opencode.ai/config.json",\n  // written by opencode mcp add\n  "mcp": {\n    "oc": { "type": "local", ` +
+      `"command": ${JSON.stringify([BUN, FAULTY])}, "environment": { "WHICH": "opencode" } },\n  },\n}\n`,
   );
   write(join(where.home, ".copilot", "mcp-config.json"), {
     mcpServers: { cp: { tools: ["*"], type: "local", ...ECHO, env: { WHICH: "copilot" } } },
@@ -185,7 +186,7 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
 });
 
-test("mcp-inspect mcp CMD ARGS without `--` (as Gemini CLI and Qwen Code write it) inspects CMD, and the entry's env reaches CMD", async () => {
+test("mcp-inspect mcp CMD ARGS without `--` (as Gemini CLI and Qwen Code write it) inspects CMD, the entry's env reaching it", async () => {
   const client = new Client({ name: "gemini-like", version: "0" });
   await client.connect(
     new StdioClientTransport({
@@ -205,4 +206,57 @@ test("mcp-inspect mcp CMD ARGS without `--` (as Gemini CLI and Qwen Code write i
     arguments: { name: "env", arguments: { name: "FROM_THE_CLIENT_ENTRY" }, validate: false },
   });
   expect(JSON.stringify(seen.content)).toContain("set by the client");
+});
+
+test("Zed, Cline, Roo Code, Goose, LM Studio and Amazon Q Developer CLI: read from their documented files, called by name", async () => {
+  const where = layout();
+  const serverEnv = (which: string) => ({ WHICH: which });
+  const vscodeStorage = join(where.home, ".config", "Code", "User", "globalStorage");
+  // Zed: JSONC, a custom server now and an older { source, command: { path, args, env } } one; an extension's settings skipped.
+  write(
+    join(where.home, ".config", "zed", "settings.json"),
+    `// Zed settings\n{\n  "context_servers": {\n` +
+      `    "zed-new": { "command": "${BUN}", "args": ["${FAULTY}"], "env": { "WHICH": "zed" } },\n` +
+      `    "zed-old": { "source": "custom", "command": { "path": "${BUN}", "args": ["${FAULTY}"], "env": { "WHICH": "zed-old" } } },\n` +
+      `    "zed-extension": { "settings": { "token": "x" } },\n  },\n}\n`,
+  );
+  write(join(vscodeStorage, "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json"), {
+    mcpServers: { cline: { ...ECHO, env: serverEnv("cline"), disabled: false, alwaysAllow: [] }, "cline-off": { ...ECHO, disabled: true } },
+  });
+  write(join(vscodeStorage, "rooveterinaryinc.roo-cline", "settings", "mcp_settings.json"), {
+    mcpServers: { roo: { ...ECHO, env: serverEnv("roo") } },
+  });
+  write(join(where.root, ".roo", "mcp.json"), { mcpServers: { "roo-project": ECHO } });
+  write(
+    join(where.home, ".config", "goose", "config.yaml"),
+    `GOOSE_PROVIDER: anthropic\nextensions:\n  developer:\n    type: builtin\n    enabled: true\n` +
+      `  goose:\n    type: stdio\n    cmd: ${BUN}\n` +
+      `    args:\n      - ${FAULTY}\n    envs:\n      WHICH: goose\n    enabled: true\n`,
+  );
+  write(join(where.home, ".lmstudio", "mcp.json"), { mcpServers: { lmstudio: { ...ECHO, env: serverEnv("lm-studio") } } });
+  write(join(where.home, ".aws", "amazonq", "mcp.json"), { mcpServers: { amazonq: { ...ECHO, env: serverEnv("amazon-q") } } });
+  write(join(where.root, ".amazonq", "mcp.json"), { mcpServers: { "amazonq-project": ECHO } });
+  const rows = await rowsOf(where, where.root);
+  expect(rows.map((row) => `${row.name} ${row.client} ${row.scope}${row.turnedOff ? " off" : ""}`).sort()).toEqual([
+    "amazonq amazon-q user",
+    "amazonq-project amazon-q project",
+    "cline cline user",
+    "cline-off cline user off",
+    "goose goose user",
+    "lmstudio lm-studio user",
+    "roo roo-code user",
+    "roo-project roo-code project",
+    "zed-new zed user",
+    "zed-old zed user",
+  ]);
+  for (const [name, which] of [
+    ["zed-new", "zed"],
+    ["zed-old", "zed-old"],
+    ["cline", "cline"],
+    ["roo", "roo"],
+    ["goose", "goose"],
+    ["lmstudio", "lm-studio"],
+    ["amazonq", "amazon-q"],
+  ] as const)
+    expect(await variableOf(where, where.root, name, "WHICH")).toBe(which);
 });

@@ -48,6 +48,17 @@ test("nesting: exactly the cap is parsed, one more level refused, brackets in st
   });
   const quoted = `{"a": "${"[".repeat(500)}", /* ${"{".repeat(500)} */ "b": 1} // ${"[".repeat(500)}`;
   expect(parseConfigText(quoted, "json")).toEqual({ ok: true, value: { a: "[".repeat(500), b: 1 } });
+  // YAML (Goose's config.yaml): flow collections count, and indentation nesting is caught once parsed.
+  expect(parseConfigText(`a: ${nested(MAX_CONFIG_DEPTH + 1)}`, "yaml")).toEqual({
+    ok: false,
+    error: `nested deeper than ${MAX_CONFIG_DEPTH} levels`,
+  });
+  const indented = Array.from({ length: MAX_CONFIG_DEPTH + 1 }, (_, i) => `${" ".repeat(i)}k${i}:`).join("\n");
+  expect(parseConfigText(`${indented} 1\n`, "yaml")).toEqual({ ok: false, error: `nested deeper than ${MAX_CONFIG_DEPTH} levels` });
+  expect(parseConfigText("extensions:\n  x: {type: stdio, cmd: run}\n", "yaml")).toEqual({
+    ok: true,
+    value: { extensions: { x: { type: "stdio", cmd: "run" } } },
+  });
   const toml = `a = '${"[".repeat(500)}'\nb = """${"{".repeat(500)}"""\n# ${"[".repeat(500)}\nc = "\\"["\n`;
   expect(parseConfigText(toml, "toml")).toEqual({ ok: true, value: { a: "[".repeat(500), b: "{".repeat(500), c: '"[' } });
 });
