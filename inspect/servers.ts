@@ -78,7 +78,7 @@ export async function runServers(options: ServersOptions): Promise<number> {
   if (!options.json) for (const problem of found.problems) process.stderr.write(`warning: ${stripControl(problem)}\n`);
 
   if (options.approve !== undefined) {
-    const approved = approveNamed(found.servers, options.approve, env);
+    const approved = await approveNamed(found.servers, options.approve, env);
     if (!approved.ok) return fail(approved.error);
     const said = approved.value.map(
       ({ name, file, runs }) => `approved "${stripControl(name)}" from ${stripControl(file)}: it ${stripControl(runs)}\n`,
@@ -150,11 +150,11 @@ export function describeServers(servers: DiscoveredServer[], env: Env, problems:
 }
 
 /** `--approve NAME`: every project entry of that name (a user or local entry needs none). */
-function approveNamed(
+async function approveNamed(
   servers: DiscoveredServer[],
   name: string,
   env: Env,
-): Result<{ name: string; file: string; runs: string }[], CommandError> {
+): Promise<Result<{ name: string; file: string; runs: string }[], CommandError>> {
   const named = servers.filter((server) => server.name === name);
   const project = named.filter(needsApproval);
   if (named.length === 0)
@@ -169,7 +169,7 @@ function approveNamed(
     };
   const approved = [];
   for (const server of project) {
-    const saved = approve(server, env);
+    const saved = await approve(server, env);
     if (!saved.ok) return { ok: false, error: new CommandError(EXIT.usage, saved.error) };
     approved.push({ name: server.name, file: server.file, runs: whatItRuns(commonEntry(server.client, server.entry)) });
   }

@@ -107,7 +107,7 @@ export async function runConfigCommand(
   const merged = location.format === "toml" ? await mergeIntoToml(target, name, entry) : mergeIntoConfig(target, location.key, name, entry);
   if (!merged.ok) return fail(merged.error);
   // What we wrote into a project's file is the user's own doing: approved, as if they had typed it.
-  if (location.scope === "project") approveWritten(name, target, entry);
+  if (location.scope === "project") await approveWritten(name, target, entry);
   process.stdout.write(`wrote "${name}" to ${target}${merged.value.backup ? ` (backup: ${merged.value.backup})` : ""}\n`);
   return 0;
 }
@@ -138,8 +138,8 @@ function urlName(args: string[]): string {
   }
 }
 
-function approveWritten(name: string, file: string, entry: Record<string, unknown>): void {
+async function approveWritten(name: string, file: string, entry: Record<string, unknown>): Promise<void> {
   const home = userHome(process.env);
-  const saved = approve({ name, scope: "project", file, project: projectRoot(process.cwd(), home), entry });
+  const saved = await approve({ name, scope: "project", file, project: projectRoot(process.cwd(), home), entry });
   if (!saved.ok) process.stderr.write(`note: ${saved.error}; mcp-inspect servers --approve ${name} approves it\n`);
 }

@@ -82,3 +82,34 @@ test("a .mcp.json that links to /dev/stdin, or is a FIFO, is refused at once, ev
     closeSync(stdin);
   }
 });
+
+test("an entry whose envFile links to /dev/stdin is refused in one line, and servers lists it, with stdin an idle pipe", async () => {
+  const layout = withWorkingUserEntry();
+  symlinkSync("/dev/stdin", join(layout.project, "stdin.env"));
+  write(
+    join(layout.home, ".cursor", "mcp.json"),
+    JSON.stringify({
+      mcpServers: {
+        remote: { url: "http://127.0.0.1:9/mcp", envFile: join(layout.project, "stdin.env") },
+        local: { command: BUN, args: [FAULTY], envFile: join(layout.project, "stdin.env") },
+      },
+    }),
+  );
+  const pipe = join(layout.home, "idle-stdin");
+  execFileSync("mkfifo", [pipe]);
+  const stdin = openSync(pipe, constants.O_RDWR);
+  try {
+    const opts = { env: layout.env, cwd: layout.project, stdin };
+    const servers = await inspect(["servers"], opts);
+    expect(servers.code).toBe(0);
+    expect(servers.json.data.servers.map((row: any) => row.name).sort()).toEqual(["local", "mine", "remote"]);
+    const called = await inspect(["list-tools", "--server", "local"], opts);
+    expect(called.code).toBe(1);
+    expect(called.json.error.message).toBe(
+      `server "local" in ${join(layout.home, ".cursor", "mcp.json")}: ` +
+        `envFile cannot read ${join(layout.project, "stdin.env")} (not a regular file)`,
+    );
+  } finally {
+    closeSync(stdin);
+  }
+});

@@ -21,8 +21,9 @@ export function commonEntry(client: ClientId, entry: Record<string, unknown>): R
     return { ...rest, command: cmd, ...(envs !== undefined ? { env: envs } : {}) };
   }
   if (client === "opencode") {
-    // opencode.ai/docs/mcp-servers: local { command: [cmd, ...args], environment }, remote { url, headers }.
-    const { command, environment, type, ...rest } = entry;
+    // opencode.ai/docs/mcp-servers: local { command: [cmd, ...args], environment }, remote { url, headers };
+    // opencode.ai/docs/config, "Variables": `{env:NAME}` anywhere, read here as `${NAME}`.
+    const { command, environment, type, ...rest } = withVariables(entry, OPENCODE_VARIABLE) as Record<string, unknown>;
     if (type === "remote") return rest;
     const words = Array.isArray(command) ? command : [];
     return {
@@ -31,12 +32,27 @@ export function commonEntry(client: ClientId, entry: Record<string, unknown>): R
       ...(environment !== undefined ? { env: environment } : {}),
     };
   }
+  if ((client === "gemini" || client === "qwen") && isJsonObject(entry.env)) {
+    // geminicli.com/docs/tools/mcp-server: env values may name a variable as $NAME or ${NAME}.
+    return { ...entry, env: withVariables(entry.env, DOLLAR_VARIABLE) };
+  }
   if (client === "copilot") {
     // Copilot CLI writes `"type": "local"` for stdio and a `tools` filter, which is its own business.
     const { tools: _tools, type, ...rest } = entry;
     return type === "local" || type === "stdio" ? rest : { ...rest, type };
   }
   return entry;
+}
+
+const OPENCODE_VARIABLE = /\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const DOLLAR_VARIABLE = /\$([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/** Every string in `value` with a client's own spelling of a variable turned into `${NAME}`. */
+function withVariables(value: unknown, spelling: RegExp): unknown {
+  if (typeof value === "string") return value.replace(spelling, (_match, name: string) => `\${${name}}`);
+  if (Array.isArray(value)) return value.map((item) => withVariables(item, spelling));
+  if (isJsonObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withVariables(item, spelling)]));
+  return value;
 }
 
 /**

@@ -5,7 +5,7 @@ import { dirname, resolve } from "node:path";
 import { CONFIG_READ_TIMEOUT_MS } from "../../wire/limits.ts";
 import { isTurnedOff } from "../config-entry.ts";
 import { type Approval, readApprovals, recordedApproval } from "./approval.ts";
-import { type ClientApprovals, clientApprovals, layered } from "./client-rules.ts";
+import { type ClientApprovals, clientApprovals, geminiTrusts, layered } from "./client-rules.ts";
 import { type ClientId, type ConfigSource, configSources, type Env, projectRoot, type Scope, userHome } from "./clients.ts";
 import { runsOnItsOwn } from "./common-entry.ts";
 import { type InputDefinition, type ParseCache, type ReadSource, readSource } from "./read.ts";
@@ -61,11 +61,11 @@ export async function discoverServers(options: DiscoveryOptions = {}): Promise<D
   const cache: ParseCache = new Map();
   const signal = AbortSignal.timeout(options.timeoutMs ?? CONFIG_READ_TIMEOUT_MS);
   const sources = configSources({ home, project, cwd, platform: options.platform ?? process.platform, env });
-  const [reads, recorded] = await Promise.all([
+  const [reads, recorded, approvals] = await Promise.all([
     Promise.all(sources.map((source) => readSource(source, cache, signal))),
     clientApprovals(home, env, signal),
+    readApprovals(env, signal),
   ]);
-  const approvals = readApprovals(env);
   const problems = new Set<string>();
   const servers: DiscoveredServer[] = [];
   const nearest = new Map<string, DiscoveredServer>();
@@ -121,7 +121,8 @@ function decideApproval(server: DiscoveredServer, recorded: ClientApprovals, app
   if (server.client === "claude-code" && recorded.claudeRejected.has(server.name)) server.turnedOff = true;
   const byClient =
     (server.client === "claude-code" && (recorded.claudeApproved === "all" || recorded.claudeApproved.has(server.name))) ||
-    (server.client === "codex" && foldersBetween(cwd, server.project).some((dir) => recorded.codexTrusted.has(dir)));
+    (server.client === "codex" && foldersBetween(cwd, server.project).some((dir) => recorded.codexTrusted.has(dir))) ||
+    (server.client === "gemini" && geminiTrusts(recorded.geminiRules, server.project));
   if (byClient) Object.assign(server, { approved: true, approvedBy: server.client });
   else if (recordedApproval(approvals, server)) Object.assign(server, { approved: true, approvedBy: "mcpkit" });
 }

@@ -181,7 +181,7 @@ async function askApproval(server: DiscoveredServer, env: Env, ask: Required<Ask
   );
   if (!(await ask.confirm("Run it, and remember this answer for this entry?")))
     return fail(`"${server.name}" was not approved (approve it later with: ${hint})`);
-  const saved = approve(server, env);
+  const saved = await approve(server, env);
   return saved.ok ? { ok: true, value: true } : saved;
 }
 
