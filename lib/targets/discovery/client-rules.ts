@@ -1,6 +1,6 @@
 // What a client itself decides about its project entries, read from its own files: whether it
 // approved them (Claude Code's enabledMcpjsonServers in the user's settings, Codex's trusted
-// projects, Gemini CLI's trusted folders) or turned them down, and how Codex lays a trusted project's [mcp_servers.X] over the
+// projects, Gemini CLI's and Copilot CLI's trusted folders) or turned them down, and how Codex lays a trusted project's [mcp_servers.X] over the
 // user's, field by field. A project's own files never approve that project's servers.
 import { dirname, join, resolve, sep } from "node:path";
 import { isJsonObject } from "../../wire/jsonrpc.ts";
@@ -16,16 +16,20 @@ export interface ClientApprovals {
   codexTrusted: Set<string>;
   /** Gemini CLI's folder trust rules (~/.gemini/trustedFolders.json): a path and TRUST_FOLDER, TRUST_PARENT or DO_NOT_TRUST. */
   geminiRules: [path: string, level: string][];
+  /** Copilot CLI: the folders its config.json trusts (`trusted_folders`); it reads a workspace's servers only inside one. */
+  copilotTrusted: string[];
 }
 
 export async function clientApprovals(home: string, env: Env, signal?: AbortSignal): Promise<ClientApprovals> {
   // code.claude.com/docs/en/settings: enabledMcpjsonServers, disabledMcpjsonServers, enableAllProjectMcpServers.
-  const [claude, codex, gemini] = await Promise.all([
+  const [claude, codex, gemini, copilot] = await Promise.all([
     readConfigFile(join(claudeConfigDir(env, home), "settings.json"), "json", signal),
     readConfigFile(join(codexHome(env, home), "config.toml"), "toml", signal),
     // $GEMINI_CLI_TRUSTED_FOLDERS_PATH moves it, as Gemini CLI's own Storage.getTrustedFoldersPath does.
     readConfigFile(env.GEMINI_CLI_TRUSTED_FOLDERS_PATH || join(home, ".gemini", "trustedFolders.json"), "json", signal),
+    readConfigFile(join(env.COPILOT_HOME || join(home, ".copilot"), "config.json"), "json", signal),
   ]);
+  const copilotConfig = copilot.ok && isJsonObject(copilot.value) ? copilot.value : {};
   const settings = claude.ok && isJsonObject(claude.value) ? claude.value : {};
   const names = (value: unknown) => new Set(Array.isArray(value) ? value.filter((name) => typeof name === "string") : []);
   const projects = codex.ok && isJsonObject(codex.value) && isJsonObject(codex.value.projects) ? codex.value.projects : {};
@@ -40,7 +44,16 @@ export async function clientApprovals(home: string, env: Env, signal?: AbortSign
     geminiRules: Object.entries(gemini.ok && isJsonObject(gemini.value) ? gemini.value : {}).filter(
       (rule): rule is [string, string] => typeof rule[1] === "string",
     ),
+    copilotTrusted: [...names(copilotConfig.trusted_folders)],
   };
+}
+
+/** Whether `folder` is one of `trusted` or inside one (Copilot CLI: a trusted parent trusts the folders below it). */
+export function insideAny(trusted: string[], folder: string): boolean {
+  return trusted.some((dir) => {
+    const holder = resolve(dir);
+    return folder === holder || folder.startsWith(holder.endsWith(sep) ? holder : holder + sep);
+  });
 }
 
 /**
@@ -50,8 +63,7 @@ export async function clientApprovals(home: string, env: Env, signal?: AbortSign
 export function geminiTrusts(rules: ClientApprovals["geminiRules"], folder: string): boolean {
   let decided: [length: number, level: string] | undefined;
   for (const [path, level] of rules) {
-    const holder = resolve(level === "TRUST_PARENT" ? dirname(path) : path);
-    const inside = folder === holder || folder.startsWith(holder.endsWith(sep) ? holder : holder + sep);
+    const inside = insideAny([level === "TRUST_PARENT" ? dirname(path) : path], folder);
     if (inside && (decided === undefined || path.length > decided[0])) decided = [path.length, level];
   }
   return decided?.[1] === "TRUST_FOLDER" || decided?.[1] === "TRUST_PARENT";

@@ -5,7 +5,7 @@ import { dirname, resolve } from "node:path";
 import { CONFIG_READ_TIMEOUT_MS } from "../../wire/limits.ts";
 import { isTurnedOff } from "../config-entry.ts";
 import { type Approval, readApprovals, recordedApproval } from "./approval.ts";
-import { type ClientApprovals, clientApprovals, geminiTrusts, layered } from "./client-rules.ts";
+import { type ClientApprovals, clientApprovals, geminiTrusts, insideAny, layered } from "./client-rules.ts";
 import { type ClientId, type ConfigSource, configSources, type Env, projectRoot, type Scope, userHome } from "./clients.ts";
 import { runsOnItsOwn } from "./common-entry.ts";
 import { type InputDefinition, type ParseCache, type ReadSource, readSource } from "./read.ts";
@@ -122,7 +122,8 @@ function decideApproval(server: DiscoveredServer, recorded: ClientApprovals, app
   const byClient =
     (server.client === "claude-code" && (recorded.claudeApproved === "all" || recorded.claudeApproved.has(server.name))) ||
     (server.client === "codex" && foldersBetween(cwd, server.project).some((dir) => recorded.codexTrusted.has(dir))) ||
-    (server.client === "gemini" && geminiTrusts(recorded.geminiRules, server.project));
+    (server.client === "gemini" && geminiTrusts(recorded.geminiRules, server.project)) ||
+    (server.client === "copilot" && insideAny(recorded.copilotTrusted, server.project));
   if (byClient) Object.assign(server, { approved: true, approvedBy: server.client });
   else if (recordedApproval(approvals, server)) Object.assign(server, { approved: true, approvedBy: "mcpkit" });
 }

@@ -25,6 +25,15 @@ test("a Gemini project entry is approved where Gemini CLI trusts the folder, and
   expect((await approvedOf()).approved).toBe(false);
 });
 
+test("a Copilot CLI workspace entry is approved inside a folder its config.json trusts (checked with copilot mcp list)", async () => {
+  const { home, project, env } = homeAndRepository("mcpkit-find-");
+  write(join(project, ".github", "mcp.json"), { mcpServers: { c: { type: "local", command: "run" } } });
+  const approvedOf = async () => (await discoverServers({ env, cwd: project })).servers.find((server) => server.name === "c")!;
+  expect((await approvedOf()).approved).toBe(false);
+  write(join(home, ".copilot", "config.json"), { trusted_folders: [dirname(project)] });
+  expect(await approvedOf()).toMatchObject({ approved: true, approvedBy: "copilot" });
+});
+
 test("Claude Code's disabledMcpjsonServers turns a .mcp.json entry off; mcpkit's approval holds for that exact entry only", async () => {
   const { home, project, env } = homeAndRepository("mcpkit-find-");
   write(join(project, ".mcp.json"), { mcpServers: { off: { command: "run" }, mine: { command: "run", args: ["1"] } } });
