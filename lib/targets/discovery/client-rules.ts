@@ -1,7 +1,8 @@
 // What a client itself decides about its project entries, read from its own files: whether it
 // approved them (Claude Code's enabledMcpjsonServers in the user's settings, Codex's trusted
-// projects, Gemini CLI's and Copilot CLI's trusted folders) or turned them down, and how Codex lays a trusted project's [mcp_servers.X] over the
-// user's, field by field. A project's own files never approve that project's servers.
+// projects, Gemini CLI's and Copilot CLI's trusted folders) or turned them down, and how Codex
+// lays a trusted project's [mcp_servers.X] over the user's, field by field. A project's own files
+// never approve that project's servers.
 import { dirname, join, resolve, sep } from "node:path";
 import { isJsonObject } from "../../wire/jsonrpc.ts";
 import { readConfigFile } from "../config-file.ts";
