@@ -15,7 +15,7 @@ import pkg from "./package.json" with { type: "json" };
 // The server first: a plain stdio server of a one-shot command is spawned before the rest loads.
 if (import.meta.main) await startEarly(process.argv.slice(2));
 const { defineCommand, runMain } = await import("citty");
-const { prepareArgv, unknownCommandProblem, valueFlags } = await import("./lib/cli/argv.ts");
+const { prepareArgv, separateServerCommand, unknownCommandProblem, valueFlags } = await import("./lib/cli/argv.ts");
 const { REPEATABLE_TARGET_FLAGS } = await import("./lib/cli/args.ts");
 const { showHelp, withExamples } = await import("./lib/cli/help.ts");
 const { EXIT } = await import("./lib/cli/exit-codes.ts");
@@ -112,12 +112,14 @@ export async function run(argv: string[]): Promise<void> {
 async function runCommand(argv: string[]): Promise<void> {
   const commands = Object.keys(COMMANDS);
   const defs = Object.values(COMMAND_ARGS);
-  const invocation = prepareArgv(argv, { commands, defs, repeatable: REPEATABLE_TARGET_FLAGS });
+  const separated = separateServerCommand(argv, "mcp", valueFlags(defs));
+  const invocation = prepareArgv(separated, { commands, defs, repeatable: REPEATABLE_TARGET_FLAGS });
   const own = invocation.rawArgs;
   if (own[0] === "config") {
     const { runConfigCommand } = await import("./lib/cli/config-command.ts");
     process.exitCode = await runConfigCommand("mcp-inspect", own.slice(1), invocation.command, {
       leadingArgs: ["mcp"],
+      repeated: invocation.repeated,
       example: "-- node server.js",
       entryScript: new URL(import.meta.url).pathname,
     });

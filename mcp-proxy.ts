@@ -4,7 +4,7 @@
 // ever noticing more than a list_changed notification. stdout carries protocol bytes only.
 import { type CommandDef, defineCommand, runMain } from "citty";
 import { REPEATABLE_TARGET_FLAGS } from "./lib/cli/args.ts";
-import { type Invocation, splitAtDoubleDash, splitServerCommand, takeRepeatable } from "./lib/cli/argv.ts";
+import { type Invocation, splitAtDoubleDash, splitServerCommand, takeRepeatable, valueFlags } from "./lib/cli/argv.ts";
 import { fail } from "./lib/cli/fail.ts";
 import { showHelp, withExamples } from "./lib/cli/help.ts";
 import pkg from "./package.json" with { type: "json" };
@@ -64,8 +64,10 @@ export async function run(argv: string[]): Promise<void> {
   }
   // `serve` is ours; a server whose command is `serve` runs as `mcp-proxy -- serve`.
   const serving = argv[0] === "serve";
-  // `bun mcp-proxy.ts -- cmd`: bun takes that first `--` for its own, so a leading word starts the command.
-  const { own, command } = serving ? splitAtDoubleDash(argv.slice(1)) : splitServerCommand(argv);
+  // `bun mcp-proxy.ts -- cmd`: bun takes that first `--` for its own, so the first word that is not ours starts the command.
+  const { own, command } = serving
+    ? splitServerCommand(argv.slice(1), valueFlags([(await import("./proxy/serve/settings.ts")).SERVE_ARGS]))
+    : splitServerCommand(argv, valueFlags([ARGS]));
   const taken = takeRepeatable(own, { ...REPEATABLE_TARGET_FLAGS, ...REPEATABLE_PROXY_FLAGS });
   const invocation: Invocation = {
     rawArgs: taken.rest,

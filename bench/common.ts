@@ -91,3 +91,14 @@ export function printTable(title: string, header: string[], rows: (string | numb
   console.log(`\n${title}\n${line(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
   for (const row of cells.slice(1)) console.log(line(row));
 }
+
+/** `--runs N` from argv, at least `least`, else `fallback`; a bad value ends the bench with one line. */
+export function runsFlag(fallback: number, least: number): number {
+  const at = process.argv.indexOf("--runs");
+  const runs = at === -1 ? fallback : Number(process.argv[at + 1]);
+  if (!Number.isInteger(runs) || runs < least) {
+    process.stderr.write(`error: --runs takes a whole number of at least ${least}\n`);
+    process.exit(1);
+  }
+  return runs;
+}

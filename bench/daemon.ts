@@ -10,7 +10,7 @@
 // Usage: bun bench/daemon.ts [--runs N]
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { compile, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
+import { compile, median, percentile, printTable, ROOT, runsFlag, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 15;
 const SESSIONS_FOR_RSS = 20;
@@ -18,12 +18,7 @@ const SESSIONS_FOR_RSS = 20;
 const GOALS = { warmSpeedup300: 10, warmVsVersion: 1.3, fiveVsOne: 2, rssMb: 80 };
 const PARALLEL_SESSIONS = 5;
 
-const runsFlag = process.argv.indexOf("--runs");
-const runs = runsFlag === -1 ? RUNS_DEFAULT : Number(process.argv[runsFlag + 1]);
-if (!Number.isInteger(runs) || runs < 3) {
-  process.stderr.write("error: --runs takes a whole number of at least 3\n");
-  process.exit(1);
-}
+const runs = runsFlag(RUNS_DEFAULT, 3);
 
 function procMb(pid: number, field: "VmRSS" | "VmHWM"): number {
   const match = readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`));

@@ -12,7 +12,7 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serverEnvironment } from "../lib/transport/environment.ts";
-import { compile, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
+import { compile, median, percentile, printTable, ROOT, runsFlag, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 30;
 const GOAL_OVERHEAD_RATIO = 0.5;
@@ -20,12 +20,7 @@ const GOAL_PEAK_RSS_MB = 60;
 /** list-tools against a raw node server, over that server's own run fed the same requests: what the client itself adds. */
 const GOAL_RAW_RATIO = 1.15;
 
-const runsFlag = process.argv.indexOf("--runs");
-const runs = runsFlag === -1 ? RUNS_DEFAULT : Number(process.argv[runsFlag + 1]);
-if (!Number.isInteger(runs) || runs < 3) {
-  process.stderr.write("error: --runs takes a whole number of at least 3\n");
-  process.exit(1);
-}
+const runs = runsFlag(RUNS_DEFAULT, 3);
 
 const dir = scratchDir();
 try {

@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serverEnvironment } from "../lib/transport/environment.ts";
-import { compile, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
+import { compile, median, percentile, printTable, ROOT, runsFlag, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 15;
 const PEERS = [
@@ -24,12 +24,7 @@ const PEERS = [
 const OPERATIONS = ["list-tools", "call-tool echo"] as const;
 type Operation = (typeof OPERATIONS)[number];
 
-const runsFlag = process.argv.indexOf("--runs");
-const runs = runsFlag === -1 ? RUNS_DEFAULT : Number(process.argv[runsFlag + 1]);
-if (!Number.isInteger(runs) || runs < 3) {
-  process.stderr.write("error: --runs takes a whole number of at least 3\n");
-  process.exit(1);
-}
+const runs = runsFlag(RUNS_DEFAULT, 3);
 const machineNode = Bun.which("node");
 if (!machineNode) {
   process.stderr.write("error: no node on PATH (the raw server and the peers run on node)\n");

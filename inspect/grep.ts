@@ -20,6 +20,8 @@ export interface NamedTarget {
   target: Target;
   /** How a later command names it (`--server NAME`, or the target flags). */
   select: string;
+  /** A project or local entry: the folder a later command must run in (or under) to reach it by name. */
+  folder?: string;
 }
 
 export interface GrepMatch {

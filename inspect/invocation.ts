@@ -43,7 +43,10 @@ export function checkTarget(args: Args, invocation: Invocation): Promise<Result<
     },
     invocation.command,
     process.env,
-    { ...(atTerminal() ? { ask: terminalAsker() } : {}) },
+    {
+      ...(atTerminal() ? { ask: terminalAsker() } : {}),
+      ...(args.timeout !== undefined ? { timeoutMs: Number(args.timeout) } : {}),
+    },
   );
 }
 

@@ -6,9 +6,11 @@ import { AuthStore } from "../lib/auth/store.ts";
 import { stripControl } from "../lib/io/text.ts";
 import {
   approve,
+  commonEntry,
   type DiscoveredServer,
   discoverServers,
   displayUrl,
+  type EntryRef,
   type Env,
   isApproved,
   neededInputs,
@@ -21,7 +23,10 @@ import type { Result } from "../lib/wire/result.ts";
 import { CommandError, EXIT } from "./output.ts";
 import { reporter } from "./report.ts";
 
-export type AuthState = "signed in" | "sign-in needed if the server asks" | "Authorization header";
+export type AuthState = "signed in" | "sign-in needed if the server asks" | `${string} header`;
+
+/** Headers that carry a credential: Authorization, and the API-key and token headers services use instead. */
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key|x-auth-token|x-access-token|.*-(api-)?key|.*-token)$/i;
 
 export interface ServerRow {
   name: string;
@@ -29,7 +34,7 @@ export interface ServerRow {
   scope: string;
   file: string;
   project?: string;
-  transport: "stdio" | "http" | "sse";
+  transport: "stdio" | "http" | "sse" | "ws";
   command?: string;
   url?: string;
   env: string[];
@@ -42,8 +47,14 @@ export interface ServerRow {
   /** VS Code `${input:id}` values asked for when it starts. */
   inputs?: string[];
   turnedOff?: true;
-  shadowedBy?: string;
+  shadowedBy?: EntryRef;
+  waitsForApproval?: EntryRef;
+  sameAs?: EntryRef;
   ambiguousWith?: string[];
+  /** Codex: the files merged into this entry (the user's, then the project's). */
+  mergedFrom?: string[];
+  /** Who approved a project entry: mcpkit, or the client itself. */
+  approvedBy?: string;
 }
 
 export interface ServersOptions {
@@ -63,11 +74,11 @@ export async function runServers(options: ServersOptions): Promise<number> {
   };
   if (options.problem) return fail(new CommandError(EXIT.usage, options.problem));
   const env = options.env ?? process.env;
-  const found = discoverServers({ env, cwd: options.cwd });
+  const found = await discoverServers({ env, cwd: options.cwd });
   if (!options.json) for (const problem of found.problems) process.stderr.write(`warning: ${stripControl(problem)}\n`);
 
   if (options.approve !== undefined) {
-    const approved = approveNamed(found.servers, options.approve, env);
+    const approved = await approveNamed(found.servers, options.approve, env);
     if (!approved.ok) return fail(approved.error);
     const said = approved.value.map(
       ({ name, file, runs }) => `approved "${stripControl(name)}" from ${stripControl(file)}: it ${stripControl(runs)}\n`,
@@ -99,7 +110,7 @@ export function describeServers(servers: DiscoveredServer[], env: Env, problems:
   );
   const signedIn = hasUrl ? storedResources(env, problems) : new Set<string>();
   return servers.map((server) => {
-    const entry = server.entry;
+    const entry = commonEntry(server.client, server.entry);
     const rawUrl = [entry.url, entry.serverUrl, entry.httpUrl].find((value): value is string => typeof value === "string");
     const headers = [
       ...keys(entry.headers),
@@ -115,20 +126,21 @@ export function describeServers(servers: DiscoveredServer[], env: Env, problems:
       scope: server.scope,
       file: server.file,
       ...(server.scope === "user" ? {} : { project: server.project }),
-      transport: rawUrl === undefined ? "stdio" : entry.type === "sse" || entry.transport === "sse" ? "sse" : "http",
+      transport: rawUrl === undefined ? "stdio" : transportOf(entry, rawUrl),
       ...(rawUrl === undefined ? { command: String(entry.command ?? "") } : { url: displayUrl(rawUrl) }),
       env: [...new Set(variables)],
       ...(typeof entry.envFile === "string" ? { envFile: entry.envFile } : {}),
       headers: [...new Set(headers)],
-      ...(needsApproval(server) ? { approved: isApproved(server, env) } : {}),
+      ...(needsApproval(server) ? { approved: isApproved(server), ...(server.approvedBy ? { approvedBy: server.approvedBy } : {}) } : {}),
+      ...(server.mergedFrom ? { mergedFrom: server.mergedFrom } : {}),
       ...(inputs.length > 0 ? { inputs } : {}),
       ...(server.turnedOff ? { turnedOff: true as const } : {}),
       ...states.get(server),
     };
     if (rawUrl !== undefined) {
-      const authorized = headers.some((name) => name.toLowerCase() === "authorization");
+      const authorized = headers.find((name) => CREDENTIAL_HEADER.test(name));
       row.auth = authorized
-        ? "Authorization header"
+        ? `${authorized} header`
         : signedIn.has(resourceOf(server, env, rawUrl))
           ? "signed in"
           : "sign-in needed if the server asks";
@@ -138,11 +150,11 @@ export function describeServers(servers: DiscoveredServer[], env: Env, problems:
 }
 
 /** `--approve NAME`: every project entry of that name (a user or local entry needs none). */
-function approveNamed(
+async function approveNamed(
   servers: DiscoveredServer[],
   name: string,
   env: Env,
-): Result<{ name: string; file: string; runs: string }[], CommandError> {
+): Promise<Result<{ name: string; file: string; runs: string }[], CommandError>> {
   const named = servers.filter((server) => server.name === name);
   const project = named.filter(needsApproval);
   if (named.length === 0)
@@ -157,9 +169,9 @@ function approveNamed(
     };
   const approved = [];
   for (const server of project) {
-    const saved = approve(server, env);
+    const saved = await approve(server, env);
     if (!saved.ok) return { ok: false, error: new CommandError(EXIT.usage, saved.error) };
-    approved.push({ name: server.name, file: server.file, runs: whatItRuns(server.entry) });
+    approved.push({ name: server.name, file: server.file, runs: whatItRuns(commonEntry(server.client, server.entry)) });
   }
   return { ok: true, value: approved };
 }
@@ -190,11 +202,19 @@ function resourceOf(server: DiscoveredServer, env: Env, rawUrl: string): string 
   }
 }
 
+function describeRef(entry: EntryRef): string {
+  return `${entry.client} ${entry.scope} entry in ${entry.file}`;
+}
+
 function textRow(row: ServerRow): string {
   const notes = [
     row.approved === false ? `not approved (mcp-inspect servers --approve ${row.name})` : "",
     row.turnedOff ? "turned off" : "",
-    row.shadowedBy ? `shadowed by ${row.shadowedBy}` : "",
+    row.approvedBy && row.approvedBy !== "mcpkit" ? `approved by ${row.approvedBy}` : "",
+    row.waitsForApproval ? `waits for approval; until then the ${describeRef(row.waitsForApproval)} runs` : "",
+    row.shadowedBy ? `shadowed by the ${describeRef(row.shadowedBy)}` : "",
+    row.sameAs ? `the same server as the ${describeRef(row.sameAs)}` : "",
+    row.mergedFrom && row.mergedFrom.length > 1 ? `merged from ${row.mergedFrom.join(", ")}` : "",
     row.ambiguousWith ? `ambiguous with ${row.ambiguousWith.join(", ")}` : "",
   ].filter(Boolean);
   const how = [
@@ -211,6 +231,12 @@ function textRow(row: ServerRow): string {
     `${line(`${row.name}  ${row.client}, ${row.scope}: ${row.file}${notes.length ? `  [${notes.join("; ")}]` : ""}`)}\n    ` +
     `${line(how.join(" · "))}`
   );
+}
+
+/** How an entry with a URL is reached: SSE when its type says so, WebSocket for a ws:// URL, else Streamable HTTP. */
+function transportOf(entry: Record<string, unknown>, url: string): ServerRow["transport"] {
+  if (/^wss?:/i.test(url) || entry.type === "ws" || entry.type === "websocket") return "ws";
+  return entry.type === "sse" || entry.transport === "sse" ? "sse" : "http";
 }
 
 function keys(value: unknown): string[] {

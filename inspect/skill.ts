@@ -17,9 +17,29 @@ export interface SurveyedServer {
   select: string;
   tools?: ToolLike[];
   failure?: GrepFailure;
+  /** A project or local entry: the folder to run in. */
+  folder?: string;
 }
 
-export function skillMarkdown(servers: SurveyedServer[], tool = "mcp-inspect"): string {
+export interface SkillOptions {
+  /** How to run mcp-inspect: the absolute command line `config` would write (default: the name). */
+  command?: string;
+  /** The skill's name, which loaders (pi, Claude Code) want equal to its folder's name. */
+  name?: string;
+}
+
+/** A name as the Agent Skills format allows: lowercase letters, digits and hyphens, at most 64. */
+export function skillName(folder: string): string {
+  const name = folder
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64);
+  return name || SKILL_NAME;
+}
+
+export function skillMarkdown(servers: SurveyedServer[], options: SkillOptions = {}): string {
+  const tool = options.command ?? "mcp-inspect";
   const names = servers.map((s) => clean(s.server));
   const description =
     `Reach the user's MCP servers (${names.slice(0, 8).join(", ")}${names.length > 8 ? ", ..." : ""}) from the shell with ${tool}: ` +
@@ -27,7 +47,7 @@ export function skillMarkdown(servers: SurveyedServer[], tool = "mcp-inspect"): 
     "these servers' tools.";
   const lines = [
     "---",
-    `name: ${SKILL_NAME}`,
+    `name: ${options.name ? skillName(options.name) : SKILL_NAME}`,
     `description: ${JSON.stringify(description)}`,
     "---",
     "",
@@ -62,7 +82,8 @@ export function skillMarkdown(servers: SurveyedServer[], tool = "mcp-inspect"): 
     "",
   ];
   for (const surveyed of servers) {
-    lines.push(`### ${clean(surveyed.server)}`, "", `Select with: \`${clean(surveyed.select)}\``, "");
+    const where = surveyed.folder ? ` (an entry of the project ${clean(surveyed.folder)}: run it there or in a folder under it)` : "";
+    lines.push(`### ${clean(surveyed.server)}`, "", `Select with: \`${clean(surveyed.select)}\`${where}`, "");
     if (surveyed.failure) {
       lines.push(`Not reachable when this file was written (${clean(surveyed.failure.code)}): ${clean(surveyed.failure.error)}`, "");
       continue;

@@ -2,6 +2,7 @@
 import { type CommandDef, defineCommand } from "citty";
 import { fail } from "../../lib/cli/fail.ts";
 import { withExamples } from "../../lib/cli/help.ts";
+import type { Target } from "../../lib/targets/target.ts";
 import { MCP_ARGS } from "../flags.ts";
 import { type Args, checkTarget, type Invocation, logLevelOf, timeoutOf, usageProblem } from "../invocation.ts";
 
@@ -24,7 +25,7 @@ export function mcpCommand(invocation: Invocation, version: string): CommandDef<
         return;
       }
       const { serveInspector } = await import("../mcp-mode.ts");
-      process.exitCode = await serveInspector(target.value, {
+      process.exitCode = await serveInspector(withClientEnvironment(target.value, invocation), {
         version,
         timeoutMs: timeoutOf(parsed, target.value),
         protocolVersion: parsed["protocol-version"],
@@ -36,7 +37,18 @@ export function mcpCommand(invocation: Invocation, version: string): CommandDef<
   });
   return withExamples(command, [
     "mcp-inspect mcp -- node server.js",
+    "mcp-inspect mcp node server.js                          # as Gemini CLI's mcp add writes it",
     "mcp-inspect mcp --url http://127.0.0.1:3000/mcp",
     `{ "mcpServers": { "inspect-mine": { "command": "mcp-inspect", "args": ["mcp", "--", "node", "/path/to/server.js"] } } }`,
   ]);
+}
+
+/**
+ * A server given as a command line gets our whole environment, as mcp-proxy's does (DESIGN.md,
+ * "Environment"): the client started us with the `env` its entry sets, meant for that server.
+ */
+function withClientEnvironment(target: Target, invocation: Invocation): Target {
+  if (target.kind !== "stdio" || invocation.command.length === 0) return target;
+  const inherited = Object.fromEntries(Object.entries(process.env).filter((pair): pair is [string, string] => pair[1] !== undefined));
+  return { ...target, env: { ...inherited, ...target.env } };
 }

@@ -86,7 +86,19 @@ async function runSkill(args: Args, invocation: Invocation, version: string): Pr
   if (!targets.ok) return fail(targets.error);
   const [{ survey }, { skillMarkdown, SKILL_FILE }] = await Promise.all([import("../grep.ts"), import("../skill.ts")]);
   const surveyed = await survey(targets.value, surveyOptions(args, version));
-  const markdown = skillMarkdown(surveyed.map((entry, i) => ({ ...entry, select: targets.value[i]!.select })));
+  const [{ basename, resolve: resolvePath }, { toolCommand }] = await Promise.all([
+    import("node:path"),
+    import("../../lib/targets/client-config/write.ts"),
+  ]);
+  // The skill calls us the way `config` writes an entry: by absolute path, not by a name PATH may not hold.
+  const self = toolCommand("mcp-inspect", [], process.execPath, process.argv[1]);
+  const markdown = skillMarkdown(
+    surveyed.map((entry, i) => ({ ...entry, select: targets.value[i]!.select, folder: targets.value[i]!.folder })),
+    {
+      command: [self.command, ...self.args].map(shellWord).join(" "),
+      ...(args.out === "-" ? {} : { name: basename(resolvePath(String(args.out))) }),
+    },
+  );
   if (args.out === "-") {
     process.stdout.write(markdown);
     return;
@@ -116,16 +128,32 @@ async function runSkill(args: Args, invocation: Invocation, version: string): Pr
   report.succeed(data, () => `wrote ${file} (${surveyed.length} servers)\n`);
 }
 
-/** What grep and skill ask: the servers of searchedTargets, none being an error (exit 9). */
+/** What grep and skill ask: the servers of searchedTargets, none being an error (exit 9) that says why. */
 async function searchedServers(args: Args, invocation: Invocation): Promise<Result<NamedTarget[], CommandError>> {
   const targets = await searchedTargets(args, invocation);
   if (!targets.ok) return { ok: false, error: new CommandError(EXIT.usage, targets.error) };
+  const skipped = targets.skipped ?? [];
+  // A configured name that reaches no server is said, never dropped without a word.
+  for (const { name, reason } of skipped) process.stderr.write(`warning: skipped "${stripControl(name)}": ${stripControl(reason)}\n`);
   if (targets.value.length === 0)
     return {
       ok: false,
-      error: new CommandError(EXIT.nothingThere, "no servers are configured for this user or project (see mcp-inspect servers)"),
+      error: new CommandError(
+        EXIT.nothingThere,
+        skipped.length > 0
+          ? `none of the ${skipped.length} configured server names reaches a server it may start ` +
+              `(${skipped.map(({ name }) => name).join(", ")}; see the warnings above and mcp-inspect servers)`
+          : "no servers are configured for this user or project (see mcp-inspect servers)",
+        { skipped },
+      ),
     };
   return targets;
+}
+
+/** A configured name grep and skill do not search, and why. */
+interface Skipped {
+  name: string;
+  reason: string;
 }
 
 /** How grep and skill ask each server: --timeout each (else grep's own default), through the daemon with --stateful. */
@@ -134,7 +162,7 @@ function surveyOptions(args: Args, version: string) {
 }
 
 /** What grep searches: one given server, every entry of --config, else every configured (and approved) server. */
-async function searchedTargets(args: Args, invocation: Invocation): Promise<Result<NamedTarget[]>> {
+async function searchedTargets(args: Args, invocation: Invocation): Promise<Result<NamedTarget[]> & { skipped?: Skipped[] }> {
   const flags = (target: Target) => (target.kind === "http" ? `--url ${target.url}` : `-- ${[target.command, ...target.args].join(" ")}`);
   const named = (target: Target, select = flags(target)): NamedTarget => ({
     server: target.name ?? describeTarget(target),
@@ -151,21 +179,34 @@ async function searchedTargets(args: Args, invocation: Invocation): Promise<Resu
     const target = await checkTarget(args, invocation);
     return target.ok ? { ok: true, value: [named(target.value)] } : target;
   }
-  return discoveredTargets();
+  return discoveredTargets(args);
 }
 
-/** Every configured server this user approved, as grep and skill search them. */
-async function discoveredTargets(): Promise<{ ok: true; value: NamedTarget[] }> {
-  const { discoverServers, isApproved, serverStates, targetOf } = await import("../../lib/targets/discovery/index.ts");
-  const { servers } = discoverServers();
-  const states = serverStates(servers);
+/** Every configured name, as `--server NAME` would reach it: the servers it may start, and the names it skips with the reason. */
+async function discoveredTargets(args: Args): Promise<{ ok: true; value: NamedTarget[]; skipped: Skipped[] }> {
+  const { discoverServers, pickServer, targetOf, unreachableReason } = await import("../../lib/targets/discovery/index.ts");
+  const { servers } = await discoverServers({ timeoutMs: args.timeout !== undefined ? Number(args.timeout) : undefined });
   const value: NamedTarget[] = [];
-  for (const server of servers) {
-    // What `--server NAME` would reach, and only that: no shadowed, ambiguous, unapproved or turned-off entry.
-    const state = states.get(server);
-    if (server.turnedOff || !isApproved(server) || state?.shadowedBy || state?.ambiguousWith?.length) continue;
-    const target = targetOf(server);
-    if (target.ok) value.push({ server: server.name, target: target.value, select: `--server ${server.name}` });
+  const skipped: Skipped[] = [];
+  const groups = Map.groupBy(servers, (server) => server.name);
+  for (const [name, named] of groups) {
+    const reason = unreachableReason(named, name);
+    if (reason) {
+      // A name every entry of which is turned off is the user's choice, not a problem to report.
+      if (!named.every((server) => server.turnedOff)) skipped.push({ name, reason });
+      continue;
+    }
+    const picked = pickServer(named, name);
+    if (!picked?.ok) continue;
+    const target = targetOf(picked.value);
+    const folder = picked.value.scope === "user" ? undefined : picked.value.project;
+    if (target.ok) value.push({ server: name, target: target.value, select: `--server ${name}`, ...(folder ? { folder } : {}) });
+    else skipped.push({ name, reason: target.error });
   }
-  return { ok: true, value };
+  return { ok: true, value, skipped };
+}
+
+/** A word as a POSIX shell reads it back: as is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

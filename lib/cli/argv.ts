@@ -12,12 +12,34 @@ export function splitAtDoubleDash(argv: string[]): { own: string[]; command: str
 
 /**
  * For tools whose only positional input is the server command: `bun tool.ts -- cmd args` reaches
- * us without its `--` (bun takes a `--` right after the script as its own), so a first word that
- * is not an option starts the command too.
+ * us without its `--` (bun takes a `--` right after the script as its own), and clients write
+ * `tool --opt value cmd args` (Gemini CLI's `mcp add`), so the first word that is neither an
+ * option nor an option's value starts the command too.
  */
-export function splitServerCommand(argv: string[]): { own: string[]; command: string[] } {
-  if (!argv.includes("--") && argv.length > 0 && !argv[0]!.startsWith("-")) return { own: [], command: argv };
-  return splitAtDoubleDash(argv);
+export function splitServerCommand(argv: string[], takesValue: Set<string> = new Set()): { own: string[]; command: string[] } {
+  return splitAtDoubleDash(separateServerCommand(argv, undefined, takesValue));
+}
+
+/**
+ * `<tool> mcp CMD ARGS`, as Gemini CLI's and Qwen Code's `mcp add` write an entry (no `--`): when
+ * the command word is `word` and argv has no `--`, the first word after it and our own options
+ * (each with its value) that is not an option starts the server command, so a `--` goes before it.
+ * Without a `word`, the first such word at all.
+ */
+export function separateServerCommand(argv: string[], word: string | undefined, takesValue: Set<string>): string[] {
+  if (argv.includes("--")) return argv;
+  let seenWord = word === undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg.startsWith("-") && arg !== "-") {
+      if (!arg.includes("=") && takesValue.has(arg)) i++;
+      continue;
+    }
+    if (seenWord) return [...argv.slice(0, i), "--", ...argv.slice(i)];
+    if (arg !== word) return argv;
+    seenWord = true;
+  }
+  return argv;
 }
 
 /** Our flags for citty, the server command line after `--`, and every value of the repeatable flags. */

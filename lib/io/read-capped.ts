@@ -1,7 +1,7 @@
 // Reading a whole file or stream into memory, the one way every tool does it: with a cap, in
 // chunks that yield to the event loop (a signal or a timeout is still heard while /dev/zero is
 // read), and stoppable by an AbortSignal.
-import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, statSync } from "node:fs";
 import type { Result } from "../wire/result.ts";
 import { type NodeReadable, readChunks } from "./reading.ts";
 
@@ -55,20 +55,25 @@ export function readFileCapped(path: string, maxBytes: number, signal?: AbortSig
 }
 
 const SYNC_CHUNK_BYTES = 64 * 1024;
+const NOT_REGULAR = "not a regular file";
 
 /**
  * A small file (a config) read synchronously, at most `maxBytes`: a path that names /dev/zero or a
- * FIFO that never ends costs one bounded read, not all the memory there is.
+ * FIFO that never ends costs one bounded read, not all the memory there is. With `regularOnly`,
+ * anything but a regular file is refused before a byte is read (detail "not a regular file"), and
+ * it is opened without blocking, so a FIFO with no writer (or /dev/stdin an idle pipe) never hangs.
  */
-export function readFileCappedSync(path: string, maxBytes: number): CappedRead {
+export function readFileCappedSync(path: string, maxBytes: number, options: { regularOnly?: boolean } = {}): CappedRead {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    if (options.regularOnly && !statSync(path).isFile()) return { ok: false, error: { reason: "unreadable", detail: NOT_REGULAR } };
+    fd = openSync(path, options.regularOnly ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) : "r");
   } catch (error) {
     return { ok: false, error: { reason: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "read error" } };
   }
   try {
     const stats = fstatSync(fd);
+    if (options.regularOnly && !stats.isFile()) return { ok: false, error: { reason: "unreadable", detail: NOT_REGULAR } };
     if (stats.isDirectory()) return { ok: false, error: { reason: "unreadable", detail: "EISDIR" } };
     if (stats.isFile() && stats.size > maxBytes) return { ok: false, error: { reason: "too-large" } };
     const chunks: Buffer[] = [];

@@ -9,7 +9,8 @@ import type { Result } from "../wire/result.ts";
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/;
 
 export function readEnvFile(file: string): Result<Record<string, string>> {
-  const read = readFileCappedSync(file, MAX_CONFIG_BYTES);
+  // A project's entry may name /dev/stdin or a FIFO as its envFile: never read but a regular file.
+  const read = readFileCappedSync(file, MAX_CONFIG_BYTES, { regularOnly: true });
   if (!read.ok)
     return {
       ok: false,

@@ -16,6 +16,7 @@ import {
   type Target,
   type TargetFlags,
 } from "./target.ts";
+import { expandVariables } from "./variables.ts";
 
 /**
  * Resolves the flags (and the argv after `--`) into exactly one target. `--server X` means, in
@@ -37,7 +38,7 @@ export function resolveTarget(
   }
   if (named > 1) return fail("give only one server: `-- <command>`, `--server`, `--url` or `--config`");
 
-  const overrides = parseOverrides(flags);
+  const overrides = parseOverrides(flags, environment);
   if (!overrides.ok) return overrides;
 
   let target: Target;
@@ -64,6 +65,8 @@ export function resolveTarget(
 export interface DiscoveryLookup {
   ask?: Required<Asker>;
   cwd?: string;
+  /** How long reading the config files may take (--timeout). */
+  timeoutMs?: number;
 }
 
 /**
@@ -100,9 +103,19 @@ export interface TargetOverrides {
   transport?: HttpTransportChoice;
 }
 
-export function parseOverrides(flags: TargetFlags): Result<TargetOverrides> {
+/**
+ * The overrides the flags give. A header's `${VAR}` is expanded from `environment`, as a config
+ * entry's is: an entry `config` wrote keeps `-H 'Authorization: Bearer ${TOKEN}'` for the client
+ * to hand TOKEN on, never the token itself, and the literal never reaches the server.
+ */
+export function parseOverrides(flags: TargetFlags, environment: Env = process.env): Result<TargetOverrides> {
   const headers = parseHeaders(flags.header ?? []);
   if (!headers.ok) return headers;
+  for (const [name, value] of Object.entries(headers.value)) {
+    const expanded = expandVariables(value, environment);
+    if (!expanded.ok) return fail(`--header ${name}: ${expanded.error}`);
+    headers.value[name] = expanded.value;
+  }
   const env = parsePairs(flags.env ?? [], "--env");
   if (!env.ok) return env;
   const transport = parseTransport(flags.transport);

@@ -9,6 +9,10 @@ export const MAX_PARAMS_BYTES = 32 * 1024 * 1024;
 export const MAX_RECORDING_BYTES = 256 * 1024 * 1024;
 /** A client config file. */
 export const MAX_CONFIG_BYTES = 32 * 1024 * 1024;
+/** How deeply a client config file's arrays and objects may nest (a hostile file nests to overflow a parser's stack). */
+export const MAX_CONFIG_DEPTH = 100;
+/** How long reading the client config files may take in a command without --timeout. */
+export const CONFIG_READ_TIMEOUT_MS = 10_000;
 /** One control frame on the daemon socket (hello, status, attach, stop and their answers). */
 export const MAX_CONTROL_FRAME_BYTES = 1024 * 1024;
 /** Bytes queued in one direction of a channel before the side that feeds it is paused. */

@@ -119,7 +119,8 @@ test(
       mkdirSync(plain);
       writeFileSync(join(plain, "SKILL.md"), "old");
       expect((await inspect(["skill", "--out", plain, "--", BUN, FAULTY])).code).toBe(0);
-      expect(readFileSync(join(plain, "SKILL.md"), "utf8")).toStartWith("---\nname: mcp-servers");
+      // The skill is named after its folder, as the loaders want.
+      expect(readFileSync(join(plain, "SKILL.md"), "utf8")).toStartWith("---\nname: mine\n");
     } finally {
       removeTempDirs();
     }

@@ -1,6 +1,6 @@
 // Shared by the e2e tests: run our entry scripts as real processes, and start fixture servers.
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "bun";
@@ -15,6 +15,25 @@ export const EVERYTHING = join(ROOT, "node_modules/.bin/mcp-server-everything");
 /** The stdio reference server as a command line after `--`. */
 export const REFERENCE_CMD = [BUN, REFERENCE];
 /** Empty vendor keys: whatever this machine has set, mcp-host picks its keyless scripted provider. */
+/** The variables that move a client's files away from HOME, emptied so a test's HOME holds them all. */
+export const NO_CLIENT_HOMES = {
+  XDG_CONFIG_HOME: "",
+  CODEX_HOME: "",
+  QWEN_HOME: "",
+  COPILOT_HOME: "",
+  CLAUDE_CONFIG_DIR: "",
+  MCPKIT_AUTH_DIR: "",
+};
+/** An empty HOME and an empty git repository beside it, and the environment that puts every client's files in that HOME. */
+export function homeAndRepository(prefix: string): { home: string; project: string; env: Record<string, string> } {
+  const dir = tempDir(prefix);
+  const home = join(dir, "home");
+  const project = join(dir, "project");
+  mkdirSync(join(project, ".git"), { recursive: true });
+  mkdirSync(home, { recursive: true });
+  return { home, project, env: { HOME: home, ...NO_CLIENT_HOMES } };
+}
+
 export const NO_VENDOR_KEYS = { ANTHROPIC_API_KEY: "", ANTHROPIC_AUTH_TOKEN: "", OPENAI_API_KEY: "", GEMINI_API_KEY: "" };
 
 export interface RunResult {

@@ -4,7 +4,7 @@
 // whose engines need more than this machine's node.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { WAIT_GUARD_MS } from "./helpers.ts";
 
 export const PEER_CACHE = process.env.MCPKIT_TEST_CACHE ?? join(homedir(), ".cache", "mcpkit-test");
@@ -53,4 +53,15 @@ export async function peerBin(pkg: string, version: string, bin: string): Promis
 export async function node24(): Promise<string> {
   const pkg = `node-${process.platform}-${process.arch}`;
   return join(await installedPeer(pkg, "24"), "node_modules", pkg, "bin", "node");
+}
+
+/** The command `bin` of a package given as name@version (its node_modules/.bin entry), installed. */
+export async function binOf(spec: string, bin: string): Promise<string> {
+  const at = spec.lastIndexOf("@");
+  return join(await installedPeer(spec.slice(0, at), spec.slice(at + 1)), "node_modules", ".bin", bin);
+}
+
+/** The folder of Node 24's own executables (for a PATH the peers run with). */
+export async function node24Bin(): Promise<string> {
+  return dirname(await node24());
 }

@@ -7,6 +7,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { readFileCappedSync } from "../../io/read-capped.ts";
 import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
 import type { Result } from "../../wire/result.ts";
+import type { ConfigFormat } from "../config-text.ts";
 import { type ClientId, findProject, PROJECT_FILES, userHome, userSources } from "../discovery/clients.ts";
 import { parseJsonc, setJsoncValue } from "../jsonc.ts";
 
@@ -26,15 +27,15 @@ export function clientConfigLocation(
   cwd = process.cwd(),
   env: Record<string, string | undefined> = process.env,
   platform: NodeJS.Platform = process.platform,
-): { file: string; key: string; format: "json" | "toml" } {
+): { file: string; key: string; format: ConfigFormat; scope: "user" | "project" } {
   const home = userHome(env);
   if (client === "claude-code" || client === "vscode") {
     const project = PROJECT_FILES.find((source) => source.client === client)!;
-    return { file: join(findProject(cwd, home), project.path), key: project.key[0]!, format: project.format };
+    return { file: join(findProject(cwd, home), project.path), key: project.key[0]!, format: project.format, scope: "project" };
   }
   const id: ClientId = client === "claude-code-user" ? "claude-code" : client;
   const user = userSources({ home, project: cwd, platform, env }).find((source) => source.client === id)!;
-  return { file: user.file, key: user.key[0]!, format: user.format };
+  return { file: user.file, key: user.key[0]!, format: user.format, scope: "user" };
 }
 
 /**
@@ -52,15 +53,33 @@ export function toolCommand(tool: string, args: string[], execPath = process.exe
   return { command: execPath, args: [resolve(entryScript ?? `${tool}.ts`), ...args] };
 }
 
-/** The entry in the client's own format (Claude Code and VS Code want a type). */
-export function clientEntry(client: ClientName, entry: ServerEntry): Record<string, unknown> {
+/**
+ * The entry in the client's own format (Claude Code and VS Code want a type), its env as env (never
+ * in args, which `claude mcp list` and `codex mcp list` print), and each variable in `passed`
+ * handed on from the client's own environment in the client's own syntax, for the client to expand.
+ */
+export function clientEntry(client: ClientName, entry: ServerEntry, passed: string[] = []): Record<string, unknown> {
   const typed = client === "claude-code" || client === "claude-code-user" || client === "vscode" ? { type: "stdio" } : {};
+  const handedOn = handsOnVariables(client) ? Object.fromEntries(passed.map((name) => [name, variableIn(client, name)])) : {};
+  const env = { ...handedOn, ...entry.env };
   return {
     ...typed,
     command: entry.command,
     args: entry.args,
-    ...(entry.env && Object.keys(entry.env).length > 0 ? { env: entry.env } : {}),
+    ...(Object.keys(env).length > 0 ? { env } : {}),
+    // Codex passes on only the variables `env_vars` names (developers.openai.com/codex/mcp).
+    ...(client === "codex" && passed.length > 0 ? { env_vars: passed } : {}),
   };
+}
+
+/** Whether a client's env values can name a variable of its own environment (Claude Desktop's cannot; Codex uses env_vars). */
+export function handsOnVariables(client: ClientName): boolean {
+  return client !== "claude-desktop" && client !== "codex";
+}
+
+/** How a client's entry says "this variable of my environment": `${env:NAME}` in VS Code, Cursor and Windsurf, else `${NAME}`. */
+function variableIn(client: ClientName, name: string): string {
+  return client === "vscode" || client === "cursor" || client === "windsurf" ? `\${env:${name}}` : `\${${name}}`;
 }
 
 /**

@@ -7,9 +7,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensurePrivateDir } from "../../io/private-dir.ts";
-import { readFileCappedSync } from "../../io/read-capped.ts";
-import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
+import { isJsonObject } from "../../wire/jsonrpc.ts";
 import type { Result } from "../../wire/result.ts";
+import { readConfigFile } from "../config-file.ts";
 import { type Env, type Scope, userHome } from "./clients.ts";
 
 export interface Approvable {
@@ -20,7 +20,7 @@ export interface Approvable {
   entry: Record<string, unknown>;
 }
 
-interface Approval {
+export interface Approval {
   project: string;
   file: string;
   name: string;
@@ -30,25 +30,29 @@ interface Approval {
 
 const APPROVALS_FILE = "servers.json";
 
-export function needsApproval(server: Approvable): boolean {
+export function needsApproval(server: Pick<Approvable, "scope">): boolean {
   return server.scope === "project";
 }
 
-/** User and local entries need no approval (the user wrote them); a project entry needs this exact one approved. */
-export function isApproved(server: Approvable, env: Env = process.env): boolean {
-  if (!needsApproval(server)) return true;
+/** User and local entries need no approval (the user wrote them); a project entry needs one, here or by its client (discovery decides). */
+export function isApproved(server: { scope: Scope; approved: boolean }): boolean {
+  return !needsApproval(server) || server.approved;
+}
+
+/** Whether this exact entry was approved here (`approvals`: readApprovals, read once for a whole listing). */
+export function recordedApproval(approvals: Approval[], server: Approvable): boolean {
   const key = approvalKey(server);
-  return readApprovals(env).some(
+  return approvals.some(
     (approval) =>
       approval.project === key.project && approval.file === key.file && approval.name === key.name && approval.entry === key.entry,
   );
 }
 
-export function approve(server: Approvable, env: Env = process.env, now = new Date()): Result<true> {
+export async function approve(server: Approvable, env: Env = process.env, now = new Date()): Promise<Result<true>> {
   const dir = ensurePrivateDir(approvalsDir(env));
   if (!dir.ok) return { ok: false, error: `cannot remember the approval: ${dir.error}` };
   const key = approvalKey(server);
-  const kept = readApprovals(env).filter(
+  const kept = (await readApprovals(env)).filter(
     (approval) => !(approval.project === key.project && approval.file === key.file && approval.name === key.name),
   );
   const file = join(dir.value, APPROVALS_FILE);
@@ -78,22 +82,18 @@ function approvalsDir(env: Env): string {
   return join(userHome(env), ".mcpkit", "approvals");
 }
 
-function readApprovals(env: Env): Approval[] {
+/** The approvals kept here, read like any config file (lib/targets/config-file.ts); a damaged file approves nothing. */
+export async function readApprovals(env: Env, signal?: AbortSignal): Promise<Approval[]> {
   // Approvals in a directory that others could write to are no approvals at all.
   const dir = ensurePrivateDir(approvalsDir(env));
   if (!dir.ok) return [];
-  const read = readFileCappedSync(join(dir.value, APPROVALS_FILE), MAX_CONFIG_BYTES);
-  if (!read.ok) return [];
-  try {
-    const approved = (JSON.parse(read.value) as { approved?: unknown }).approved;
-    return Array.isArray(approved) ? (approved as Approval[]) : [];
-  } catch {
-    // A damaged file approves nothing: every project server is asked about again.
-    return [];
-  }
+  const read = await readConfigFile(join(dir.value, APPROVALS_FILE), "json", signal);
+  const approved = read.ok && isJsonObject(read.value) ? read.value.approved : undefined;
+  return Array.isArray(approved) ? (approved as Approval[]) : [];
 }
 
-function canonicalJson(value: unknown): string {
+/** JSON with every object's keys sorted: equal for equal values, however the file was formatted. */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (typeof value === "object" && value !== null) {
     return `{${Object.keys(value)

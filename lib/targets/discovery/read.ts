@@ -1,12 +1,11 @@
-// Reading one client config file into its server entries, as written (nothing expanded): JSON
-// (strict first, it is faster on a large ~/.claude.json; then JSONC), or TOML for Codex. A file
-// that is not there is no problem; one that cannot be read or parsed is a problem, named.
+// Reading one client config file into its server entries, as written (nothing expanded), through
+// the one config reader (lib/targets/config-file.ts: regular files, capped, nesting capped, within
+// the deadline). A file that is not there is no problem; one that cannot be read or parsed is a
+// problem, named.
 
-import { readFileCappedSync } from "../../io/read-capped.ts";
 import { isJsonObject } from "../../wire/jsonrpc.ts";
-import { MAX_CONFIG_BYTES } from "../../wire/limits.ts";
 import type { Result } from "../../wire/result.ts";
-import { formatName, parseConfigText } from "../config-text.ts";
+import { readConfigFile } from "../config-file.ts";
 import type { ConfigSource } from "./clients.ts";
 
 /** A VS Code input variable definition (`inputs` beside `servers`). */
@@ -26,11 +25,11 @@ export interface ReadSource {
 }
 
 /** Parsed files, by path: ~/.claude.json is read once for its user and its local scope. */
-export type ParseCache = Map<string, Result<unknown> | undefined>;
+export type ParseCache = Map<string, Promise<Result<unknown> | undefined>>;
 
-export function readSource(source: ConfigSource, cache: ParseCache): ReadSource {
-  const parsed = cache.has(source.file) ? cache.get(source.file) : parseFile(source);
-  cache.set(source.file, parsed);
+export async function readSource(source: ConfigSource, cache: ParseCache, signal?: AbortSignal): Promise<ReadSource> {
+  if (!cache.has(source.file)) cache.set(source.file, parseFile(source, signal));
+  const parsed = await cache.get(source.file)!;
   if (parsed === undefined) return { entries: [], inputs: [], problems: [] };
   if (!parsed.ok) return { entries: [], inputs: [], problems: [parsed.error] };
   const servers = dig(parsed.value, source.key);
@@ -45,21 +44,10 @@ export function readSource(source: ConfigSource, cache: ParseCache): ReadSource 
   return { entries, inputs: source.client.startsWith("vscode") ? inputDefinitions(parsed.value) : [], problems };
 }
 
-function parseFile(source: ConfigSource): Result<unknown> | undefined {
-  const read = readFileCappedSync(source.file, MAX_CONFIG_BYTES);
-  if (!read.ok) {
-    if (read.error.detail === "ENOENT" || read.error.detail === "ENOTDIR") return undefined;
-    return {
-      ok: false,
-      error:
-        read.error.reason === "too-large"
-          ? `${source.file} is over the ${MAX_CONFIG_BYTES}-byte limit; skipped`
-          : `cannot read ${source.file} (${read.error.detail}); skipped`,
-    };
-  }
-  const format = source.format === "toml" ? "toml" : "json";
-  const parsed = parseConfigText(read.value, format);
-  return parsed.ok ? parsed : { ok: false, error: `${source.file} is not valid ${formatName(format)} (${parsed.error}); skipped` };
+async function parseFile(source: ConfigSource, signal?: AbortSignal): Promise<Result<unknown> | undefined> {
+  const read = await readConfigFile(source.file, source.format, signal);
+  if (read.ok) return read;
+  return read.error.absent ? undefined : { ok: false, error: `${read.error.problem}; skipped` };
 }
 
 function inputDefinitions(config: unknown): InputDefinition[] {

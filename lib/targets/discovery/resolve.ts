@@ -8,8 +8,9 @@ import type { Asker } from "../../terminal/asker.ts";
 import type { Result } from "../../wire/result.ts";
 import { configEntryTarget } from "../config-entry.ts";
 import type { Target } from "../target.ts";
-import { approve, entryHash, isApproved } from "./approval.ts";
+import { approve, isApproved } from "./approval.ts";
 import { type Env, type Scope, userHome } from "./clients.ts";
+import { commonEntry, serverIdentity } from "./common-entry.ts";
 import { type DiscoveredServer, type DiscoveryOptions, discoverServers } from "./find.ts";
 import type { InputDefinition } from "./read.ts";
 import { neededInputs, substitute } from "./variables.ts";
@@ -18,9 +19,16 @@ const PRECEDENCE: Scope[] = ["local", "project", "user"];
 
 /** The server that `name` means, an error (ambiguous, turned off), or undefined when no entry has that name. */
 export function pickServer(servers: DiscoveredServer[], name: string): Result<DiscoveredServer> | undefined {
-  const named = servers.filter((server) => server.name === name);
+  return pickAmong(
+    servers.filter((server) => server.name === name),
+    name,
+  );
+}
+
+/** pickServer among the entries of one name. */
+function pickAmong(named: DiscoveredServer[], name: string): Result<DiscoveredServer> | undefined {
   if (named.length === 0) return undefined;
-  const on = named.filter((server) => !server.turnedOff);
+  const on = reachable(named);
   if (on.length === 0) return fail(`"${name}" is turned off in ${files(named)} (turn it on there to use it)`);
   const scope = PRECEDENCE.find((candidate) => on.some((server) => server.scope === candidate))!;
   const distinct = distinctEntries(on.filter((server) => server.scope === scope));
@@ -32,31 +40,89 @@ export function pickServer(servers: DiscoveredServer[], name: string): Result<Di
   return { ok: true, value: distinct[0]! };
 }
 
+/**
+ * The entries of one name a lookup may pick: not hidden by their own client (a nearer file), not
+ * turned off, and no unapproved project entry while an entry the user wrote has the name (the
+ * user's runs, the project's waits for approval; alone, a project entry is asked about).
+ */
+function reachable(named: DiscoveredServer[]): DiscoveredServer[] {
+  const on = named.filter((server) => !server.hiddenBy && !server.turnedOff);
+  const userWritten = on.some((server) => server.scope !== "project");
+  return userWritten ? on.filter((server) => server.scope !== "project" || server.approved) : on;
+}
+
+/** An entry as a listing names it: which client, which scope, which file. */
+export interface EntryRef {
+  client: string;
+  scope: Scope;
+  file: string;
+}
+
 export interface ServerState {
-  /** The file of the entry this name means instead. */
-  shadowedBy?: string;
+  /** The entry this name means instead. */
+  shadowedBy?: EntryRef;
+  /** An unapproved project entry: the entry that runs until it is approved. */
+  waitsForApproval?: EntryRef;
+  /** The same server (what it runs or reaches) in another client's file; the name means it once. */
+  sameAs?: EntryRef;
   /** The other files with a different entry of this name in the same scope. */
   ambiguousWith?: string[];
 }
 
-/** For a listing: which entries a name does not reach, and which names are ambiguous. */
+/** For a listing: which entries a name does not reach, and which names are ambiguous; one pass over the names. */
 export function serverStates(servers: DiscoveredServer[]): Map<DiscoveredServer, ServerState> {
   const states = new Map<DiscoveredServer, ServerState>();
-  for (const name of new Set(servers.map((server) => server.name))) {
-    const picked = pickServer(servers, name);
-    const on = servers.filter((server) => server.name === name && !server.turnedOff);
+  for (const [name, named] of byName(servers)) {
+    const picked = pickAmong(named, name);
     if (picked?.ok) {
-      for (const server of on) if (server !== picked.value) states.set(server, { shadowedBy: picked.value.file });
+      const winner = picked.value;
+      const same = serverIdentity(winner.client, winner.entry);
+      for (const server of named) {
+        if (server === winner || server.turnedOff) continue;
+        if (server.hiddenBy) states.set(server, { shadowedBy: ref(server.hiddenBy) });
+        else if (server.scope === "project" && !server.approved && winner.scope !== "project")
+          states.set(server, { waitsForApproval: ref(winner) });
+        else if (server.scope === winner.scope && serverIdentity(server.client, server.entry) === same)
+          states.set(server, { sameAs: ref(winner) });
+        else states.set(server, { shadowedBy: ref(winner) });
+      }
       continue;
     }
+    const on = reachable(named);
     const scope = PRECEDENCE.find((candidate) => on.some((server) => server.scope === candidate));
     const rivals = distinctEntries(on.filter((server) => server.scope === scope));
-    for (const server of on) {
-      if (server.scope !== scope) states.set(server, { shadowedBy: rivals[0]!.file });
+    for (const server of named.filter((candidate) => !candidate.turnedOff)) {
+      if (server.hiddenBy) states.set(server, { shadowedBy: ref(server.hiddenBy) });
+      else if (server.scope !== scope) states.set(server, rivals[0] ? { shadowedBy: ref(rivals[0]) } : {});
       else states.set(server, { ambiguousWith: rivals.filter((rival) => rival.file !== server.file).map((rival) => rival.file) });
     }
   }
   return states;
+}
+
+/** Why a name reaches no server, for grep and skill to say instead of dropping it: undefined when it reaches one. */
+export function unreachableReason(servers: DiscoveredServer[], name: string): string | undefined {
+  const picked = pickServer(servers, name);
+  if (picked === undefined || picked.ok) {
+    if (picked?.ok && !picked.value.approved)
+      return `it comes from the project file ${picked.value.file}, not approved yet (mcp-inspect servers --approve ${quoted(name)})`;
+    return undefined;
+  }
+  return picked.error.replace(`"${name}" `, "");
+}
+
+function byName(servers: DiscoveredServer[]): Map<string, DiscoveredServer[]> {
+  const groups = new Map<string, DiscoveredServer[]>();
+  for (const server of servers) {
+    const group = groups.get(server.name);
+    if (group) group.push(server);
+    else groups.set(server.name, [server]);
+  }
+  return groups;
+}
+
+function ref(server: DiscoveredServer): EntryRef {
+  return { client: server.client, scope: server.scope, file: server.file };
 }
 
 /** The target an entry stands for: predefined variables and the typed inputs put in, then read as lib/targets/target.ts reads any entry. */
@@ -71,7 +137,7 @@ export function targetOf(server: DiscoveredServer, options: { env?: Env; inputs?
     expands || options.inputs
       ? substitute(server.entry, { workspaceFolder: server.project, userHome: userHome(env), inputs: options.inputs })
       : server.entry;
-  return configEntryTarget(server.file, server.name, entry, env);
+  return configEntryTarget(server.file, server.name, commonEntry(server.client, entry), env);
 }
 
 /**
@@ -84,10 +150,10 @@ export async function findServerTarget(
   options: DiscoveryOptions & { ask?: Required<Asker> } = {},
 ): Promise<Result<Target> | undefined> {
   const env = options.env ?? process.env;
-  const picked = pickServer(discoverServers(options).servers, name);
+  const picked = pickServer((await discoverServers(options)).servers, name);
   if (!picked?.ok) return picked;
   const server = picked.value;
-  if (!isApproved(server, env)) {
+  if (!isApproved(server)) {
     const approved = await askApproval(server, env, options.ask);
     if (!approved.ok) return approved;
   }
@@ -109,10 +175,13 @@ async function askApproval(server: DiscoveredServer, env: Env, ask: Required<Ask
       `"${server.name}" comes from the project file ${server.file} and is not approved yet (check what it runs with mcp-inspect ` +
         `servers, then: ${hint})`,
     );
-  ask.print(`"${server.name}" comes from the project file ${server.file} and has not been approved yet. It ${whatItRuns(server.entry)}.`);
+  ask.print(
+    `"${server.name}" comes from the project file ${server.file} and has not been approved yet. ` +
+      `It ${whatItRuns(commonEntry(server.client, server.entry))}.`,
+  );
   if (!(await ask.confirm("Run it, and remember this answer for this entry?")))
     return fail(`"${server.name}" was not approved (approve it later with: ${hint})`);
-  const saved = approve(server, env);
+  const saved = await approve(server, env);
   return saved.ok ? { ok: true, value: true } : saved;
 }
 
@@ -156,12 +225,11 @@ function inputList(inputs: InputDefinition[]): string {
   return inputs.map((input) => `\${input:${input.id}}${input.description ? ` (${input.description})` : ""}`).join(", ");
 }
 
-/** Entries of one name that differ; `"type": "stdio"` beside a command changes nothing. */
+/** Entries of one name that are different servers (serverIdentity), the first of each kept. */
 function distinctEntries(servers: DiscoveredServer[]): DiscoveredServer[] {
   const seen = new Map<string, DiscoveredServer>();
   for (const server of servers) {
-    const { type, ...rest } = server.entry;
-    const key = entryHash(typeof server.entry.command === "string" && (type === undefined || type === "stdio") ? rest : server.entry);
+    const key = serverIdentity(server.client, server.entry);
     if (!seen.has(key)) seen.set(key, server);
   }
   return [...seen.values()];

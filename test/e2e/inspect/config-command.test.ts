@@ -6,7 +6,7 @@ import { parse as parseToml } from "smol-toml";
 import { tomlWithServer } from "../../../lib/targets/client-config/toml.ts";
 import { clientEntry, mergeIntoConfig, toolCommand } from "../../../lib/targets/client-config/write.ts";
 import { parseJsonc } from "../../../lib/targets/jsonc.ts";
-import { BUN, ROOT, runTool } from "../../support/helpers.ts";
+import { BUN, FAULTY, ROOT, runTool } from "../../support/helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -220,4 +220,75 @@ test("config --write writes the files discovery reads: windsurf, gemini, codex a
     ["via-codex", "codex", "user", join(home, ".codex", "config.toml")],
     ["via-gemini", "gemini", "user", join(home, ".gemini", "settings.json")],
   ]);
+});
+
+test("a new entry goes after the line of the last one: an end-of-line comment stays beside the entry it was written for", () => {
+  const file = join(dir, "commented.json");
+  const before = `{\n  // VS Code\n  "servers": {\n    "a": { "command": "x" } // the a server\n  }\n}\n`;
+  writeFileSync(file, before);
+  expect(mergeIntoConfig(file, "servers", "b", { command: "y" }).ok).toBe(true);
+  const after = readFileSync(file, "utf8");
+  expect(after).toContain(`    "a": { "command": "x" }, // the a server\n    "b": {`);
+  expect(parseJsonc(after)).toEqual({ ok: true, value: { servers: { a: { command: "x" }, b: { command: "y" } } } });
+  // A file without the servers object yet keeps its last line's comment too.
+  const settings = join(dir, "settings.json");
+  writeFileSync(settings, `{\n  "theme": "dark" // mine\n}\n`);
+  expect(mergeIntoConfig(settings, "mcpServers", "b", { command: "y" }).ok).toBe(true);
+  expect(readFileSync(settings, "utf8")).toStartWith(`{\n  "theme": "dark", // mine\n  "mcpServers": {\n    "b": {`);
+});
+
+test("config writes -e as env (never in args), leaves ${VAR} of -H for the client to hand on, and writes a --url bridge", async () => {
+  const own = "config --client claude-code-user --name dev -e MODE=fast".split(" ");
+  const inspectEntry = await runTool("mcp-inspect.ts", [...own, "-H", "Authorization: Bearer ${TOKEN}", "--", "node", "/srv/s.js"]);
+  expect(inspectEntry.code).toBe(0);
+  const dev = JSON.parse(inspectEntry.stdout).mcpServers.dev;
+  expect(dev.env).toEqual({ TOKEN: "${TOKEN}", MODE: "fast" });
+  expect(dev.args).toEqual([join(ROOT, "mcp-inspect.ts"), "mcp", "-H", "Authorization: Bearer ${TOKEN}", "--", "node", "/srv/s.js"]);
+  const bridge = await runTool("mcp-proxy.ts", ["config", "--client", "codex", "-e", "MODE=fast", "--url", "https://mcp.example.com/mcp"]);
+  expect(bridge.code).toBe(0);
+  const table = parseToml(bridge.stdout) as any;
+  expect(table.mcp_servers["mcp.example.com"]).toEqual({
+    command: BUN,
+    args: [join(ROOT, "mcp-proxy.ts"), "--url", "https://mcp.example.com/mcp"],
+    env: { MODE: "fast" },
+  });
+  const vscode = await runTool("mcp-proxy.ts", [
+    "config",
+    "--client",
+    "vscode",
+    "-H",
+    "X-Api-Key: ${KEY}",
+    "--url",
+    "https://x.example/mcp",
+  ]);
+  expect(JSON.parse(vscode.stdout).servers["x.example"].env).toEqual({ KEY: "${env:KEY}" });
+});
+
+test("a header's ${VAR} is expanded from our environment, and an unset one is a one-line error, never sent as written", async () => {
+  const header = "Authorization: Bearer ${MCPKIT_TEST_UNSET_TOKEN}";
+  const unset = await runTool("mcp-inspect.ts", ["list-tools", "--url", "http://127.0.0.1:9/mcp", "-H", header]);
+  expect(unset.code).toBe(1);
+  expect(unset.json.error.message).toBe(
+    "--header Authorization: ${MCPKIT_TEST_UNSET_TOKEN} is not set (export it, or write ${MCPKIT_TEST_UNSET_TOKEN:-default})",
+  );
+});
+
+test("what config --write puts into a project's .mcp.json counts as approved: it runs without asking", async () => {
+  const root = mkdtempSync(join(tmpdir(), "mcpkit-config-approve-"));
+  try {
+    const home = join(root, "home");
+    const project = join(root, "project");
+    mkdirSync(join(project, ".git"), { recursive: true });
+    mkdirSync(home);
+    const env = { HOME: home, XDG_CONFIG_HOME: "", CODEX_HOME: "", QWEN_HOME: "", COPILOT_HOME: "", CLAUDE_CONFIG_DIR: "" };
+    const wrote = await runTool("mcp-proxy.ts", ["config", "--client", "claude-code", "--name", "mine", "--write", "--", BUN, FAULTY], {
+      env,
+      cwd: project,
+    });
+    expect(wrote.code, wrote.stderr).toBe(0);
+    const listed = await runTool("mcp-inspect.ts", ["servers"], { env, cwd: project });
+    expect(listed.json.data.servers.find((row: any) => row.name === "mine")).toMatchObject({ scope: "project", approved: true });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { AuthStore } from "../../../lib/auth/store.ts";
 import { configEntryTarget } from "../../../lib/targets/config-entry.ts";
-import { BUN, FAULTY, inspect, REFERENCE, ROOT, removeTempDirs, tempDir } from "../../support/helpers.ts";
+import { BUN, FAULTY, homeAndRepository, inspect, REFERENCE, ROOT, removeTempDirs, tempDir } from "../../support/helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -37,13 +37,8 @@ function write(file: string, text: string): void {
 
 /** An empty HOME and an empty project (a repository root, so nothing above it is looked at). */
 function emptyLayout(): Layout {
-  const root = tempDir("mcpkit-discovery-");
-  const home = join(root, "home");
-  const project = join(root, "project");
-  mkdirSync(join(project, ".git"), { recursive: true });
-  mkdirSync(home, { recursive: true });
   // Linux paths: ~/.config for the desktop apps, ~/.codex for Codex, the token store under HOME.
-  return { home, project, env: { HOME: home, XDG_CONFIG_HOME: "", CODEX_HOME: "", MCPKIT_AUTH_DIR: "" }, file: (path) => path };
+  return { ...homeAndRepository("mcpkit-discovery-"), file: (path) => path };
 }
 
 /** Every client's user file, Claude Code's local scope, and every project file. */
@@ -67,7 +62,7 @@ function fullLayout(): Layout {
   });
   json(join(home, ".cursor", "mcp.json"), {
     mcpServers: {
-      "cursor-user": { url: "https://cursor.example/mcp", headers: { "X-Api-Key": "secret-cursor-header" } },
+      "cursor-user": { url: "https://cursor.example/mcp", headers: { "X-Trace-Id": "secret-cursor-header" } },
       "path-named": ECHO,
     },
   });
@@ -81,7 +76,7 @@ function fullLayout(): Layout {
   );
   json(join(home, ".config", "Code - Insiders", "User", "mcp.json"), { servers: { "insiders-user": { type: "stdio", ...ECHO } } });
   json(join(home, ".codeium", "windsurf", "mcp_config.json"), {
-    mcpServers: { "windsurf-user": { serverUrl: "https://windsurf.example/mcp", headers: { "X-Key": "secret-windsurf-header" } } },
+    mcpServers: { "windsurf-user": { serverUrl: "https://windsurf.example/mcp", headers: { "X-Api-Key": "secret-windsurf-header" } } },
   });
   write(
     join(home, ".codex", "config.toml"),
@@ -164,10 +159,11 @@ test("servers lists every client's servers with their files, clients and scopes,
   expect(row("windsurf-user")).toMatchObject({
     transport: "http",
     url: "https://windsurf.example/mcp",
-    headers: ["X-Key"],
-    auth: "sign-in needed if the server asks",
+    headers: ["X-Api-Key"],
+    // An API-key header is the credential: no sign-in is looked for.
+    auth: "X-Api-Key header",
   });
-  expect(row("cursor-user")).toMatchObject({ headers: ["X-Api-Key"], auth: "signed in" });
+  expect(row("cursor-user")).toMatchObject({ headers: ["X-Trace-Id"], auth: "signed in" });
   expect(row("vscode-user")).toMatchObject({ env: ["TOKEN"], inputs: ["token"] });
   expect(row("codex-off")).toMatchObject({ turnedOff: true });
   expect(row("proj-echo")).toMatchObject({ approved: false, project });
@@ -177,7 +173,7 @@ test("servers lists every client's servers with their files, clients and scopes,
   expect(text.stdout).toContain(
     `proj-echo  claude-code, project: ${join(project, ".mcp.json")}  [not approved (mcp-inspect servers --approve proj-echo)]`,
   );
-  expect(text.stdout).toContain("http https://cursor.example/mcp · headers X-Api-Key · signed in");
+  expect(text.stdout).toContain("http https://cursor.example/mcp · headers X-Trace-Id · signed in");
   for (const secret of SECRETS) {
     expect(listed.stdout).not.toContain(secret);
     expect(text.stdout + text.stderr).not.toContain(secret);
@@ -279,9 +275,11 @@ test("a project entry shadows a user entry of the same name, and a local entry s
   expect((await run(layout, ["servers", "--approve", "shared"])).code).toBe(0);
   expect((await whichOf()).data.content[0].text).toBe("project");
   const listed = await run(layout, ["servers"]);
-  expect(listed.json.data.servers.find((row: any) => row.name === "shared" && row.scope === "user").shadowedBy).toBe(
-    join(layout.project, ".mcp.json"),
-  );
+  expect(listed.json.data.servers.find((row: any) => row.name === "shared" && row.scope === "user").shadowedBy).toEqual({
+    client: "claude-code",
+    scope: "project",
+    file: join(layout.project, ".mcp.json"),
+  });
   write(
     join(layout.home, ".claude.json"),
     JSON.stringify({

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { firstSentence, signature } from "../../../inspect/signatures.ts";
-import { BUN, EVERYTHING, inspect, REFERENCE, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
+import { BUN, EVERYTHING, inspect, REFERENCE, ROOT, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -167,13 +167,15 @@ describe("skill", () => {
           },
         }),
       );
-      const out = join(dir, "skill");
+      // The folder's name is the skill's (pi and Claude Code load a skill by its folder).
+      const out = join(dir, "my-servers");
       const run = await inspect(["skill", "--out", out, "--config", file]);
       expect(run.code).toBe(0);
       expect(run.json.data.file).toBe(join(out, "SKILL.md"));
       const skill = (await Bun.file(join(out, "SKILL.md")).text()) as string;
-      expect(skill).toStartWith("---\nname: mcp-servers\ndescription: ");
-      expect(skill).toContain("mcp-inspect grep <pattern> --format signatures");
+      expect(skill).toStartWith("---\nname: my-servers\ndescription: ");
+      // The absolute command line `config` writes, not a name PATH may not hold.
+      expect(skill).toContain(`${BUN} ${join(ROOT, "mcp-inspect.ts")} grep <pattern> --format signatures`);
       expect(skill).toContain("--input-responses @answers.json");
       expect(skill).toContain(`Select with: \`--config ${file} --server reference\``);
       expect(skill).toContain("echo(message: string) - Echo the message back");
@@ -204,9 +206,18 @@ describe("grep and skill over the configured servers", () => {
       const run = await inspect(["grep", "^add$"], { env: { HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, cwd: project });
       expect(run.code).toBe(0);
       expect(run.json.data.matches).toEqual([{ server: "mine", tool: "add", signature: "add(a: number, b: number) - Add two numbers" }]);
+      const projectEntry = { mcpServers: { theirs: { command: BUN, args: [REFERENCE] } } };
+      mkdirSync(join(project, ".git"));
+      writeFileSync(join(project, ".mcp.json"), JSON.stringify(projectEntry));
+      mkdirSync(join(home, ".claude"));
+      writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ enabledMcpjsonServers: ["theirs"] }));
       const skill = await inspect(["skill", "--out", "-"], { env: { HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, cwd: project });
       expect(skill.code).toBe(0);
-      expect(skill.stdout).toContain("Select with: `--server mine`");
+      expect(skill.stdout).toContain("name: mcp-servers\n");
+      expect(skill.stdout).toContain("Select with: `--server mine`\n");
+      expect(skill.stdout).toContain(
+        `Select with: \`--server theirs\` (an entry of the project ${project}: run it there or in a folder under it)`,
+      );
     },
     TEST_GUARD_MS,
   );

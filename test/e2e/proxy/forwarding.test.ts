@@ -56,6 +56,15 @@ describe("transparent forwarding", () => {
   );
 
   test(
+    "options, then the server command without `--` (as Gemini CLI's mcp add writes it): a flag's value is not taken for it",
+    async () => {
+      const peer = proxy(["--log-level", "warn", "--max-restarts", "2", BUN, REFERENCE]);
+      expect((await initialized(peer)).result.serverInfo.name).toBe("mcpkit-reference");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "other messages pass byte for byte, ids keep their type, unknown methods and fields pass",
     async () => {
       const peer = proxy(["--", BUN, REFERENCE]);
@@ -523,7 +532,6 @@ describe("lifecycle", () => {
         [["--log-level", "loud", "--", "x"], '--log-level takes one of silent, error, warn, info, debug, trace, not "loud"'],
         [["--bogus", "--", "x"], "unknown option --bogus"],
         [[], "no server given"],
-        [["--watch", "src", "node", "server.js"], "put the server command after --"],
       ] as const) {
         const child = Bun.spawn([BUN, PROXY, ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
         const [stdout, stderr, code] = await Promise.all([

@@ -3,6 +3,7 @@ import type { ArgsDef } from "citty";
 import {
   commandFirst,
   prepareArgv,
+  separateServerCommand,
   splitAtDoubleDash,
   splitServerCommand,
   takeRepeatable,
@@ -23,7 +24,30 @@ describe("argv handling", () => {
   test("a leading word is the server command when bun swallowed the --", () => {
     expect(splitServerCommand(["node", "s.js"])).toEqual({ own: [], command: ["node", "s.js"] });
     expect(splitServerCommand(["--watch", "src", "--", "node"])).toEqual({ own: ["--watch", "src"], command: ["node"] });
-    expect(splitServerCommand(["--watch", "src"])).toEqual({ own: ["--watch", "src"], command: [] });
+    expect(splitServerCommand(["--watch", "src"], new Set(["--watch"]))).toEqual({ own: ["--watch", "src"], command: [] });
+    // Options first, then the command without `--`, as Gemini CLI's `mcp add` writes an entry.
+    expect(splitServerCommand(["--watch", "src", "--stateful", "node", "s.js", "--port", "1"], new Set(["--watch"]))).toEqual({
+      own: ["--watch", "src", "--stateful"],
+      command: ["node", "s.js", "--port", "1"],
+    });
+  });
+
+  test("after the command word and our options, the first other word starts the server command (mcp-inspect mcp CMD ARGS)", () => {
+    const values = new Set(["--timeout"]);
+    expect(separateServerCommand(["mcp", "--timeout", "5", "node", "s.js", "--x"], "mcp", values)).toEqual([
+      "mcp",
+      "--timeout",
+      "5",
+      "--",
+      "node",
+      "s.js",
+      "--x",
+    ]);
+    expect(separateServerCommand(["--timeout", "5", "mcp", "node"], "mcp", values)).toEqual(["--timeout", "5", "mcp", "--", "node"]);
+    // With `--` as today, another command word, or no server word: as given.
+    expect(separateServerCommand(["mcp", "--", "node"], "mcp", values)).toEqual(["mcp", "--", "node"]);
+    expect(separateServerCommand(["list-tools", "node"], "mcp", values)).toEqual(["list-tools", "node"]);
+    expect(separateServerCommand(["mcp", "--url", "http://x"], "mcp", new Set(["--url"]))).toEqual(["mcp", "--url", "http://x"]);
   });
 
   test("repeatable flags keep every value in order, in all spellings", () => {
