@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import { AuthStore } from "../../../lib/auth/store.ts";
 import { configEntryTarget } from "../../../lib/targets/config-entry.ts";
 import { BUN, FAULTY, homeAndRepository, inspect, REFERENCE, ROOT, removeTempDirs, tempDir } from "../../support/helpers.ts";
+import { inTerminal } from "../../support/terminal.ts";
 
 afterAll(removeTempDirs);
 
@@ -359,42 +360,17 @@ test("a config file that cannot be parsed is named once, and the other files are
   expect(text.stderr.match(/\.claude\.json is not valid JSON/g)).toHaveLength(1);
 });
 
-/** mcp-inspect in a pseudo-terminal; `see` resolves when the screen shows the text (after what was seen before). */
-function inTerminal(layout: Layout, args: string[]) {
-  let screen = "";
-  let cursor = 0;
-  let waiter: { wanted: string; resolve: () => void } | undefined;
-  const plain = () => screen.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, "").replace(/\r/g, "");
-  const check = () => {
-    if (!waiter) return;
-    const index = plain().indexOf(waiter.wanted, cursor);
-    if (index === -1) return;
-    cursor = index + waiter.wanted.length;
-    const done = waiter.resolve;
-    waiter = undefined;
-    done();
-  };
-  const child = Bun.spawn([BUN, join(ROOT, "mcp-inspect.ts"), ...args], {
+/** mcp-inspect in a pseudo-terminal (the one screen helper), run in the layout's project. */
+function inspectInTerminal(layout: Layout, args: string[]) {
+  return inTerminal([BUN, join(ROOT, "mcp-inspect.ts"), ...args], {
     cwd: layout.project,
     env: { ...process.env, ...layout.env, NO_COLOR: "1", TERM: "xterm" },
-    terminal: { cols: 200, rows: 50, data: (_terminal, data) => ((screen += new TextDecoder().decode(data)), check()) },
   });
-  return {
-    child,
-    screen: plain,
-    see: (wanted: string) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`never saw ${JSON.stringify(wanted)}; screen:\n${plain()}`)), 20_000);
-        waiter = { wanted, resolve: () => (clearTimeout(timer), resolve()) };
-        check();
-      }),
-    type: (text: string) => child.terminal!.write(text),
-  };
 }
 
 test("on a terminal, an unapproved project entry is shown and asked about, and the answer is remembered", async () => {
   const layout = fullLayout();
-  const session = inTerminal(layout, ["list-tools", "--server", "proj-echo"]);
+  const session = inspectInTerminal(layout, ["list-tools", "--server", "proj-echo"]);
   await session.see(
     `"proj-echo" comes from the project file ${join(layout.project, ".mcp.json")} and has not been approved yet. It runs ${BUN} ${FAULTY}.`,
   );
@@ -408,7 +384,15 @@ test("on a terminal, an unapproved project entry is shown and asked about, and t
 
 test("on a terminal, a VS Code ${input:...} is typed without being shown, and reaches the server", async () => {
   const layout = fullLayout();
-  const session = inTerminal(layout, ["call-tool", "env", "--params", '{"name":"TOKEN"}', "--no-validate", "--server", "vscode-user"]);
+  const session = inspectInTerminal(layout, [
+    "call-tool",
+    "env",
+    "--params",
+    '{"name":"TOKEN"}',
+    "--no-validate",
+    "--server",
+    "vscode-user",
+  ]);
   await session.see("Your token: ");
   session.type("typed-secret\r");
   await session.see("typed-secret");
