@@ -20,9 +20,10 @@ interface SuiteCheck {
 const RESULT_DIR = /^server-(.+)-(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)$/;
 /** The summary line of a scenario on the suite's stdout. */
 const VERDICT_LINE = /^([✓✗]) ([^:\s]+): (.*)$/;
-/** What the suite says when a scenario needs a fixture of its own that the server does not have. */
-const FIXTURE_MISS =
-  /\b(?:tool|prompt|resource)\b.*?\b(test_[a-z0-9_]+|test:\/\/\S+).*\bnot found\b|\bnot found\b.*?(test_[a-z0-9_]+|test:\/\/\S+)/i;
+/** A fixture of the suite's own, named in what it says of a failing check. */
+const FIXTURE_NAME = /\b(test_[a-z0-9_]+|test:\/\/[^\s,;]+)/i;
+/** Servers word a miss their own way: "Tool X not found", "unknown tool X", "no such prompt". */
+const MISSING = /\bnot found\b|\bunknown\b|\bno such\b|\bdoes not exist\b|\bdoesn't exist\b/i;
 
 export const conformanceId = (scenario: string) => `conformance:${scenario}`;
 
@@ -62,9 +63,9 @@ function scenarioCheck(scenario: string, suiteChecks: SuiteCheck[] | undefined):
     const noted = warnings.length > 0 ? ` (${listed(warnings.map(said))})` : "";
     return check(scenario, "pass", `${tally}${noted}`, urls);
   }
-  const fixtures = failures.map((c) => FIXTURE_MISS.exec(c.errorMessage ?? ""));
+  const fixtures = failures.map((c) => (MISSING.test(c.errorMessage ?? "") ? FIXTURE_NAME.exec(c.errorMessage ?? "") : null));
   if (fixtures.every((match) => match !== null)) {
-    const names = [...new Set(fixtures.map((match) => match![1] ?? match![2]!))];
+    const names = [...new Set(fixtures.map((match) => match![1]!))];
     return check(scenario, "not-applicable", `needs the suite's own fixture ${names.join(", ")}, which this server does not have`, urls);
   }
   return check(scenario, "fail", `${tally}: ${listed(failures.map(said))}`, urls);
