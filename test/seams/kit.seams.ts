@@ -7,7 +7,17 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { BUN, EVERYTHING, type HttpFixture, inspect, REFERENCE, ROOT, removeTempDirs, startHttpServer, tempDir } from "../support/helpers.ts";
+import {
+  BUN,
+  EVERYTHING,
+  type HttpFixture,
+  inspect,
+  REFERENCE,
+  ROOT,
+  removeTempDirs,
+  startHttpServer,
+  tempDir,
+} from "../support/helpers.ts";
 import { node24, peerBin } from "../support/peers.ts";
 
 const INSPECTOR = ["@modelcontextprotocol/inspector", "2.12.0", "mcp-inspector"] as const;
