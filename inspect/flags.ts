@@ -282,6 +282,11 @@ export const TEST_ARGS = {
       "known failures: a JSON list of check ids, or an earlier test --json; they do not fail the run, and an entry that passes does",
     valueHint: "file",
   },
+  conformance: {
+    type: "boolean",
+    description: "also run the official conformance suite's server scenarios (installed on first use into ~/.cache/mcpkit; needs node 22+)",
+  },
+  node: { type: "string", description: "the node that runs --conformance (default: node on PATH, 22 or later)", valueHint: "path" },
   ...KIT_TARGET_ARGS,
 } as const satisfies FlagsDef;
 

@@ -6,10 +6,10 @@ import { withExamples } from "../../lib/cli/help.ts";
 import { onExitSignals } from "../../lib/io/signals.ts";
 import { describeTarget } from "../../lib/targets/target.ts";
 import { atTerminal } from "../../lib/terminal/asker.ts";
-import type { Result } from "../../lib/wire/result.ts";
+import { failed, type Result } from "../../lib/wire/result.ts";
 import { readParams } from "../arguments.ts";
 import type { Named } from "../checks/calls.ts";
-import { failed } from "../checks/model.ts";
+import { failed as checksFailed } from "../checks/model.ts";
 import { TEST_ARGS } from "../flags.ts";
 import { type Args, channelAuth, checkTarget, type Invocation, timeoutOf, usageProblem, wantsJson } from "../invocation.ts";
 import { CommandError, classify, EXIT } from "../output.ts";
@@ -23,7 +23,7 @@ export function testCommand(invocation: Invocation, version: string): CommandDef
         "Check that a server does what any MCP server must: clean stdout, valid schemas and tool names, errors, pagination, ping, " +
         "cancellation, 20 requests at once, resources, prompts, completion, shutdown, and over HTTP sessions and Origin. Each check " +
         "names its spec clause, severity and status. Only readOnlyHint tools that need no input are called, and those named with --call. " +
-        "Exit 10 when a check of error severity fails.",
+        "--conformance adds the official suite's server scenarios, one check each. Exit 10 when a check of error severity fails.",
     },
     args: TEST_ARGS,
     run: ({ args }) => runTest(args as Args, invocation, version),
@@ -33,6 +33,7 @@ export function testCommand(invocation: Invocation, version: string): CommandDef
     `mcp-inspect test --call search --params '{"q":"x"}' --prompt greet --params '{"name":"a"}' -- node server.js`,
     "mcp-inspect test --json --junit checks.xml --url http://127.0.0.1:3000/mcp",
     "mcp-inspect test --baseline known-failures.json -- node server.js",
+    "mcp-inspect test --conformance --node ~/.nvm/versions/node/v24.0.0/bin/node -- python server.py",
   ]);
 }
 
@@ -53,6 +54,8 @@ async function runTest(args: Args, invocation: Invocation, version: string): Pro
   }
   const auth = channelAuth(args, atTerminal() ? "ask" : "no");
   if (!auth.ok) return fail(new CommandError(EXIT.usage, auth.error));
+  const suite = args.conformance ? await conformanceSuite(args) : undefined;
+  if (suite && !suite.ok) return fail(suite.error);
   // A signal stops the server (quickly) and ends the run with its code.
   const interrupted = new AbortController();
   onExitSignals((signal, code) => interrupted.abort(new CommandError(code, `interrupted by ${signal === "SIGINT" ? "Ctrl-C" : signal}`)));
@@ -68,6 +71,10 @@ async function runTest(args: Args, invocation: Invocation, version: string): Pro
       signal: interrupted.signal,
       ...named.value,
     });
+    if (suite?.ok) {
+      const { runConformance } = await import("../conformance/run.ts");
+      run.checks.push(...(await runConformance({ target: target.value, ...suite.value, signal: interrupted.signal })));
+    }
   } catch (error) {
     return fail(classify(interrupted.signal.aborted ? interrupted.signal.reason : error));
   }
@@ -81,13 +88,23 @@ async function runTest(args: Args, invocation: Invocation, version: string): Pro
     if (!written.ok) return fail(new CommandError(EXIT.usage, written.error), data);
   }
   const text = () => checksText(checks);
-  if (!failed(checks)) return report.succeed(data, text);
+  if (!checksFailed(checks)) return report.succeed(data, text);
   const failing = checks.filter((c) => c.status === "fail" && c.severity === "error" && !c.known).map((c) => c.id);
   report.fail(
     new CommandError(EXIT.checksFailed, `${failing.length} check(s) of error severity failed: ${failing.join(", ")}`),
     data,
     text,
   );
+}
+
+/** The node and the installed suite --conformance runs: found and installed before any check runs. */
+async function conformanceSuite(args: Args): Promise<Result<{ node: string; suite: string }, CommandError>> {
+  const { findNode, installedSuite } = await import("../conformance/suite.ts");
+  const node = await findNode(typeof args.node === "string" ? args.node : undefined);
+  if (!node.ok) return failed(new CommandError(EXIT.usage, node.error));
+  const suite = await installedSuite();
+  if (!suite.ok) return failed(new CommandError(EXIT.connection, suite.error));
+  return { ok: true, value: { node: node.value, suite: suite.value } };
 }
 
 /** --call NAME and --prompt NAME in argv's order, each with the --params that follows it (before the next name). */

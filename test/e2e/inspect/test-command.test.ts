@@ -2,11 +2,12 @@
 // what they really break); the rule-breaker fixture breaks one rule at a time, and exactly the
 // check for that rule fails, for that reason, with exit 10 when its severity is error.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   BUN,
+  closedPort,
   EVERYTHING,
   inspect,
   REFERENCE_CMD,
@@ -238,4 +239,33 @@ describe("reports and baselines", () => {
     const params = await inspect(["test", "--json", "--call", "count", "--params", "{nope", "--", ...BREAKER]);
     expect(params.code).toBe(1);
   });
+
+  test("--conformance with no node of 22 or later is a usage error naming --node, before any check runs", async () => {
+    const nowhere = join(dir, "no-node");
+    mkdirSync(nowhere, { recursive: true });
+    const onPath = await inspect(["test", "--json", "--conformance", "--", ...BREAKER], { env: { PATH: nowhere } });
+    expect(onPath.code).toBe(1);
+    expect(onPath.json.error.message).toBe("--conformance needs node 22 or later (no node on PATH): give one with --node PATH");
+    const given = await inspect(["test", "--json", "--conformance", "--node", join(nowhere, "node"), "--", ...BREAKER]);
+    expect(given.code).toBe(1);
+    expect(given.json.error.message).toContain(`${join(nowhere, "node")} does not run (ENOENT)): give one with --node PATH`);
+  });
+
+  test(
+    "--conformance with the registry unreachable: one line naming the suite and the registry, exit 2, nothing left half-installed",
+    async () => {
+      const cache = join(dir, "cache");
+      const registry = `http://127.0.0.1:${closedPort()}/`;
+      // Bun answers as the node its process.versions claims (26): a node of 22+ without a download.
+      const env = { XDG_CACHE_HOME: cache, npm_config_registry: registry, npm_config_fetch_retries: "0" };
+      const run = await inspect(["test", "--json", "--conformance", "--node", BUN, "--", ...BREAKER], { env });
+      expect(run.code).toBe(2);
+      const message: string = run.json.error.message;
+      expect(message).toStartWith("cannot install @modelcontextprotocol/conformance@0.2.0-alpha.11 with npm (exit 1; is ");
+      expect(message).toContain(`${registry} reachable?)`);
+      expect(message).not.toContain("\n");
+      expect(readdirSync(join(cache, "mcpkit"))).toEqual([]);
+    },
+    TEST_GUARD_MS,
+  );
 });
