@@ -103,7 +103,8 @@ export async function installedSuite(env: Env = process.env): Promise<Result<str
     const said = oneLine(lastLines(`${ran.stderr}\n${ran.stdout}`)).slice(-ERROR_TAIL_CHARS);
     const registry = env.npm_config_registry || "the npm registry";
     return failed(
-      `cannot install ${CONFORMANCE} with npm (${ran.problem ?? `exit ${ran.code}`}; is ${registry} reachable?): ${said || "it said nothing"}`,
+      `cannot install ${CONFORMANCE} with npm (${ran.problem ?? `exit ${ran.code}`}; is ${registry} reachable?): ` +
+        (said || "it said nothing"),
     );
   }
   try {

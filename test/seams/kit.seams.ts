@@ -44,7 +44,8 @@ async function run(command: string[], cwd = ROOT): Promise<{ code: number; stdou
 
 describe("mcp-inspect test --conformance", () => {
   test(
-    "the reference server from stdio and over its own --http: the same scenario verdicts, the official runner's own, fixture scenarios not applicable",
+    "the reference server from stdio and over its own --http: the same scenario verdicts, the official runner's own, " +
+      "fixture scenarios not applicable",
     async () => {
       const [node, runner] = await Promise.all([node24(), peerBin(...CONFORMANCE)]);
       const own = await startHttpServer([BUN, REFERENCE, "--http", "0"]);
@@ -107,7 +108,8 @@ describe("mcp-inspect test --conformance", () => {
 });
 
 test(
-  "a session recorded from server-everything by the official Inspector CLI is served by mcp-inspect mock to the same CLI: the same list, the same call",
+  "a session recorded from server-everything by the official Inspector CLI is served by mcp-inspect mock to the same CLI: " +
+    "the same list, the same call",
   async () => {
     const [node, inspector] = await Promise.all([node24(), peerBin(...INSPECTOR)]);
     const dir = tempDir();
