@@ -18,12 +18,9 @@ test("the input ids an entry uses, in order of first use, each once, from any de
 });
 
 test("needed inputs come with the file's definitions; an id the file does not define still needs a value", () => {
-  const definitions = [
-    { id: "region", type: "pickString", options: ["eu", "us"] },
-    { id: "unused", description: "not in the entry" },
-    { id: "key", password: true },
-  ];
-  expect(neededInputs(ENTRY, definitions)).toEqual([{ id: "key", password: true }, definitions[0], { id: "nested" }]);
+  const region = { id: "region", type: "pickString", options: ["eu", "us"] };
+  const definitions = [region, { id: "unused", description: "not in the entry" }, { id: "key", password: true }];
+  expect(neededInputs(ENTRY, definitions)).toEqual([{ id: "key", password: true }, region, { id: "nested" }]);
   expect(neededInputs({ command: "run" }, definitions)).toEqual([]);
 });
 
