@@ -32,7 +32,7 @@ test("entries as written, nothing expanded; a file that is not there, or has no 
   expect(await read(source(file, { key: ["constructor"] }))).toEqual({ entries: [], inputs: [], problems: [] });
 });
 
-test("a nested key (Claude Code's local scope under projects.<dir>) is followed; through a value that is not an object, nothing", async () => {
+test("a nested key (Claude Code's local scope under projects.<dir>) is followed; through a non-object, nothing", async () => {
   const file = written(".claude.json", JSON.stringify({ projects: { "/p": { mcpServers: { l: { command: "run" } } }, "/q": 3 } }));
   expect((await read(source(file, { scope: "local", key: ["projects", "/p", "mcpServers"] }))).entries).toEqual([
     ["l", { command: "run" }],

@@ -197,7 +197,7 @@ test("findServerTarget: a project entry is refused unasked, declined, or approve
   expect(await findServerTarget("p", options)).toMatchObject({ ok: true, value: { command: "run" } });
 });
 
-test("findServerTarget: VS Code inputs are typed (hidden for a password, the default for an empty answer); a command input is refused", async () => {
+test("findServerTarget: VS Code inputs typed (a password hidden, an empty answer the default); a command input refused", async () => {
   const { home, env } = homeAndRepository("mcpkit-resolve-");
   const file = join(home, ".config", "Code", "User", "mcp.json");
   write(file, {
