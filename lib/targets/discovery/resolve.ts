@@ -128,7 +128,7 @@ function ref(server: DiscoveredServer): EntryRef {
 /** The target an entry stands for: predefined variables and the typed inputs put in, then read as lib/targets/target.ts reads any entry. */
 export function targetOf(server: DiscoveredServer, options: { env?: Env; inputs?: Record<string, string> } = {}): Result<Target> {
   const env = options.env ?? process.env;
-  const missing = neededInputs(server.entry, server.inputs).filter((input) => options.inputs?.[input.id] === undefined);
+  const missing = neededInputs(server.entry, server.inputs).filter((input) => !(options.inputs && Object.hasOwn(options.inputs, input.id)));
   if (missing.length > 0)
     return fail(`"${server.name}" in ${server.file} needs ${inputList(missing)}, typed only at a terminal (run it on one)`);
   // ${workspaceFolder} and ${userHome} are VS Code's and Cursor's; other clients' entries keep them as written.

@@ -41,7 +41,8 @@ export function substitute(entry: Record<string, unknown>, values: Substitutions
   return visitStrings(entry, (text) =>
     text
       .replace(/\$\{(workspaceFolder|workspaceFolderBasename|userHome|pathSeparator|\/)\}/g, (_match, name: string) => predefined[name]!)
-      .replace(INPUT, (match, id: string) => values.inputs?.[id] ?? match),
+      // Only typed values: an id such as toString must not reach Object.prototype.
+      .replace(INPUT, (match, id: string) => (values.inputs && Object.hasOwn(values.inputs, id) ? values.inputs[id]! : match)),
   ) as Record<string, unknown>;
 }
 
