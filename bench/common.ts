@@ -91,3 +91,13 @@ export function printTable(title: string, header: string[], rows: (string | numb
   console.log(`\n${title}\n${line(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}`);
   for (const row of cells.slice(1)) console.log(line(row));
 }
+
+/** A script that only prints "ok", compiled the way a user would: the floor of any compiled bun binary's start-up. */
+export async function compileTrivial(source: string, outfile: string): Promise<string> {
+  const child = Bun.spawn([BUN, "build", "--compile", "--bytecode", "--minify", source, "--outfile", outfile], {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  if ((await child.exited) !== 0) throw new Error("compiling the trivial script failed");
+  return outfile;
+}

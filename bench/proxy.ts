@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // What does mcp-proxy cost? One run, side by side, on compiled binaries:
-//   - tools/call echo with 1 KB and 1 MB payloads, direct to the fixture vs through mcp-proxy,
-//     at concurrency 1 and 64: round trips per second, p50 and p99 latency. Both peers run side by
+//   - tools/call echo with 1 KB and 1 MB payloads at concurrency 1 and 64, and 64 KB (the largest
+//     message the proxy holds whole) at 4, direct to the fixture vs through mcp-proxy: round trips per second, p50 and p99 latency. Both peers run side by
 //     side and take turns in short slices (direct, proxy, proxy, direct, ...), so a change in the
 //     machine's load during a cell (these are shared, noisy cores) weighs on both alike;
 //   - the restart blackout (restart_server sent -> first tools/call answered by the new process)
@@ -20,8 +20,24 @@ const CELL_SECONDS_DEFAULT = 2;
 const BLACKOUT_RUNS = 10;
 /** Each cell's time is cut into this many turns per peer, in ABBA order. */
 const SLICES = 4;
-/** Against the byte-copying forwarder, the floor any separate process has on this machine. */
-const GOALS = { throughputVsForwarder: 0.95, rssVsForwarder: 2, addedP50Ms1Kb: 0.2, blackoutExtraMs: 50, slowConsumerRssMb: 100 };
+/**
+ * Against the byte-copying forwarder, the floor any separate process has on this machine (issue 23;
+ * a goal is met when the median of three runs meets it). The p50 goal is for 1 KB at 1 in flight.
+ */
+const GOALS = {
+  throughputVsForwarder: 0.95,
+  rssVsForwarder: 1.5,
+  p50OverForwarderMs: 0.05,
+  blackoutExtraMs: 50,
+  slowConsumerRssMb: 100,
+};
+const CELLS = [
+  { label: "1 KB", bytes: 1024, concurrency: 1 },
+  { label: "1 KB", bytes: 1024, concurrency: 64 },
+  { label: "64 KB", bytes: 64 * 1024, concurrency: 4 },
+  { label: "1 MB", bytes: 1024 * 1024, concurrency: 1 },
+  { label: "1 MB", bytes: 1024 * 1024, concurrency: 64 },
+] as const;
 const SLOW_CONSUMER_SECONDS = 10;
 const INIT = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "0" } };
 
@@ -121,58 +137,54 @@ try {
   const rss: Record<string, number> = {};
   const fixtureRss: Record<string, number> = {};
   const floorRss: Record<string, number> = {};
-  for (const [label, bytes] of [
-    ["1 KB", 1024],
-    ["1 MB", 1024 * 1024],
-  ] as const) {
+  for (const { label, bytes, concurrency } of CELLS) {
     const payload = "p".repeat(bytes);
-    for (const concurrency of [1, 64]) {
-      const peers = {
-        direct: new Peer([fixture]),
-        proxy: new Peer([proxy, "--log-level", "error", "--", fixture]),
-        floor: new Peer([forwarder, fixture]),
-      };
-      const results = {
-        direct: { ms: 0, latencies: [] as number[] },
-        proxy: { ms: 0, latencies: [] as number[] },
-        floor: { ms: 0, latencies: [] as number[] },
-      };
-      for (const peer of Object.values(peers)) {
-        await peer.initialize();
-        await load(peer, payload, concurrency, cellSeconds); // warm-up pass, same length
-      }
-      for (let slice = 0; slice < SLICES; slice++) {
-        for (const via of slice % 2 === 0 ? (["direct", "proxy", "floor"] as const) : (["floor", "proxy", "direct"] as const)) {
-          const r = await load(peers[via], payload, concurrency, cellSeconds / SLICES);
-          results[via].ms += r.ms;
-          for (const latency of r.latencies) results[via].latencies.push(latency);
-        }
-      }
-      rss[`${label} c=${concurrency}`] = hwmMb(peers.proxy.child.pid);
-      fixtureRss[`${label} c=${concurrency}`] = hwmMb(peers.direct.child.pid);
-      floorRss[`${label} c=${concurrency}`] = hwmMb(peers.floor.child.pid);
-      await Promise.all(Object.values(peers).map((peer) => peer.close()));
-      for (const via of ["direct", "proxy", "floor"] as const) {
-        const r = results[via];
-        rows.push([
-          `${label} c=${concurrency} ${via}`,
-          (r.latencies.length / (r.ms / 1000)).toFixed(0),
-          median(r.latencies).toFixed(3),
-          percentile(r.latencies, 99).toFixed(3),
-        ]);
-      }
-      const rate = (r: { ms: number; latencies: number[] }) => r.latencies.length / r.ms;
-      const throughput = rate(results.proxy) / rate(results.direct);
-      const floor = rate(results.floor) / rate(results.direct);
-      const addedP50 = median(results.proxy.latencies) - median(results.direct.latencies);
-      const cell = `${label} c=${concurrency}`;
-      ratios.push(
-        `${cell}: ${(throughput / floor).toFixed(2)}x the byte-copying forwarder (goal >= ${GOALS.throughputVsForwarder}; vs direct: ` +
-          `proxy ${throughput.toFixed(2)}x, forwarder ${floor.toFixed(2)}x), ` +
-          `peak RSS ${(rss[cell]! / floorRss[cell]!).toFixed(2)}x the forwarder's (goal <= ${GOALS.rssVsForwarder}), p50 added ` +
-          `${addedP50.toFixed(3)} ms${label === "1 KB" ? ` (goal < ${GOALS.addedP50Ms1Kb})` : ""}`,
-      );
+    const peers = {
+      direct: new Peer([fixture]),
+      proxy: new Peer([proxy, "--log-level", "error", "--", fixture]),
+      floor: new Peer([forwarder, fixture]),
+    };
+    const results = {
+      direct: { ms: 0, latencies: [] as number[] },
+      proxy: { ms: 0, latencies: [] as number[] },
+      floor: { ms: 0, latencies: [] as number[] },
+    };
+    for (const peer of Object.values(peers)) {
+      await peer.initialize();
+      await load(peer, payload, concurrency, cellSeconds); // warm-up pass, same length
     }
+    for (let slice = 0; slice < SLICES; slice++) {
+      for (const via of slice % 2 === 0 ? (["direct", "proxy", "floor"] as const) : (["floor", "proxy", "direct"] as const)) {
+        const r = await load(peers[via], payload, concurrency, cellSeconds / SLICES);
+        results[via].ms += r.ms;
+        for (const latency of r.latencies) results[via].latencies.push(latency);
+      }
+    }
+    rss[`${label} c=${concurrency}`] = hwmMb(peers.proxy.child.pid);
+    fixtureRss[`${label} c=${concurrency}`] = hwmMb(peers.direct.child.pid);
+    floorRss[`${label} c=${concurrency}`] = hwmMb(peers.floor.child.pid);
+    await Promise.all(Object.values(peers).map((peer) => peer.close()));
+    for (const via of ["direct", "proxy", "floor"] as const) {
+      const r = results[via];
+      rows.push([
+        `${label} c=${concurrency} ${via}`,
+        (r.latencies.length / (r.ms / 1000)).toFixed(0),
+        median(r.latencies).toFixed(3),
+        percentile(r.latencies, 99).toFixed(3),
+      ]);
+    }
+    const rate = (r: { ms: number; latencies: number[] }) => r.latencies.length / r.ms;
+    const throughput = rate(results.proxy) / rate(results.direct);
+    const floor = rate(results.floor) / rate(results.direct);
+    const overFloorP50 = median(results.proxy.latencies) - median(results.floor.latencies);
+    const cell = `${label} c=${concurrency}`;
+    const p50Goal = bytes === 1024 && concurrency === 1 ? ` (goal <= ${GOALS.p50OverForwarderMs})` : "";
+    ratios.push(
+      `${cell}: ${(throughput / floor).toFixed(2)}x the byte-copying forwarder (goal >= ${GOALS.throughputVsForwarder}; vs direct: ` +
+        `proxy ${throughput.toFixed(2)}x, forwarder ${floor.toFixed(2)}x), ` +
+        `peak RSS ${(rss[cell]! / floorRss[cell]!).toFixed(2)}x the forwarder's (goal <= ${GOALS.rssVsForwarder}), p50 over the ` +
+        `forwarder's ${overFloorP50.toFixed(3)} ms${p50Goal}`,
+    );
   }
   printTable(
     `tools/call echo, ${cellSeconds} s per cell and peer (${SLICES} turns each) after an equal warm-up`,
