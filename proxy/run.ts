@@ -8,8 +8,9 @@ import { readChunks } from "../lib/io/reading.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { openChannel } from "../lib/open.ts";
 import { describeTarget } from "../lib/targets/target.ts";
+import { CutThroughSplitter } from "../lib/wire/cut-through.ts";
 import { LineWriter } from "../lib/wire/line-writer.ts";
-import { ByteLineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
+import { MAX_LINE_BYTES } from "../lib/wire/lines.ts";
 import { McpProxy } from "./core.ts";
 import { rebuilder } from "./rebuild.ts";
 import type { Settings } from "./settings.ts";
@@ -30,10 +31,11 @@ export async function runProxy(settings: Settings): Promise<number> {
     signalled.resolve(code);
   });
 
-  // The client's lines, as the bytes that arrived (UTF-8 or not: the server answers what it gets).
-  const splitter = new ByteLineSplitter((line) => proxy.fromClient(line), {
-    chunksAreOwned: true,
-    validateUtf8: false,
+  // The client's lines, as the bytes that arrived (UTF-8 or not: the server answers what it gets);
+  // a long one goes on as it comes when the proxy need not read it whole (cut-through).
+  const splitter = new CutThroughSplitter({
+    online: (line) => proxy.fromClient(line),
+    onlong: (head) => proxy.longFromClient(head),
     onerror: (error) => {
       log.warn(`dropped a ${error.bytes}-byte line from the client (${error.kind})`);
       if (error.kind === "oversize") proxy.refuseOversize(error.head, error.tail, error.bytes, MAX_LINE_BYTES);
