@@ -1,6 +1,6 @@
 // What the bench scripts share: compiling entry scripts the way releases are compiled, timing
 // whole processes, reading a process's peak RSS, and printing one table.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMPILE_FLAGS } from "../build.ts";
@@ -92,12 +92,20 @@ export function printTable(title: string, header: string[], rows: (string | numb
   for (const row of cells.slice(1)) console.log(line(row));
 }
 
-/** A script that only prints "ok", compiled the way a user would: the floor of any compiled bun binary's start-up. */
-export async function compileTrivial(source: string, outfile: string): Promise<string> {
-  const child = Bun.spawn([BUN, "build", "--compile", "--bytecode", "--minify", source, "--outfile", outfile], {
+/**
+ * What a compiled tool's start-up is measured against: the release binary (every tool in one, run
+ * through a link named mcp-inspect) and a script that only prints "ok", compiled as a user would.
+ */
+export async function compileFloors(dir: string): Promise<{ released: string; trivial: string }> {
+  mkdirSync(join(dir, "release"));
+  await compile("mcpkit.ts", join(dir, "release", "mcpkit"));
+  symlinkSync("mcpkit", join(dir, "release", "mcp-inspect"));
+  writeFileSync(join(dir, "trivial.ts"), 'console.log("ok");\n');
+  const trivial = join(dir, "trivial");
+  const child = Bun.spawn([BUN, "build", "--compile", "--bytecode", "--minify", join(dir, "trivial.ts"), "--outfile", trivial], {
     stdout: "ignore",
     stderr: "ignore",
   });
   if ((await child.exited) !== 0) throw new Error("compiling the trivial script failed");
-  return outfile;
+  return { released: join(dir, "release", "mcp-inspect"), trivial };
 }

@@ -9,11 +9,12 @@
 //     on five sessions (five processes), and `mcp-inspect grep` over those five servers (one process);
 //   - at scale: the daemon's own peak RSS holding 100 warm raw-server sessions (their server
 //     processes not counted), a warm list-tools among them, and grep over 50 of them.
-//     100 sessions need about 1,000 open files (ulimit -n 1024 is enough; each server has 3 pipes).
+//     Each server holds 3 pipes in the daemon, so 100 sessions need about 300 descriptors beyond its
+//     own: the usual `ulimit -n` of 1024 is enough.
 // Usage: bun bench/daemon.ts [--runs N]
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { compile, compileTrivial, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
+import { compile, compileFloors, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 15;
 const SESSIONS_AT_SCALE = 100;
@@ -46,12 +47,7 @@ try {
   const inspect = await compile("mcp-inspect.ts", join(dir, "mcp-inspect"));
   const daemon = await compile("mcp-daemon.ts", join(dir, "mcp-daemon"));
   const fixture = await compile("host/reference/main.ts", join(dir, "reference-server"));
-  mkdirSync(join(dir, "release"));
-  await compile("mcpkit.ts", join(dir, "release", "mcpkit"));
-  symlinkSync("mcpkit", join(dir, "release", "mcp-inspect"));
-  const released = join(dir, "release", "mcp-inspect");
-  writeFileSync(join(dir, "trivial.ts"), 'console.log("ok");\n');
-  const trivial = await compileTrivial(join(dir, "trivial.ts"), join(dir, "trivial"));
+  const { released, trivial } = await compileFloors(dir);
 
   const call = (delayMs: number, stateful: boolean, binary = inspect) => [
     binary,
@@ -166,7 +162,6 @@ try {
   const before = await timeRun(grepOver(SESSIONS_AT_SCALE));
   if (before.code !== 0) throw new Error(`grep over ${SESSIONS_AT_SCALE} sessions failed: ${before.stdout.slice(0, 300)}`);
   const status = JSON.parse((await timeRun([daemon, "status", "--json"])).stdout);
-  const scaleRss = procMb(status.pid, "VmHWM");
   const grepScale = grepOver(GREP_AT_SCALE);
   const scale: Record<string, number[]> = { one: [], grep: [] };
   for (let i = 0; i < runs; i++) {
@@ -178,6 +173,7 @@ try {
       throw new Error(`grep over ${GREP_AT_SCALE}: ${grepped.stdout.slice(0, 300)}`);
     scale.grep!.push(grepped.ms);
   }
+  const scaleRss = procMb(status.pid, "VmHWM");
   printTable(
     `at scale: the daemon holding ${status.sessions.length} sessions, ${runs} runs`,
     ["what", "median ms", "p90 ms"],

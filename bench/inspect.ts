@@ -9,10 +9,10 @@
 //     server's own run fed the same requests from a file, in the environment mcp-inspect gives it.
 //     mcp-inspect spawns such a server before it loads the rest of itself, so the two start-ups overlap.
 // Usage: bun bench/inspect.ts [--runs N]
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serverEnvironment } from "../lib/transport/environment.ts";
-import { compile, compileTrivial, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
+import { compile, compileFloors, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 30;
 const GOAL_OVERHEAD_RATIO = 0.5;
@@ -35,13 +35,7 @@ try {
   process.stderr.write("compiling the fixture, mcp-inspect and a trivial script...\n");
   const fixture = await compile("host/reference/main.ts", join(dir, "reference-server"));
   const inspect = await compile("mcp-inspect.ts", join(dir, "mcp-inspect"));
-  // The release binary: every tool in one, run through a link named mcp-inspect.
-  mkdirSync(join(dir, "release"));
-  await compile("mcpkit.ts", join(dir, "release", "mcpkit"));
-  symlinkSync("mcpkit", join(dir, "release", "mcp-inspect"));
-  const released = join(dir, "release", "mcp-inspect");
-  writeFileSync(join(dir, "trivial.ts"), 'console.log("ok");\n');
-  const trivial = await compileTrivial(join(dir, "trivial.ts"), join(dir, "trivial"));
+  const { released, trivial } = await compileFloors(dir);
 
   // Exactly what mcp-inspect sends, so the fixture does the same work without any client.
   const meta = {

@@ -5,6 +5,7 @@
 
 import { createLogger, ownStderr } from "../lib/io/log.ts";
 import { readChunks } from "../lib/io/reading.ts";
+import { stdoutSink } from "../lib/io/runtime.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { openChannel } from "../lib/open.ts";
 import { describeTarget } from "../lib/targets/target.ts";
@@ -20,7 +21,8 @@ import { Builder, startWatching } from "./watch.ts";
 export async function runProxy(settings: Settings): Promise<number> {
   const log = createLogger({ level: settings.logLevel, file: settings.logFile, tag: "mcp-proxy" });
   const target = settings.target;
-  const toClient = new LineWriter(process.stdout);
+  const stdout = stdoutSink();
+  const toClient = new LineWriter(stdout);
   const stderr = ownStderr();
   const inputEnded = Promise.withResolvers<void>();
   const clientGone = Promise.withResolvers<void>();
@@ -86,7 +88,7 @@ export async function runProxy(settings: Settings): Promise<number> {
       : () => {};
 
   // A client that stops reading for good (EPIPE) is a client that left: no answer can reach it.
-  process.stdout.on("error", () => clientGone.resolve());
+  stdout.onfailure = () => clientGone.resolve();
 
   void proxy.start();
   const interrupted = Promise.race([signalled.promise, clientGone.promise]);

@@ -4,6 +4,7 @@
 // top-level keys so far. The caller either takes it as a stream (the held bytes, then every piece as
 // it arrives, then its end) or has it held whole, up to the message cap. A streamed line is never
 // buffered here, so only the reader's backpressure bounds it.
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "./json-scan.ts";
 import type { JsonRpcId } from "./jsonrpc.ts";
 import { ByteLineSplitter, type LineError, MAX_LINE_BYTES } from "./lines.ts";
 
@@ -150,14 +151,6 @@ function concatNewline(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
 /** Top-level values the scanner keeps (id, method, a tool's name) are small; a longer one is not read. */
 const MAX_CAPTURE_BYTES = 1024;
 const utf8 = new TextDecoder();
