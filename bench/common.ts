@@ -12,9 +12,9 @@ export function scratchDir(): string {
   return mkdtempSync(join(tmpdir(), "mcpkit-bench-"));
 }
 
-/** Compiles an entry script into a standalone binary with the release flags. */
-export async function compile(entry: string, outfile: string, extraFlags: string[] = []): Promise<string> {
-  const child = Bun.spawn([BUN, "build", "--compile", ...COMPILE_FLAGS, ...extraFlags, join(ROOT, entry), "--outfile", outfile], {
+/** Compiles an entry script into a standalone binary with the release flags (from another checkout with `root`). */
+export async function compile(entry: string, outfile: string, extraFlags: string[] = [], root = ROOT): Promise<string> {
+  const child = Bun.spawn([BUN, "build", "--compile", ...COMPILE_FLAGS, ...extraFlags, join(root, entry), "--outfile", outfile], {
     stdout: "ignore",
     stderr: "pipe",
     env: { ...process.env, NO_COLOR: "1" },

@@ -10,9 +10,12 @@
 //     client reads nothing for 10 s (the proxy must hold the server back, not buffer);
 //   - beside them, the floor: a forwarder that only copies bytes (bench/byte-forwarder.ts), which
 //     is what the extra process hop alone costs on this machine.
-// Usage: bun bench/proxy.ts [--seconds S]   (time spent per measured cell, default 2)
+//   - with --against DIR, another checkout's mcp-proxy (main, say) as one more peer in the same
+//     turns, and in the blackout runs taken in turn with ours: an A/B free of the machine's drift.
+// Usage: bun bench/proxy.ts [--seconds S] [--against DIR] [--only 1KB/1,1KB/64,...,blackout,slow]
+//   --seconds: time spent per measured cell and peer, default 2; --only: those parts alone.
 import { spawn as spawnChild } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { BUN, compile, median, percentile, printTable, scratchDir } from "./common.ts";
 
@@ -47,6 +50,24 @@ if (!(cellSeconds > 0)) {
   process.stderr.write("error: --seconds takes a positive number\n");
   process.exit(1);
 }
+const flag = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : process.argv[at + 1];
+};
+const against = flag("--against");
+if (against !== undefined && !existsSync(join(against, "mcp-proxy.ts"))) {
+  process.stderr.write(`error: --against takes a checkout of mcpkit (no mcp-proxy.ts in ${against})\n`);
+  process.exit(1);
+}
+const cellKey = (cell: { label: string; concurrency: number }) => `${cell.label.replace(" ", "")}/${cell.concurrency}`;
+const only = flag("--only")?.split(",");
+const parts = ["blackout", "slow", ...CELLS.map(cellKey)];
+const unknownPart = only?.find((part) => !parts.includes(part));
+if (unknownPart !== undefined) {
+  process.stderr.write(`error: --only takes some of ${parts.join(",")} (not ${unknownPart})\n`);
+  process.exit(1);
+}
+const runs = (part: string) => only === undefined || only.includes(part);
 
 /** A raw JSON-lines MCP client over a child's stdio, with per-id answer callbacks. */
 const spawnPiped = (command: string[]) => Bun.spawn(command, { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
@@ -120,6 +141,17 @@ async function load(peer: Peer, payload: string, concurrency: number, seconds: n
   return { ms: performance.now() - started, latencies };
 }
 
+/** One restart through a proxy: restart_server sent -> the echo queued behind it answered by the new process. */
+async function blackout(peer: Peer): Promise<number> {
+  const started = performance.now();
+  const restart = peer.request("tools/call", { name: "restart_server", arguments: {} });
+  const answered = await peer.request("tools/call", { name: "echo", arguments: { message: "back" } });
+  if (answered.result?.content?.[0]?.text !== "back") throw new Error(`no echo after restart: ${JSON.stringify(answered)}`);
+  const ms = performance.now() - started;
+  await restart;
+  return ms;
+}
+
 function hwmMb(pid: number): number {
   const match = readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
   return match ? Number(match[1]) / 1024 : 0;
@@ -131,41 +163,40 @@ try {
   const fixture = await compile("host/reference/main.ts", join(dir, "reference-server"));
   const proxy = await compile("mcp-proxy.ts", join(dir, "mcp-proxy"), process.env.SMOL ? ["--compile-exec-argv=--smol"] : []);
   const forwarder = await compile("bench/byte-forwarder.ts", join(dir, "byte-forwarder"));
+  const base = against === undefined ? undefined : await compile("mcp-proxy.ts", join(dir, "base-proxy"), [], against);
+  const proxies = { proxy: proxy, ...(base ? { base } : {}) };
+  const vias = ["direct", ...Object.keys(proxies), "floor"] as ("direct" | "proxy" | "base" | "floor")[];
 
   const rows: (string | number)[][] = [];
   const ratios: string[] = [];
   const rss: Record<string, number> = {};
   const fixtureRss: Record<string, number> = {};
   const floorRss: Record<string, number> = {};
-  for (const { label, bytes, concurrency } of CELLS) {
+  for (const { label, bytes, concurrency } of CELLS.filter((cell) => runs(cellKey(cell)))) {
     const payload = "p".repeat(bytes);
-    const peers = {
+    const peers: Record<string, Peer> = {
       direct: new Peer([fixture]),
-      proxy: new Peer([proxy, "--log-level", "error", "--", fixture]),
+      ...Object.fromEntries(Object.entries(proxies).map(([via, path]) => [via, new Peer([path, "--log-level", "error", "--", fixture])])),
       floor: new Peer([forwarder, fixture]),
     };
-    const results = {
-      direct: { ms: 0, latencies: [] as number[] },
-      proxy: { ms: 0, latencies: [] as number[] },
-      floor: { ms: 0, latencies: [] as number[] },
-    };
+    const results = Object.fromEntries(vias.map((via) => [via, { ms: 0, latencies: [] as number[] }]));
     for (const peer of Object.values(peers)) {
       await peer.initialize();
       await load(peer, payload, concurrency, cellSeconds); // warm-up pass, same length
     }
     for (let slice = 0; slice < SLICES; slice++) {
-      for (const via of slice % 2 === 0 ? (["direct", "proxy", "floor"] as const) : (["floor", "proxy", "direct"] as const)) {
-        const r = await load(peers[via], payload, concurrency, cellSeconds / SLICES);
-        results[via].ms += r.ms;
-        for (const latency of r.latencies) results[via].latencies.push(latency);
+      for (const via of slice % 2 === 0 ? vias : vias.toReversed()) {
+        const r = await load(peers[via]!, payload, concurrency, cellSeconds / SLICES);
+        results[via]!.ms += r.ms;
+        for (const latency of r.latencies) results[via]!.latencies.push(latency);
       }
     }
-    rss[`${label} c=${concurrency}`] = hwmMb(peers.proxy.child.pid);
-    fixtureRss[`${label} c=${concurrency}`] = hwmMb(peers.direct.child.pid);
-    floorRss[`${label} c=${concurrency}`] = hwmMb(peers.floor.child.pid);
+    rss[`${label} c=${concurrency}`] = hwmMb(peers.proxy!.child.pid);
+    fixtureRss[`${label} c=${concurrency}`] = hwmMb(peers.direct!.child.pid);
+    floorRss[`${label} c=${concurrency}`] = hwmMb(peers.floor!.child.pid);
     await Promise.all(Object.values(peers).map((peer) => peer.close()));
-    for (const via of ["direct", "proxy", "floor"] as const) {
-      const r = results[via];
+    for (const via of vias) {
+      const r = results[via]!;
       rows.push([
         `${label} c=${concurrency} ${via}`,
         (r.latencies.length / (r.ms / 1000)).toFixed(0),
@@ -174,9 +205,9 @@ try {
       ]);
     }
     const rate = (r: { ms: number; latencies: number[] }) => r.latencies.length / r.ms;
-    const throughput = rate(results.proxy) / rate(results.direct);
-    const floor = rate(results.floor) / rate(results.direct);
-    const overFloorP50 = median(results.proxy.latencies) - median(results.floor.latencies);
+    const throughput = rate(results.proxy!) / rate(results.direct!);
+    const floor = rate(results.floor!) / rate(results.direct!);
+    const overFloorP50 = median(results.proxy!.latencies) - median(results.floor!.latencies);
     const cell = `${label} c=${concurrency}`;
     const p50Goal = bytes === 1024 && concurrency === 1 ? ` (goal <= ${GOALS.p50OverForwarderMs})` : "";
     ratios.push(
@@ -185,6 +216,11 @@ try {
         `peak RSS ${(rss[cell]! / floorRss[cell]!).toFixed(2)}x the forwarder's (goal <= ${GOALS.rssVsForwarder}), p50 over the ` +
         `forwarder's ${overFloorP50.toFixed(3)} ms${p50Goal}`,
     );
+    if (results.base)
+      ratios.push(
+        `${cell} A/B: proxy ${(rate(results.proxy!) / rate(results.base)).toFixed(2)}x the calls/s of --against's, p50 ` +
+          `${median(results.proxy!.latencies).toFixed(3)} vs ${median(results.base.latencies).toFixed(3)} ms`,
+      );
   }
   printTable(
     `tools/call echo, ${cellSeconds} s per cell and peer (${SLICES} turns each) after an equal warm-up`,
@@ -194,75 +230,90 @@ try {
   console.log("");
   for (const line of ratios) console.log(line);
 
-  // Start-up of the fixture alone: spawn -> first answer (initialize).
-  const startups: number[] = [];
-  for (let i = 0; i < BLACKOUT_RUNS; i++) {
-    const started = performance.now();
-    const peer = new Peer([fixture]);
-    await peer.request("initialize", INIT);
-    startups.push(performance.now() - started);
-    await peer.close();
+  if (runs("blackout")) {
+    // In turns: the fixture's start-up alone (spawn -> first answer), then the blackout through each
+    // proxy (restart_server sent -> first tools/call, queued behind it, answered by the new process).
+    const startups: number[] = [];
+    const firstCalls: number[] = [];
+    const blackouts = Object.fromEntries(Object.keys(proxies).map((via) => [via, [] as number[]]));
+    const restarting = Object.fromEntries(
+      Object.entries(proxies).map(([via, path]) => [via, new Peer([path, "--log-level", "error", "--", fixture])]),
+    );
+    for (const peer of Object.values(restarting)) await peer.initialize();
+    for (let i = 0; i < BLACKOUT_RUNS; i++) {
+      const started = performance.now();
+      const alone = new Peer([fixture]);
+      await alone.request("initialize", INIT);
+      startups.push(performance.now() - started);
+      // What a restart waits for too: a new process's first call is slower than its later ones.
+      alone.notify("notifications/initialized");
+      await alone.request("tools/call", { name: "echo", arguments: { message: "first" } });
+      firstCalls.push(performance.now() - started);
+      await alone.close();
+      const order = Object.keys(restarting);
+      for (const via of i % 2 === 0 ? order : order.toReversed()) blackouts[via]!.push(await blackout(restarting[via]!));
+    }
+    rss.idle = hwmMb(restarting.proxy!.child.pid);
+    await Promise.all(Object.values(restarting).map((peer) => peer.close()));
+    printTable(
+      `restart blackout, ${BLACKOUT_RUNS} runs`,
+      ["what", "median ms", "p90 ms"],
+      [
+        ["fixture start-up (spawn -> first answer)", median(startups).toFixed(1), percentile(startups, 90).toFixed(1)],
+        ["fixture start-up to its first echo answered", median(firstCalls).toFixed(1), percentile(firstCalls, 90).toFixed(1)],
+        ...Object.entries(blackouts).map(([via, times]) => [
+          `blackout${via === "base" ? " of --against's" : ""} (restart_server -> echo answered)`,
+          median(times).toFixed(1),
+          percentile(times, 90).toFixed(1),
+        ]),
+      ],
+    );
+    const extra = median(blackouts.proxy!) - median(startups);
+    console.log(
+      `\nblackout - start-up = ${extra.toFixed(1)} ms (goal <= ${GOALS.blackoutExtraMs} ms); ` +
+        `over the start-up to a first echo: ${(median(blackouts.proxy!) - median(firstCalls)).toFixed(1)} ms`,
+    );
+    if (blackouts.base) console.log(`--against's blackout - start-up = ${(median(blackouts.base) - median(startups)).toFixed(1)} ms`);
   }
-  // Blackout: restart_server sent -> first tools/call (queued behind it) answered by the new process.
-  const blackouts: number[] = [];
-  const peer = new Peer([proxy, "--log-level", "error", "--", fixture]);
-  await peer.initialize();
-  for (let i = 0; i < BLACKOUT_RUNS; i++) {
-    const started = performance.now();
-    const restart = peer.request("tools/call", { name: "restart_server", arguments: {} });
-    const answered = await peer.request("tools/call", { name: "echo", arguments: { message: "back" } });
-    if (answered.result?.content?.[0]?.text !== "back") throw new Error(`no echo after restart: ${JSON.stringify(answered)}`);
-    blackouts.push(performance.now() - started);
-    await restart;
+  if (Object.keys(rss).length > 0) {
+    console.log(
+      `proxy peak RSS: ${Object.entries(rss)
+        .map(([k, v]) => `${k} ${v.toFixed(1)} MB`)
+        .join(", ")}`,
+    );
+    console.log(
+      `the byte-copying forwarder's peak RSS (a bun process doing nothing else): ${Object.entries(floorRss)
+        .map(([k, v]) => `${k} ${v.toFixed(1)} MB`)
+        .join(", ")}`,
+    );
+    console.log(
+      `for scale, the fixture's own peak RSS under the same direct load: ${Object.entries(fixtureRss)
+        .map(([k, v]) => `${k} ${v.toFixed(1)} MB`)
+        .join(", ")}`,
+    );
   }
-  rss.idle = hwmMb(peer.child.pid);
-  await peer.close();
-  printTable(
-    `restart blackout, ${BLACKOUT_RUNS} runs`,
-    ["what", "median ms", "p90 ms"],
-    [
-      ["fixture start-up (spawn -> first answer)", median(startups).toFixed(1), percentile(startups, 90).toFixed(1)],
-      ["blackout (restart_server -> echo answered)", median(blackouts).toFixed(1), percentile(blackouts, 90).toFixed(1)],
-    ],
-  );
-  const extra = median(blackouts) - median(startups);
-  console.log(`\nblackout - start-up = ${extra.toFixed(1)} ms (goal <= ${GOALS.blackoutExtraMs} ms)`);
-  console.log(
-    `proxy peak RSS: ${Object.entries(rss)
-      .map(([k, v]) => `${k} ${v.toFixed(1)} MB`)
-      .join(", ")}`,
-  );
-  console.log(
-    `the byte-copying forwarder's peak RSS (a bun process doing nothing else): ${Object.entries(floorRss)
-      .map(([k, v]) => `${k} ${v.toFixed(1)} MB`)
-      .join(", ")}`,
-  );
-  console.log(
-    `for scale, the fixture's own peak RSS under the same direct load: ${Object.entries(fixtureRss)
-      .map(([k, v]) => `${k} ${v.toFixed(1)} MB`)
-      .join(", ")}`,
-  );
-
-  // A slow consumer: the server floods notifications, the client reads nothing for a while.
-  // node's child_process, because a paused stream of it really stops reading the pipe.
-  const flood = spawnChild(
-    proxy,
-    ["--log-level", "error", "--", BUN, join(import.meta.dir, "..", "test/fixtures/faulty-server.ts"), "flood"],
-    { stdio: ["pipe", "pipe", "ignore"] },
-  );
-  flood.stdout!.pause();
-  flood.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: INIT })}\n`);
-  await new Promise((resolve) => setTimeout(resolve, SLOW_CONSUMER_SECONDS * 1000));
-  const floodRss = hwmMb(flood.pid!);
-  const floodExited = new Promise((resolve) => flood.once("exit", resolve));
-  flood.kill("SIGTERM");
-  await floodExited;
-  printTable(
-    `slow consumer: a flooding server, a client reading nothing for ${SLOW_CONSUMER_SECONDS} s`,
-    ["what", "peak RSS MB"],
-    [["mcp-proxy", floodRss.toFixed(1)]],
-  );
-  console.log(`\nslow consumer: mcp-proxy peak RSS ${floodRss.toFixed(1)} MB (goal < ${GOALS.slowConsumerRssMb} MB)`);
+  if (runs("slow")) {
+    // A slow consumer: the server floods notifications, the client reads nothing for a while.
+    // node's child_process, because a paused stream of it really stops reading the pipe.
+    const flood = spawnChild(
+      proxy,
+      ["--log-level", "error", "--", BUN, join(import.meta.dir, "..", "test/fixtures/faulty-server.ts"), "flood"],
+      { stdio: ["pipe", "pipe", "ignore"] },
+    );
+    flood.stdout!.pause();
+    flood.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: INIT })}\n`);
+    await new Promise((resolve) => setTimeout(resolve, SLOW_CONSUMER_SECONDS * 1000));
+    const floodRss = hwmMb(flood.pid!);
+    const floodExited = new Promise((resolve) => flood.once("exit", resolve));
+    flood.kill("SIGTERM");
+    await floodExited;
+    printTable(
+      `slow consumer: a flooding server, a client reading nothing for ${SLOW_CONSUMER_SECONDS} s`,
+      ["what", "peak RSS MB"],
+      [["mcp-proxy", floodRss.toFixed(1)]],
+    );
+    console.log(`\nslow consumer: mcp-proxy peak RSS ${floodRss.toFixed(1)} MB (goal < ${GOALS.slowConsumerRssMb} MB)`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
