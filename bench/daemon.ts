@@ -11,8 +11,10 @@
 //     processes not counted), a warm list-tools among them, and grep over 50 of them.
 //     Each server holds 3 pipes in the daemon, so 100 sessions need about 300 descriptors beyond its
 //     own: the usual `ulimit -n` of 1024 is enough.
-// Usage: bun bench/daemon.ts [--runs N]
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+//   - with --against DIR, the warm call also through another checkout's mcp-inspect (main, say),
+//     in the same turns and on the same daemon: an A/B free of the machine's drift.
+// Usage: bun bench/daemon.ts [--runs N] [--against DIR]
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { compile, compileFloors, median, percentile, printTable, ROOT, scratchDir, timeRun } from "./common.ts";
 
@@ -33,6 +35,12 @@ if (!Number.isInteger(runs) || runs < 3) {
   process.stderr.write("error: --runs takes a whole number of at least 3\n");
   process.exit(1);
 }
+const againstFlag = process.argv.indexOf("--against");
+const against = againstFlag === -1 ? undefined : process.argv[againstFlag + 1];
+if (against !== undefined && !existsSync(join(against, "mcp-inspect.ts"))) {
+  process.stderr.write(`error: --against takes a checkout of mcpkit (no mcp-inspect.ts in ${against})\n`);
+  process.exit(1);
+}
 
 function procMb(pid: number, field: "VmRSS" | "VmHWM"): number {
   const match = readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`));
@@ -48,6 +56,7 @@ try {
   const daemon = await compile("mcp-daemon.ts", join(dir, "mcp-daemon"));
   const fixture = await compile("host/reference/main.ts", join(dir, "reference-server"));
   const { released, trivial } = await compileFloors(dir);
+  const base = against === undefined ? undefined : await compile("mcp-inspect.ts", join(dir, "base-inspect"), [], against);
 
   const call = (delayMs: number, stateful: boolean, binary = inspect) => [
     binary,
@@ -96,6 +105,7 @@ try {
     check((await timeRun(call(delay, true))).stdout);
   }
   check((await timeRun(call(0, true, released))).stdout);
+  if (base) check((await timeRun(call(0, true, base))).stdout);
   for (let session = 0; session < PARALLEL_SESSIONS; session++) check((await timeRun(rawList(session))).stdout);
 
   const samples: Record<string, number[]> = {};
@@ -111,6 +121,11 @@ try {
     const releasedWarm = await timeRun(call(0, true, released));
     check(releasedWarm.stdout);
     add("released warm", releasedWarm.ms);
+    if (base) {
+      const baseWarm = await timeRun(call(0, true, base));
+      check(baseWarm.stdout);
+      add("base warm", baseWarm.ms);
+    }
     add("version", (await timeRun([inspect, "--version"])).ms);
     add("trivial", (await timeRun([trivial])).ms);
     const one = await timeRun(rawList(0));
@@ -132,6 +147,7 @@ try {
       row("cold, server with no start-up delay", "0 cold"),
       row("warm (--stateful), same server", "0 warm"),
       row("warm (--stateful), same server, release binary (mcpkit via link)", "released warm"),
+      ...(base ? [row("warm (--stateful), same server, --against's mcp-inspect", "base warm")] : []),
       row("mcp-inspect --version", "version"),
       row("trivial compiled bun script", "trivial"),
       row("warm list-tools, raw node server", "raw warm"),
@@ -147,6 +163,10 @@ try {
       `release binary's ${(m("released warm") / m("trivial")).toFixed(2)}x; vs mcp-inspect --version ${(m("0 warm") / m("version")).toFixed(2)}x; ` +
       `warm list-tools on the raw server: ${(m("raw warm") / m("trivial")).toFixed(2)}x the trivial script`,
   );
+  if (base)
+    console.log(
+      `A/B: the warm call ${m("0 warm").toFixed(1)} ms, --against's ${m("base warm").toFixed(1)} ms (${(m("base warm") / m("trivial")).toFixed(2)}x the trivial script)`,
+    );
   console.log(
     `${PARALLEL_SESSIONS} warm list-tools at once vs one: ${(m("raw five") / m("raw warm")).toFixed(2)}x (${PARALLEL_SESSIONS} ` +
       `processes on this machine's cores)`,
