@@ -1,6 +1,6 @@
 // What the bench scripts share: compiling entry scripts the way releases are compiled, timing
 // whole processes, reading a process's peak RSS, and printing one table.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMPILE_FLAGS } from "../build.ts";
@@ -12,9 +12,9 @@ export function scratchDir(): string {
   return mkdtempSync(join(tmpdir(), "mcpkit-bench-"));
 }
 
-/** Compiles an entry script into a standalone binary with the release flags. */
-export async function compile(entry: string, outfile: string, extraFlags: string[] = []): Promise<string> {
-  const child = Bun.spawn([BUN, "build", "--compile", ...COMPILE_FLAGS, ...extraFlags, join(ROOT, entry), "--outfile", outfile], {
+/** Compiles an entry script into a standalone binary with the release flags (from another checkout with `root`). */
+export async function compile(entry: string, outfile: string, extraFlags: string[] = [], root = ROOT): Promise<string> {
+  const child = Bun.spawn([BUN, "build", "--compile", ...COMPILE_FLAGS, ...extraFlags, join(root, entry), "--outfile", outfile], {
     stdout: "ignore",
     stderr: "pipe",
     env: { ...process.env, NO_COLOR: "1" },
@@ -101,4 +101,22 @@ export function runsFlag(fallback: number, least: number): number {
     process.exit(1);
   }
   return runs;
+}
+
+/**
+ * What a compiled tool's start-up is measured against: the release binary (every tool in one, run
+ * through a link named mcp-inspect) and a script that only prints "ok", compiled as a user would.
+ */
+export async function compileFloors(dir: string): Promise<{ released: string; trivial: string }> {
+  mkdirSync(join(dir, "release"));
+  await compile("mcpkit.ts", join(dir, "release", "mcpkit"));
+  symlinkSync("mcpkit", join(dir, "release", "mcp-inspect"));
+  writeFileSync(join(dir, "trivial.ts"), 'console.log("ok");\n');
+  const trivial = join(dir, "trivial");
+  const child = Bun.spawn([BUN, "build", "--compile", "--bytecode", "--minify", join(dir, "trivial.ts"), "--outfile", trivial], {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  if ((await child.exited) !== 0) throw new Error("compiling the trivial script failed");
+  return { released: join(dir, "release", "mcp-inspect"), trivial };
 }

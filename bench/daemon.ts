@@ -2,23 +2,40 @@
 // What does mcp-daemon buy? One run, side by side, on compiled binaries:
 //   - `mcp-inspect call-tool echo` cold (a direct spawn every call) vs warm (--stateful, the
 //     daemon already holding the session), against the reference fixture with a 300 ms start-up
-//     and with none;
-//   - the bare start-up of `mcp-inspect --version`, the floor any call pays;
+//     and with none; the warm call also through the release binary (mcpkit run as mcp-inspect);
+//   - the bare start-up of `mcp-inspect --version` and of a trivial compiled bun script, the floor
+//     any call pays;
 //   - a warm list-tools against bench/raw-server.mjs (node, no SDK), five of them at once
 //     on five sessions (five processes), and `mcp-inspect grep` over those five servers (one process);
-//   - the daemon's RSS while it holds 20 sessions (their server processes not counted).
-// Usage: bun bench/daemon.ts [--runs N]
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+//   - at scale: the daemon's own peak RSS holding 100 warm raw-server sessions (their server
+//     processes not counted), a warm list-tools among them, and grep over 50 of them.
+//     Each server holds 3 pipes in the daemon, so 100 sessions need about 300 descriptors beyond its
+//     own: the usual `ulimit -n` of 1024 is enough.
+//   - with --against DIR, the warm call also through another checkout's mcp-inspect (main, say),
+//     in the same turns and on the same daemon: an A/B free of the machine's drift.
+// Usage: bun bench/daemon.ts [--runs N] [--against DIR]
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { compile, median, percentile, printTable, ROOT, runsFlag, scratchDir, timeRun } from "./common.ts";
+import { compile, compileFloors, median, percentile, printTable, ROOT, runsFlag, scratchDir, timeRun } from "./common.ts";
 
 const RUNS_DEFAULT = 15;
-const SESSIONS_FOR_RSS = 20;
-/** A warm call may cost little more than the bare start-up (warmVsVersion); grep over five servers little more than one call. */
-const GOALS = { warmSpeedup300: 10, warmVsVersion: 1.3, fiveVsOne: 2, rssMb: 80 };
+const SESSIONS_AT_SCALE = 100;
+const GREP_AT_SCALE = 50;
+/**
+ * Issue 23: a warm call at most 2x a trivial compiled script; among 100 sessions at most 1.1x one
+ * among few; grep over 50 warm sessions at most 2x one warm call; the daemon's own peak RSS with
+ * 100 sessions at most 120 MB.
+ */
+const GOALS = { warmSpeedup300: 10, warmVsTrivial: 2, fiveVsOne: 2, scaleRssMb: 120, warmAtScale: 1.1, grepAtScale: 2 };
 const PARALLEL_SESSIONS = 5;
 
 const runs = runsFlag(RUNS_DEFAULT, 3);
+const againstFlag = process.argv.indexOf("--against");
+const against = againstFlag === -1 ? undefined : process.argv[againstFlag + 1];
+if (against !== undefined && !existsSync(join(against, "mcp-inspect.ts"))) {
+  process.stderr.write(`error: --against takes a checkout of mcpkit (no mcp-inspect.ts in ${against})\n`);
+  process.exit(1);
+}
 
 function procMb(pid: number, field: "VmRSS" | "VmHWM"): number {
   const match = readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+) kB`));
@@ -33,9 +50,11 @@ try {
   const inspect = await compile("mcp-inspect.ts", join(dir, "mcp-inspect"));
   const daemon = await compile("mcp-daemon.ts", join(dir, "mcp-daemon"));
   const fixture = await compile("host/reference/main.ts", join(dir, "reference-server"));
+  const { released, trivial } = await compileFloors(dir);
+  const base = against === undefined ? undefined : await compile("mcp-inspect.ts", join(dir, "base-inspect"), [], against);
 
-  const call = (delayMs: number, stateful: boolean) => [
-    inspect,
+  const call = (delayMs: number, stateful: boolean, binary = inspect) => [
+    binary,
     "call-tool",
     "echo",
     "message=bench",
@@ -50,8 +69,8 @@ try {
   };
   const node = Bun.which("node");
   if (!node) throw new Error("no node on PATH: the raw server runs on node");
-  const rawList = (session: number) => [
-    inspect,
+  const rawList = (session: number, binary = inspect) => [
+    binary,
     "list-tools",
     "--stateful",
     "--env",
@@ -60,16 +79,17 @@ try {
     node,
     join(ROOT, "bench/raw-server.mjs"),
   ];
-  // The same five sessions as config entries, for grep.
-  const five = join(dir, "five.json");
+  // The same sessions as config entries, for grep.
   const entry = (session: number) => ({ command: node, args: [join(ROOT, "bench/raw-server.mjs")], env: { SESSION: String(session) } });
-  writeFileSync(
-    five,
-    JSON.stringify({
-      mcpServers: Object.fromEntries(Array.from({ length: PARALLEL_SESSIONS }, (_, session) => [`raw${session}`, entry(session)])),
-    }),
-  );
-  const grep = [inspect, "grep", "echo", "--config", five, "--stateful"];
+  const grepOver = (count: number) => {
+    const config = join(dir, `raw-${count}.json`);
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: Object.fromEntries(Array.from({ length: count }, (_, session) => [`raw${session}`, entry(session)])) }),
+    );
+    return [inspect, "grep", "echo", "--config", config, "--stateful"];
+  };
+  const grep = grepOver(PARALLEL_SESSIONS);
   const grepWorks = await timeRun(grep).then(
     (run) => run.code === 0 && JSON.parse(run.stdout).data?.matches?.length === PARALLEL_SESSIONS,
     () => false,
@@ -79,6 +99,8 @@ try {
     check((await timeRun(call(delay, false))).stdout);
     check((await timeRun(call(delay, true))).stdout);
   }
+  check((await timeRun(call(0, true, released))).stdout);
+  if (base) check((await timeRun(call(0, true, base))).stdout);
   for (let session = 0; session < PARALLEL_SESSIONS; session++) check((await timeRun(rawList(session))).stdout);
 
   const samples: Record<string, number[]> = {};
@@ -91,7 +113,16 @@ try {
         add(`${delay} ${stateful ? "warm" : "cold"}`, run.ms);
       }
     }
+    const releasedWarm = await timeRun(call(0, true, released));
+    check(releasedWarm.stdout);
+    add("released warm", releasedWarm.ms);
+    if (base) {
+      const baseWarm = await timeRun(call(0, true, base));
+      check(baseWarm.stdout);
+      add("base warm", baseWarm.ms);
+    }
     add("version", (await timeRun([inspect, "--version"])).ms);
+    add("trivial", (await timeRun([trivial])).ms);
     const one = await timeRun(rawList(0));
     check(one.stdout);
     add("raw warm", one.ms);
@@ -110,7 +141,10 @@ try {
       row("warm (--stateful), same server", "300 warm"),
       row("cold, server with no start-up delay", "0 cold"),
       row("warm (--stateful), same server", "0 warm"),
+      row("warm (--stateful), same server, release binary (mcpkit via link)", "released warm"),
+      ...(base ? [row("warm (--stateful), same server, --against's mcp-inspect", "base warm")] : []),
       row("mcp-inspect --version", "version"),
+      row("trivial compiled bun script", "trivial"),
       row("warm list-tools, raw node server", "raw warm"),
       row(`${PARALLEL_SESSIONS} warm list-tools at once, ${PARALLEL_SESSIONS} raw-server sessions`, "raw five"),
       ...(grepWorks ? [row(`mcp-inspect grep --stateful over the same ${PARALLEL_SESSIONS} servers`, "grep five")] : []),
@@ -120,9 +154,14 @@ try {
   console.log(`\nwarm vs cold, 300 ms server: ${(m("300 cold") / m("300 warm")).toFixed(1)}x faster (goal >= ${GOALS.warmSpeedup300}x)`);
   console.log(`warm vs cold, no-delay server: ${(m("0 cold") / m("0 warm")).toFixed(1)}x faster`);
   console.log(
-    `warm call vs bare start-up: ${(m("0 warm") / m("version")).toFixed(2)}x mcp-inspect --version (goal <= ${GOALS.warmVsVersion}x); ` +
-      `warm list-tools on the raw server: ${(m("raw warm") / m("version")).toFixed(2)}x`,
+    `warm call vs a trivial compiled script: ${(m("0 warm") / m("trivial")).toFixed(2)}x (goal <= ${GOALS.warmVsTrivial}x); the ` +
+      `release binary's ${(m("released warm") / m("trivial")).toFixed(2)}x; vs mcp-inspect --version ${(m("0 warm") / m("version")).toFixed(2)}x; ` +
+      `warm list-tools on the raw server: ${(m("raw warm") / m("trivial")).toFixed(2)}x the trivial script`,
   );
+  if (base)
+    console.log(
+      `A/B: the warm call ${m("0 warm").toFixed(1)} ms, --against's ${m("base warm").toFixed(1)} ms (${(m("base warm") / m("trivial")).toFixed(2)}x the trivial script)`,
+    );
   console.log(
     `${PARALLEL_SESSIONS} warm list-tools at once vs one: ${(m("raw five") / m("raw warm")).toFixed(2)}x (${PARALLEL_SESSIONS} ` +
       `processes on this machine's cores)`,
@@ -134,16 +173,38 @@ try {
     );
   else console.log("grep over five stateful servers: not measured (mcp-inspect grep did not answer as expected)");
 
-  // 20 sessions: 20 distinct definitions (the env differs), each with its own server process.
-  await Promise.all(
-    Array.from({ length: SESSIONS_FOR_RSS }, (_, i) =>
-      timeRun([inspect, "ping", "--stateful", "--env", `SESSION=${i}`, "--", fixture]).then((r) => check(r.stdout)),
-    ),
-  );
+  // At scale: 100 distinct definitions (the env differs), each with its own raw server process.
+  const before = await timeRun(grepOver(SESSIONS_AT_SCALE));
+  if (before.code !== 0) throw new Error(`grep over ${SESSIONS_AT_SCALE} sessions failed: ${before.stdout.slice(0, 300)}`);
   const status = JSON.parse((await timeRun([daemon, "status", "--json"])).stdout);
+  const grepScale = grepOver(GREP_AT_SCALE);
+  const scale: Record<string, number[]> = { one: [], grep: [] };
+  for (let i = 0; i < runs; i++) {
+    const one = await timeRun(rawList(i % SESSIONS_AT_SCALE));
+    check(one.stdout);
+    scale.one!.push(one.ms);
+    const grepped = await timeRun(grepScale);
+    if (JSON.parse(grepped.stdout).data?.matches?.length !== GREP_AT_SCALE)
+      throw new Error(`grep over ${GREP_AT_SCALE}: ${grepped.stdout.slice(0, 300)}`);
+    scale.grep!.push(grepped.ms);
+  }
+  const scaleRss = procMb(status.pid, "VmHWM");
+  printTable(
+    `at scale: the daemon holding ${status.sessions.length} sessions, ${runs} runs`,
+    ["what", "median ms", "p90 ms"],
+    [
+      ["warm list-tools, raw node server, among them", median(scale.one!).toFixed(1), percentile(scale.one!, 90).toFixed(1)],
+      [`mcp-inspect grep --stateful over ${GREP_AT_SCALE} of them`, median(scale.grep!).toFixed(1), percentile(scale.grep!, 90).toFixed(1)],
+    ],
+  );
   console.log(
     `\ndaemon with ${status.sessions.length} sessions: RSS ${procMb(status.pid, "VmRSS").toFixed(1)} MB now, ` +
-      `${procMb(status.pid, "VmHWM").toFixed(1)} MB peak (goal < ${GOALS.rssMb} MB; servers not counted)`,
+      `${scaleRss.toFixed(1)} MB peak (goal <= ${GOALS.scaleRssMb} MB; servers not counted)`,
+  );
+  console.log(
+    `warm list-tools among ${status.sessions.length} sessions vs among ${PARALLEL_SESSIONS + 2}: ${(median(scale.one!) / m("raw warm")).toFixed(2)}x ` +
+      `(goal <= ${GOALS.warmAtScale}x); grep over ${GREP_AT_SCALE} vs one warm list-tools: ` +
+      `${(median(scale.grep!) / m("raw warm")).toFixed(2)}x (goal <= ${GOALS.grepAtScale}x)`,
   );
 } finally {
   await timeRun([join(dir, "mcp-daemon"), "stop"]).catch(() => {});

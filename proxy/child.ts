@@ -5,8 +5,9 @@
 import { RequestCorrelator } from "../lib/client/correlator.ts";
 import { channelPeer } from "../lib/client/peer.ts";
 import type { CloseOptions, MessageChannel } from "../lib/transport/channel.ts";
+import type { LineStream, MessageHead } from "../lib/wire/cut-through.ts";
 import { completeMessage } from "../lib/wire/json-scan.ts";
-import type { JsonObject, JsonRpcMessage, JsonRpcResponse, RawMessage } from "../lib/wire/jsonrpc.ts";
+import type { JsonObject, JsonRpcId, JsonRpcMessage, JsonRpcResponse, RawMessage } from "../lib/wire/jsonrpc.ts";
 import { proxyIds } from "./in-flight.ts";
 
 export class ServerChild {
@@ -23,6 +24,8 @@ export class ServerChild {
   onclose?: (reason: string) => void;
   /** A process has room for more input again (or a new one, with an empty pipe, started). */
   ondrain?: () => void;
+  /** A long message from the current process, offered as a stream (cut-through). */
+  onlong?: (head: MessageHead) => LineStream | undefined;
 
   constructor(connect: () => Promise<MessageChannel>) {
     this.#connect = connect;
@@ -56,6 +59,7 @@ export class ServerChild {
       this.onclose?.(reason ?? "the server went away");
     };
     channel.ondrain = () => this.ondrain?.();
+    channel.onlong = (head) => (generation === this.#generation ? this.onlong?.(head) : undefined);
     // A new process has an empty pipe: whatever held the client back for the old one is over.
     this.ondrain?.();
     await channel.start();
@@ -79,6 +83,11 @@ export class ServerChild {
     const channel = this.#channel;
     if (!channel) return Promise.reject(new Error("no server process"));
     return this.#own.request(channelPeer(channel), method, params, { timeoutMs });
+  }
+
+  /** Whether the proxy's own requests may be answered: one of theirs, or any of them while an id is still unknown. */
+  awaits(id?: JsonRpcId): boolean {
+    return id === undefined ? this.#own.size > 0 : this.#ownIds.owns(id);
   }
 
   /** Settles one of the proxy's own requests; false when `message` answers one of the client's. */

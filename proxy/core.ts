@@ -29,6 +29,7 @@
 import type { ConsolaInstance } from "consola/core";
 import { settlesWithin } from "../lib/io/reading.ts";
 import type { CloseOptions, MessageChannel } from "../lib/transport/channel.ts";
+import type { LineStream, MessageHead } from "../lib/wire/cut-through.ts";
 import { idFromEdges } from "../lib/wire/json-scan.ts";
 import { ErrorCode, errorResponse, isRequest, type RawMessage } from "../lib/wire/jsonrpc.ts";
 import { ServerChild } from "./child.ts";
@@ -118,6 +119,14 @@ export class McpProxy {
   /** One line from the client: its text, or its bytes as they arrived (not necessarily UTF-8). */
   fromClient(raw: RawMessage): void {
     this.#forwarder.fromClient(raw);
+  }
+
+  /**
+   * Cut-through: a client line past HOLD_BYTES (lib/wire/cut-through.ts), with what its first bytes
+   * say. A stream takes the rest on to the server as it comes; undefined has it held whole (then in fromClient).
+   */
+  longFromClient(head: MessageHead): LineStream | undefined {
+    return this.#forwarder.longFromClient(head);
   }
 
   /** Tells the new process what the old one had been told (replay.ts). */

@@ -9,6 +9,7 @@ import type { ConsolaInstance } from "consola/core";
 import { cancelled } from "../lib/client/peer.ts";
 import { SessionExpiredError } from "../lib/io/fetch.ts";
 import { DroppedLineError } from "../lib/transport/channel.ts";
+import type { LineStream, MessageHead } from "../lib/wire/cut-through.ts";
 import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/wire/json-scan.ts";
 import {
   ErrorCode,
@@ -25,8 +26,10 @@ import {
   rawText,
   serializeMessage,
 } from "../lib/wire/jsonrpc.ts";
+import type { PieceWriter } from "../lib/wire/line-writer.ts";
 import { SAFE_TO_REPEAT_METHODS } from "../lib/wire/protocol.ts";
 import type { ServerChild } from "./child.ts";
+import { CutThrough, LISTEN_ACKNOWLEDGED } from "./cut-through.ts";
 import { type InFlight, type InFlightTable, ServerRequests } from "./in-flight.ts";
 import type { SessionReplay } from "./replay.ts";
 import type { ProxyState, Restarter } from "./restart.ts";
@@ -41,14 +44,13 @@ const READ_IN_FULL = new Set([
   "subscriptions/listen",
   "notifications/cancelled",
 ]);
-/** What a server sends first on a subscriptions/listen stream; the client must see it once per listen. */
-const LISTEN_ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
-
 /** Where lines for the client go: a bounded writer (lib/wire/line-writer.ts). */
 export interface ClientOutput {
   write(line: RawMessage): Promise<void>;
   readonly hasRoom: boolean;
   onroom?: () => void;
+  /** Cut-through: one line written in pieces as they come; without it, every message is held whole. */
+  openLine?(): PieceWriter | undefined;
 }
 
 /** The client's input, held back while the server (or a restart queue) cannot take more. */
@@ -85,6 +87,7 @@ export class Forwarder {
   capabilities: JsonObject = {};
   /** The client's input ended: nobody is left to answer the server's questions. */
   #inputEnded = false;
+  readonly #cutThrough: CutThrough;
 
   constructor(options: ForwardOptions, parts: ForwarderParts) {
     this.#options = options;
@@ -95,6 +98,27 @@ export class Forwarder {
     this.#child.ondrain = () => options.clientInput?.resume("server");
     // The client reads slowly: the server's output waits in its pipe, not in our memory.
     options.toClient.onroom = () => this.#child.channel?.resume?.();
+    this.#cutThrough = new CutThrough({
+      child: this.#child,
+      inFlight: this.#inFlight,
+      toClient: options.toClient,
+      clientInput: options.clientInput,
+      readsInFull: READ_IN_FULL,
+      running: () => this.#state === "running",
+      holdsRequests: options.resendsUnseen === true,
+      unfinished: (entry) =>
+        void this.answer(
+          entry,
+          errorResponse(entry.id, ErrorCode.InvalidRequest, "mcp-proxy: the client's input ended in the middle of this request"),
+        ),
+    });
+    this.#child.onlong = (head) => this.#cutThrough.fromChild(head);
+  }
+
+  /** A client message past HOLD_BYTES: streamed to the server as it comes, or undefined to have it held whole. */
+  longFromClient(head: MessageHead): LineStream | undefined {
+    if (this.#state === "closed") return undefined;
+    return this.#cutThrough.fromClient(head);
   }
 
   get #state(): ProxyState {

@@ -50,15 +50,26 @@ export class InFlightTable {
     this.#busy = busy;
   }
 
-  /** Records a request in flight; one that reuses an id still in flight gets an id of ours upstream. */
-  track(message: JsonRpcRequest, raw: RawMessage): InFlight {
+  /** Whether the client has a request in flight under `id` (a new one under it would be a reuse). */
+  inFlightAs(id: JsonRpcId): boolean {
+    return this.#clientIds.has(keyOf(id));
+  }
+
+  /** Whether any request in flight has an answer the proxy changes (patched, or under a rewritten id). */
+  changesAnswers(patched: ReadonlySet<string>): boolean {
+    for (const entry of this.#entries.values()) if (entry.upstreamId !== entry.id || patched.has(entry.method)) return true;
+    return false;
+  }
+
+  /** Records a request in flight; one that reuses an id still in flight gets an id of ours upstream (`raw` is then needed). */
+  track(message: JsonRpcRequest, raw?: RawMessage): InFlight {
     const clientKey = keyOf(message.id);
     const reused = (this.#clientIds.get(clientKey) ?? 0) > 0;
     this.#clientIds.set(clientKey, (this.#clientIds.get(clientKey) ?? 0) + 1);
     let entry: InFlight;
     if (reused) {
       const upstreamId = this.#reusedIds.next();
-      const full = completeMessage(message, raw) as JsonRpcRequest;
+      const full = (raw === undefined ? message : completeMessage(message, raw)) as JsonRpcRequest;
       entry = { id: message.id, upstreamId, method: message.method, message: { ...full, id: upstreamId } };
     } else {
       entry = { id: message.id, upstreamId: message.id, method: message.method, message, raw };

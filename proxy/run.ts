@@ -7,11 +7,13 @@ import { EXIT } from "../lib/cli/exit-codes.ts";
 import { errorLine } from "../lib/cli/fail.ts";
 import { createLogger, ownStderr } from "../lib/io/log.ts";
 import { readChunks } from "../lib/io/reading.ts";
+import { stdoutSink } from "../lib/io/runtime.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { openChannel } from "../lib/open.ts";
 import { describeTarget } from "../lib/targets/target.ts";
+import { CutThroughSplitter } from "../lib/wire/cut-through.ts";
 import { LineWriter } from "../lib/wire/line-writer.ts";
-import { ByteLineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
+import { MAX_LINE_BYTES } from "../lib/wire/lines.ts";
 import { McpProxy } from "./core.ts";
 import { watchForRebuilds } from "./rebuild.ts";
 import type { Settings } from "./settings.ts";
@@ -20,7 +22,8 @@ import type { Settings } from "./settings.ts";
 export async function runProxy(settings: Settings): Promise<number> {
   const log = createLogger({ level: settings.logLevel, file: settings.logFile, tag: "mcp-proxy" });
   const target = settings.target;
-  const toClient = new LineWriter(process.stdout);
+  const stdout = stdoutSink();
+  const toClient = new LineWriter(stdout);
   const stderr = ownStderr();
   const inputEnded = Promise.withResolvers<void>();
   const clientGone = Promise.withResolvers<void>();
@@ -41,16 +44,20 @@ export async function runProxy(settings: Settings): Promise<number> {
       recorder?.message("server", line);
       return write(line);
     };
+    // A recording needs every line whole: nothing is cut through toward the client either.
+    toClient.openLine = () => undefined;
   }
   onExitSignals((_signal, code) => {
     signalCode ??= code;
     signalled.resolve(code);
   });
 
-  // The client's lines, as the bytes that arrived (UTF-8 or not: the server answers what it gets).
-  const splitter = new ByteLineSplitter((line) => (recorder?.message("client", line), proxy.fromClient(line)), {
-    chunksAreOwned: true,
-    validateUtf8: false,
+  // The client's lines, as the bytes that arrived (UTF-8 or not: the server answers what it gets);
+  // a long one goes on as it comes when the proxy need not read it whole (cut-through), unless the
+  // session is recorded, which needs every line whole.
+  const splitter = new CutThroughSplitter({
+    online: (line) => (recorder?.message("client", line), proxy.fromClient(line)),
+    onlong: (head) => (recorder ? undefined : proxy.longFromClient(head)),
     onerror: (error) => {
       log.warn(`dropped a ${error.bytes}-byte line from the client (${error.kind})`);
       if (error.kind === "oversize") proxy.refuseOversize(error.head, error.tail, error.bytes, MAX_LINE_BYTES);
@@ -92,7 +99,7 @@ export async function runProxy(settings: Settings): Promise<number> {
   );
 
   // A client that stops reading for good (EPIPE) is a client that left: no answer can reach it.
-  process.stdout.on("error", () => clientGone.resolve());
+  stdout.onfailure = () => clientGone.resolve();
 
   void proxy.start();
   const interrupted = Promise.race([signalled.promise, clientGone.promise]);

@@ -1,8 +1,8 @@
 // The client side of mcp-daemon: one of its sessions as a raw message channel, the same code
 // path as a direct connection (mcp-inspect reads it raw, mcp-host through ChannelTransport).
 // Finding or starting the daemon is lib/daemon/start.ts.
-import { connect, type Socket } from "node:net";
 import { type Flow, readChunks } from "../io/reading.ts";
+import { connectUnix, type UnixSocket } from "../io/runtime.ts";
 import type { Target } from "../targets/target.ts";
 import type { MessageChannel } from "../transport/channel.ts";
 import {
@@ -16,7 +16,7 @@ import {
 } from "../wire/jsonrpc.ts";
 import { LineWriter } from "../wire/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../wire/lines.ts";
-import type { DaemonPaths } from "./paths.ts";
+import { type DaemonPaths, resolvePaths } from "./paths.ts";
 import {
   encodeFrame,
   MAX_CONTROL_FRAME_BYTES,
@@ -26,7 +26,7 @@ import {
   type SessionInfo,
   sessionExtension,
 } from "./protocol.ts";
-import { type DaemonOptions, ensureDaemon, resolvePaths } from "./start.ts";
+import type { DaemonOptions } from "./start.ts";
 
 export type { DaemonOptions };
 
@@ -43,7 +43,7 @@ export class DaemonChannel implements MessageChannel {
   session?: string;
   serverPid?: number | null;
 
-  #socket?: Socket;
+  #socket?: UnixSocket;
   #writer?: LineWriter;
   #flow?: Flow;
   #closed = false;
@@ -91,6 +91,8 @@ export class DaemonChannel implements MessageChannel {
       await this.#attach(paths);
     } catch (error) {
       if (!(error instanceof DaemonUnreachable)) throw error;
+      // Finding and starting a daemon (node:net, child_process, the lock) loads only when one must start.
+      const { ensureDaemon } = await import("./start.ts");
       await ensureDaemon({ ...this.options, paths, signal: this.#abandoned.signal });
       await this.#attach(paths);
     }
@@ -98,7 +100,7 @@ export class DaemonChannel implements MessageChannel {
 
   async #attach(paths: DaemonPaths): Promise<void> {
     this.#abandoned.signal.throwIfAborted();
-    const socket = connect(paths.socket);
+    const socket = await connectUnix(paths.socket);
     this.#socket = socket;
     const attached = Promise.withResolvers<void>();
     // The control frame, then (when the session extension was granted) the session line, then the session.

@@ -51,6 +51,14 @@ export function daemonPaths(env: Record<string, string | undefined> = process.en
   return { ok: true, value: paths };
 }
 
+/** The paths given, else the environment's; throws the environment's refusal. */
+export function resolvePaths(options: { paths?: DaemonPaths; env?: Record<string, string | undefined> }): DaemonPaths {
+  if (options.paths) return options.paths;
+  const paths = daemonPaths(options.env ?? process.env);
+  if (!paths.ok) throw new Error(paths.error);
+  return paths.value;
+}
+
 function ownedByUs(path: string): boolean {
   try {
     return statSync(path).uid === process.getuid?.();

@@ -11,7 +11,7 @@ import { pollUntil } from "../io/reading.ts";
 import { serverEnvironment } from "../transport/environment.ts";
 import type { JsonObject } from "../wire/jsonrpc.ts";
 import { LineSplitter } from "../wire/lines.ts";
-import { type DaemonPaths, daemonPaths } from "./paths.ts";
+import { type DaemonPaths, resolvePaths } from "./paths.ts";
 import { encodeFrame, MAX_CONTROL_FRAME_BYTES } from "./protocol.ts";
 
 /** How long a starting daemon may take to answer its first hello. */
@@ -123,13 +123,6 @@ export async function ensureDaemon(options: DaemonOptions = {}): Promise<DaemonP
     ? `see ${paths.logFile}`
     : `${paths.lockFile} is held by ${holder ? `pid ${holder.split(" ")[0]}` : "nobody we can name"}`;
   throw new Error(`mcp-daemon did not start within ${DAEMON_START_TIMEOUT_MS} ms (${where})`);
-}
-
-export function resolvePaths(options: DaemonOptions): DaemonPaths {
-  if (options.paths) return options.paths;
-  const paths = daemonPaths(options.env ?? process.env);
-  if (!paths.ok) throw new Error(paths.error);
-  return paths.value;
 }
 
 /**

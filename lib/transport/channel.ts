@@ -2,7 +2,9 @@
 // session, a daemon session), with bounded buffers both ways. Errors about single bad messages
 // go to onerror and the channel lives on; onclose fires once. `openChannel` is the one way every
 // tool turns a target into a channel.
+import type { LineStream, MessageHead } from "../wire/cut-through.ts";
 import type { JsonRpcId, JsonRpcMessage, RawMessage } from "../wire/jsonrpc.ts";
+import type { PieceWriter } from "../wire/line-writer.ts";
 
 export interface CloseOptions {
   /** A signal is ending us: the whole shutdown (stdin, SIGTERM, SIGKILL) fits in well under a second. */
@@ -18,6 +20,13 @@ export interface MessageChannel {
   onclose?: (reason?: string) => void;
   /** Room again after `hasRoom` was false. */
   ondrain?: () => void;
+  /**
+   * Cut-through (forwarders, stdio only): a message past HOLD_BYTES, with what its first bytes say;
+   * a stream takes the rest as it comes, undefined has it held whole (and then in onmessage).
+   */
+  onlong?: (head: MessageHead) => LineStream | undefined;
+  /** Cut-through: one message written in pieces as they come (sends meanwhile wait); undefined when it cannot. */
+  openLine?(): PieceWriter | undefined;
   start(): Promise<void>;
   /** With `raw`, those exact bytes are sent (forwarding); otherwise the message is serialized. */
   send(message: JsonRpcMessage, raw?: RawMessage): Promise<void>;

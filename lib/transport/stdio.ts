@@ -6,9 +6,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { type Flow, pollUntil, readChunks, settlesWithin } from "../io/reading.ts";
+import { CutThroughSplitter, type LineStream, type MessageHead } from "../wire/cut-through.ts";
 import { parseForRouting } from "../wire/json-scan.ts";
 import { isBlank, type JsonRpcMessage, parseMessage, type RawMessage, rawText, serializeMessage } from "../wire/jsonrpc.ts";
-import { LineWriter } from "../wire/line-writer.ts";
+import { LineWriter, type PieceWriter } from "../wire/line-writer.ts";
 import { ByteLineSplitter, type LineError, MAX_LINE_BYTES } from "../wire/lines.ts";
 import { type CloseOptions, DroppedLineError, type MessageChannel } from "./channel.ts";
 import { type Environment, serverEnvironment } from "./environment.ts";
@@ -49,6 +50,7 @@ export class StdioChannel implements MessageChannel {
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
   ondrain?: () => void;
+  onlong?: (head: MessageHead) => LineStream | undefined;
 
   readonly options: StdioServerOptions;
   #child?: ChildProcess;
@@ -134,13 +136,16 @@ export class StdioChannel implements MessageChannel {
     const decoder = new TextDecoder();
     const forwarding = this.options.forwarding === true;
     // Stream chunks are handed over, never reused: lines can be views into them. A client decodes
-    // leniently: a stray bad byte must not cost the answer it belongs to.
-    const splitter = new ByteLineSplitter((line) => this.#online(forwarding ? line : decoder.decode(line)), {
-      maxLineBytes,
-      onerror,
-      chunksAreOwned: true,
-      validateUtf8: false,
-    });
+    // leniently: a stray bad byte must not cost the answer it belongs to. A forwarder takes long
+    // messages as they come, when it can (cut-through).
+    const splitter = forwarding
+      ? new CutThroughSplitter({ online: (line) => this.#online(line), onlong: (head) => this.onlong?.(head), onerror, maxLineBytes })
+      : new ByteLineSplitter((line) => this.#online(decoder.decode(line)), {
+          maxLineBytes,
+          onerror,
+          chunksAreOwned: true,
+          validateUtf8: false,
+        });
     this.#stdout = readChunks(child.stdout!, {
       onchunk: (chunk) => splitter.push(chunk),
       onend: () => {
@@ -168,14 +173,23 @@ export class StdioChannel implements MessageChannel {
   }
 
   send(message: JsonRpcMessage, raw?: RawMessage): Promise<void> {
+    const writer = this.#openWriter();
+    if (!writer) return Promise.reject(new Error(this.#deafOrMute ?? "the server's stdin is closed"));
+    return writer.write(raw ?? serializeMessage(message));
+  }
+
+  openLine(): PieceWriter | undefined {
+    return this.#openWriter()?.openLine();
+  }
+
+  #openWriter(): LineWriter | undefined {
     const stdin = this.#child?.stdin;
-    if (!stdin || this.#closed || this.#deafOrMute || stdin.destroyed || !stdin.writable)
-      return Promise.reject(new Error(this.#deafOrMute ?? "the server's stdin is closed"));
+    if (!stdin || this.#closed || this.#deafOrMute || stdin.destroyed || !stdin.writable) return undefined;
     if (!this.#writer) {
       this.#writer = new LineWriter(stdin);
       this.#writer.onroom = () => this.ondrain?.();
     }
-    return this.#writer.write(raw ?? serializeMessage(message));
+    return this.#writer;
   }
 
   pause(): void {

@@ -37,14 +37,15 @@ export function completeMessage(message: JsonRpcMessage, raw: RawMessage): JsonR
   return parsed.ok ? parsed.value : message;
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const COLON = 0x3a;
-const COMMA = 0x2c;
+/** The bytes of JSON's structure, for the scanners here and in cut-through.ts. */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
+export const COLON = 0x3a;
+export const COMMA = 0x2c;
 
 /** A small JSON value inside the bytes, or undefined if it is not valid JSON. */
 function smallValue(bytes: Uint8Array, start: number, end: number): { value: unknown } | undefined {

@@ -2,6 +2,8 @@
 // in one write (one syscall instead of one per message, which is what costs under load), and once
 // CHANNEL_BUFFER_BYTES are queued behind a sink that has not drained, `hasRoom` turns false until
 // it does. Whoever feeds the writer pauses its own source meanwhile: nothing piles up without end.
+// A forwarder may also write one line in pieces as they come (cut-through, lib/wire/cut-through.ts);
+// whole lines written meanwhile wait for it to end, so no line is ever cut by another.
 import { Buffer } from "node:buffer";
 import { type RawMessage, rawText } from "./jsonrpc.ts";
 import { CHANNEL_BUFFER_BYTES } from "./limits.ts";
@@ -10,6 +12,12 @@ export interface LineSink {
   write(chunk: string | Uint8Array): boolean;
   once(event: "drain" | "close", listener: () => void): unknown;
   off(event: "drain" | "close", listener: () => void): unknown;
+}
+
+/** One line written in pieces: its bytes as they come, then its end (the newline). */
+export interface PieceWriter {
+  write(piece: Uint8Array): void;
+  end(): void;
 }
 
 /** Lines this long are written on their own rather than joined into a batch. */
@@ -30,6 +38,10 @@ export class LineWriter {
   #waitingForDrain = false;
   #closed = false;
   #room?: PromiseWithResolvers<void>;
+  /** A line is being written in pieces: whole lines wait here until it ends. */
+  #open = false;
+  #waiting: RawMessage[] = [];
+  #waitingBytes = 0;
 
   constructor(sink: LineSink, options: { bufferBytes?: number } = {}) {
     this.#sink = sink;
@@ -38,17 +50,20 @@ export class LineWriter {
 
   /** False while the bound is reached and the sink has not drained. */
   get hasRoom(): boolean {
-    return this.#queued + this.#pendingBytes < this.#bound;
+    return this.bufferedBytes < this.#bound;
   }
 
   /** Bytes waiting: queued behind the sink, and not yet handed to it. */
   get bufferedBytes(): number {
-    return this.#queued + this.#pendingBytes;
+    return this.#queued + this.#pendingBytes + this.#waitingBytes;
   }
 
   /** Queues one line; the promise settles when there is room again (at once, usually). */
   write(line: RawMessage): Promise<void> {
-    if (line.length > BATCH_LINE_LIMIT) {
+    if (this.#open) {
+      this.#waiting.push(line);
+      this.#waitingBytes += line.length + 1;
+    } else if (line.length > BATCH_LINE_LIMIT) {
       this.#flush();
       if (typeof line === "string") this.#put(`${line}\n`);
       else {
@@ -66,6 +81,32 @@ export class LineWriter {
       }
     }
     return this.whenRoom();
+  }
+
+  /**
+   * Starts one line written in pieces (the pieces are the caller's to hand over: never written to
+   * again). Undefined while another is open: the caller holds its line whole instead.
+   */
+  openLine(): PieceWriter | undefined {
+    if (this.#open || this.#closed) return undefined;
+    this.#flush();
+    this.#open = true;
+    let ended = false;
+    return {
+      write: (piece) => {
+        if (!ended) this.#put(piece);
+      },
+      end: () => {
+        if (ended) return;
+        ended = true;
+        this.#put(NEWLINE);
+        this.#open = false;
+        const waiting = this.#waiting;
+        this.#waiting = [];
+        this.#waitingBytes = 0;
+        for (const line of waiting) void this.write(line);
+      },
+    };
   }
 
   /** Settles once the writer has room (at once when it has). */

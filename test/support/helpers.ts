@@ -145,6 +145,8 @@ export class LinePeer {
   readonly child: ReturnType<typeof spawn>;
   readonly messages: any[] = [];
   readonly rawLines: string[] = [];
+  /** Lines that are not JSON (a message cut short), as a client would drop them. */
+  readonly unparsed: string[] = [];
   stderr = "";
   #waiters: { predicate: () => boolean; resolve: () => void }[] = [];
 
@@ -158,7 +160,11 @@ export class LinePeer {
     });
     void this.#read(this.child.stdout as ReadableStream<Uint8Array>, (line) => {
       this.rawLines.push(line);
-      this.messages.push(JSON.parse(line));
+      try {
+        this.messages.push(JSON.parse(line));
+      } catch {
+        this.unparsed.push(line);
+      }
     });
     void this.#read(this.child.stderr as ReadableStream<Uint8Array>, (line) => {
       this.stderr += `${line}\n`;

@@ -131,22 +131,61 @@ describe("transparent forwarding", () => {
   );
 
   test(
-    "a message over the 32 MB cap is answered with an error either way, never left hanging",
+    "a streamed message over the 32 MB cap passes whole each way; a held one over it is answered with an error, never left hanging",
     async () => {
       const peer = proxy(["--", BUN, REFERENCE]);
       await initialized(peer);
-      const huge = {
-        jsonrpc: "2.0",
-        id: "huge-in",
-        method: "tools/call",
-        params: { name: "echo", arguments: { message: "m".repeat(40 * 1024 * 1024) } },
-      };
-      peer.send(JSON.stringify(huge));
-      await peer.waitFor(() => peer.responseTo("huge-in") !== undefined);
-      expect(peer.responseTo("huge-in").error.message).toContain("over the");
+      const message = "m".repeat(40 * 1024 * 1024);
+      const echoed = await peer.request("huge-in", "tools/call", { name: "echo", arguments: { message } });
+      expect(echoed.result.content[0].text.length).toBe(message.length);
       const out = await peer.request("huge-out", "tools/call", { name: "big", arguments: { bytes: 40_000_000 } });
-      expect(out.error.message).toContain("over the");
+      expect(out.result.content[0].text.length).toBe(40_000_000);
+      // A request the proxy reads whole is held, so the cap applies to it.
+      peer.send({ jsonrpc: "2.0", id: "held-in", method: "logging/setLevel", params: { level: "info", pad: message } });
+      await peer.waitFor(() => peer.responseTo("held-in") !== undefined);
+      expect(peer.responseTo("held-in").error.message).toContain("over the");
+      // An answer under a reused id is held (its id is rewritten), so the cap applies to it too.
+      peer.send({ jsonrpc: "2.0", id: "dup", method: "tools/call", params: { name: "slow", arguments: { steps: 20, delayMs: 100 } } });
+      peer.send({ jsonrpc: "2.0", id: "dup", method: "tools/call", params: { name: "big", arguments: { bytes: 40_000_000 } } });
+      await peer.waitFor(() => peer.messages.some((m) => m.id === "dup" && m.error));
+      expect(peer.messages.find((m) => m.id === "dup" && m.error).error.message).toContain("over the");
       expect((await peer.request("after", "ping")).result).toEqual({});
+      expect(peer.unparsed).toEqual([]);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "long answers stream while a tools/list is pending, which is still patched; one under a reused id comes back under the client's",
+    async () => {
+      const peer = proxy(["--", BUN, REFERENCE]);
+      await initialized(peer);
+      peer.send({ jsonrpc: "2.0", id: "r", method: "tools/call", params: { name: "slow", arguments: { steps: 10, delayMs: 100 } } });
+      peer.send({ jsonrpc: "2.0", id: "r", method: "tools/call", params: { name: "big", arguments: { bytes: 1_000_000 } } });
+      peer.send({ jsonrpc: "2.0", id: "list", method: "tools/list" });
+      const [big] = await Promise.all([
+        peer.request("big", "tools/call", { name: "big", arguments: { bytes: 2_000_000 } }),
+        peer.waitFor(() => peer.messages.filter((m) => m.id === "r").length === 2 && peer.responseTo("list")),
+      ]);
+      expect(big.result.content[0].text.length).toBe(2_000_000);
+      expect(peer.responseTo("list").result.tools.at(-1).name).toBe("restart_server");
+      const lengths = peer.messages.filter((m) => m.id === "r").map((m) => m.result.content[0].text.length);
+      expect(lengths).toContain(1_000_000);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a server that dies in the middle of a streamed answer: the line is ended for the client, and the request gets the crash error",
+    async () => {
+      const peer = proxy(["--no-auto-restart", "--", BUN, FAULTY, "half-answer"]);
+      await initialized(peer);
+      peer.send({ jsonrpc: "2.0", id: "half", method: "tools/call", params: { name: "echo", arguments: { message: "x" } } });
+      await peer.waitFor(() => peer.responseTo("half") !== undefined);
+      expect(peer.unparsed).toHaveLength(1);
+      expect(peer.unparsed[0]!.length).toBeGreaterThan(1024 * 1024);
+      expect(peer.responseTo("half").error.code).toBe(-32011);
+      expect(peer.rawLines.indexOf(peer.unparsed[0]!)).toBeLessThan(peer.rawLines.findIndex((line) => line.includes('"half"')));
     },
     TEST_GUARD_MS,
   );

@@ -2,7 +2,17 @@
 import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, inspect, NO_VENDOR_KEYS, REFERENCE_CMD, ROOT, startHttpServer, TEST_GUARD_MS } from "../../support/helpers.ts";
+import {
+  BUN,
+  INITIALIZE,
+  inspect,
+  LinePeer,
+  NO_VENDOR_KEYS,
+  REFERENCE_CMD,
+  ROOT,
+  startHttpServer,
+  TEST_GUARD_MS,
+} from "../../support/helpers.ts";
 
 const DENO = join(ROOT, "node_modules/.bin/deno");
 
@@ -83,6 +93,24 @@ test(
       expect(called.json.data.content[0].text).toBe("deno");
     } finally {
       await served.stop();
+    }
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "mcp-proxy forwards under deno run -A (lib/io/runtime's node: fallback), a 1 MB call cut through both ways",
+  async () => {
+    const peer = new LinePeer([DENO, "run", "-A", "mcp-proxy.ts", "--", ...REFERENCE_CMD], { env: { DENO_NO_UPDATE_CHECK: "1" } });
+    try {
+      const init = await peer.request(0, "initialize", INITIALIZE("2025-11-25"));
+      expect(init.result.capabilities.tools.listChanged).toBe(true);
+      peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      const message = "d".repeat(1024 * 1024);
+      const echoed = await peer.request(1, "tools/call", { name: "echo", arguments: { message } });
+      expect(echoed.result.content[0].text).toBe(message);
+    } finally {
+      await peer.close();
     }
   },
   TEST_GUARD_MS,

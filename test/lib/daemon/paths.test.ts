@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { daemonPaths, MAX_SOCKET_PATH_BYTES } from "../../../lib/daemon/paths.ts";
+import { daemonPaths, MAX_SOCKET_PATH_BYTES, resolvePaths } from "../../../lib/daemon/paths.ts";
 import { removeTempDirs, tempDir } from "../../support/helpers.ts";
 
 afterAll(removeTempDirs);
@@ -79,4 +79,13 @@ describe("daemonPaths", () => {
     const wide = join(base, `${"a".repeat(room - 1)}é`); // as many characters, one byte more
     expect(daemonPaths({ MCPKIT_DAEMON_DIR: wide }).ok).toBe(false);
   });
+});
+
+test("resolvePaths: the paths given, else the environment's, else the environment's refusal", () => {
+  const paths = pathsIn({ MCPKIT_DAEMON_DIR: join(tempDir("mcpd-"), "run") });
+  expect(resolvePaths({ paths })).toBe(paths);
+  expect(resolvePaths({ env: { MCPKIT_DAEMON_DIR: paths.dir } })).toEqual(paths);
+  const file = join(paths.dir, "a-file");
+  writeFileSync(file, "");
+  expect(() => resolvePaths({ env: { MCPKIT_DAEMON_DIR: file } })).toThrow(`${file} is not a directory`);
 });

@@ -16,7 +16,6 @@ import {
   ensureDaemon,
   PROBE_TIMEOUT_MS,
   probeDaemon,
-  resolvePaths,
 } from "../../../lib/daemon/start.ts";
 import { lockHolder, tryLock } from "../../../lib/io/file-lock.ts";
 import { processStartTime } from "../../../lib/io/process.ts";
@@ -152,15 +151,6 @@ test("daemonEnvironment: what any server gets, plus mcpkit's and the network's s
     no_proxy: "localhost",
     NODE_EXTRA_CA_CERTS: "/ca.pem",
   });
-});
-
-test("resolvePaths: the paths given, else the environment's, else the environment's refusal", () => {
-  const paths = freshPaths();
-  expect(resolvePaths({ paths })).toBe(paths);
-  expect(resolvePaths({ env: { MCPKIT_DAEMON_DIR: paths.dir } })).toEqual(paths);
-  const file = join(paths.dir, "a-file");
-  writeFileSync(file, "");
-  expect(() => resolvePaths({ env: { MCPKIT_DAEMON_DIR: file } })).toThrow(`${file} is not a directory`);
 });
 
 describe("ensureDaemon", () => {

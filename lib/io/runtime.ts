@@ -1,0 +1,320 @@
+// The native-I/O seam (DESIGN.md "Forwarding at wire speed"): the hot path of a forwarder writes
+// through the runtime's own pipes where it runs on Bun (a FileSink: no node:stream layer per write),
+// and through node:stream elsewhere (Deno runs this fallback); a client reaches mcp-daemon through
+// Bun.connect where it can (node:net's first connect costs ~5 ms of a warm call's start-up, and
+// loading node:net more). Everything else in lib/ stays runtime-neutral.
+
+import type { LineSink } from "../wire/line-writer.ts";
+import type { NodeReadable } from "./reading.ts";
+
+/** A sink for our stdout: a LineSink, which also says when the reader went away for good. */
+export interface OutputSink extends LineSink {
+  /** The reader went away (EPIPE): nothing more can reach it. */
+  onfailure?: () => void;
+}
+
+interface BunFileSink {
+  write(chunk: string | Uint8Array): number | Promise<number>;
+  flush(): number | Promise<number>;
+}
+
+interface BunSocket {
+  write(data: Uint8Array): number;
+  end(): void;
+  terminate(): void;
+  pause(): void;
+  resume(): void;
+}
+
+interface BunSocketHandlers {
+  open(socket: BunSocket): void;
+  data(socket: BunSocket, data: Uint8Array): void;
+  drain(socket: BunSocket): void;
+  end(socket: BunSocket): void;
+  close(socket: BunSocket, error?: Error): void;
+  error(socket: BunSocket, error: Error): void;
+  connectError(socket: BunSocket, error: Error): void;
+}
+
+interface BunGlobal {
+  stdout: { writer(options?: { highWaterMark?: number }): BunFileSink };
+  connect(options: { unix: string; socket: BunSocketHandlers }): Promise<BunSocket>;
+}
+
+const bun = (globalThis as { Bun?: BunGlobal }).Bun;
+
+/** Our stdout, for protocol lines: Bun's FileSink when on Bun, process.stdout otherwise. */
+export function stdoutSink(): OutputSink {
+  return bun ? new FileSinkOutput(bun.stdout.writer()) : nodeOutput();
+}
+
+function nodeOutput(): OutputSink {
+  const sink: OutputSink = {
+    write: (chunk) => process.stdout.write(chunk),
+    once: (event, listener) => process.stdout.once(event, listener),
+    off: (event, listener) => process.stdout.off(event, listener),
+  };
+  process.stdout.on("error", () => sink.onfailure?.());
+  return sink;
+}
+
+/** A FileSink as a LineSink: a write the pipe cannot take now is pending until its flush settles ("drain"). */
+class FileSinkOutput implements OutputSink {
+  onfailure?: () => void;
+  readonly #sink: BunFileSink;
+  readonly #listeners = { drain: new Set<() => void>(), close: new Set<() => void>() };
+  #waiting = false;
+  #failed = false;
+
+  constructor(sink: BunFileSink) {
+    this.#sink = sink;
+  }
+
+  write(chunk: string | Uint8Array): boolean {
+    if (this.#failed) return false;
+    try {
+      this.#sink.write(chunk);
+      if (this.#waiting) return false;
+      const flushed = this.#sink.flush();
+      if (typeof flushed === "number") return true;
+      this.#wait(flushed);
+      return false;
+    } catch {
+      this.#fail();
+      return false;
+    }
+  }
+
+  once(event: "drain" | "close", listener: () => void): void {
+    this.#listeners[event].add(listener);
+  }
+
+  off(event: "drain" | "close", listener: () => void): void {
+    this.#listeners[event].delete(listener);
+  }
+
+  /** Waits for a pending flush, flushing again while bytes written meanwhile are still buffered. */
+  #wait(flushed: Promise<number>): void {
+    this.#waiting = true;
+    flushed.then(
+      () => {
+        let again: number | Promise<number>;
+        try {
+          again = this.#sink.flush();
+        } catch {
+          return this.#fail();
+        }
+        if (typeof again !== "number") return this.#wait(again);
+        this.#waiting = false;
+        this.#emit("drain");
+      },
+      () => this.#fail(),
+    );
+  }
+
+  #fail(): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#waiting = false;
+    this.#emit("close");
+    this.onfailure?.();
+  }
+
+  #emit(event: "drain" | "close"): void {
+    const listeners = [...this.#listeners[event]];
+    this.#listeners[event].clear();
+    for (const listener of listeners) listener();
+  }
+}
+
+/** A connected Unix socket as the daemon client uses it: read like a node stream, written through a LineWriter. */
+export interface UnixSocket extends NodeReadable {
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  on(event: "connect", listener: () => void): unknown;
+  once(event: "end" | "close" | "drain", listener: () => void): unknown;
+  off(event: "drain" | "close", listener: () => void): unknown;
+  write(chunk: string | Uint8Array): boolean;
+  /** Bytes written but not yet taken by the socket. */
+  readonly writableLength: number;
+  readonly destroyed: boolean;
+  /** Sends what is still buffered, then closes our side; `done` runs once it is sent. */
+  end(done: () => void): unknown;
+  destroy(): unknown;
+}
+
+/** Connects to a Unix socket: Bun.connect on Bun, node:net elsewhere. Writes made before it connects are sent once it does. */
+export async function connectUnix(path: string): Promise<UnixSocket> {
+  if (bun) return new BunUnixSocket(bun, path);
+  const { connect } = await import("node:net");
+  return connect(path);
+}
+
+type SocketEvent = "connect" | "data" | "drain" | "end" | "close" | "error";
+const encoder = new TextEncoder();
+
+/** Bun's socket behind the node-stream surface the daemon client reads and writes. */
+class BunUnixSocket implements UnixSocket {
+  readonly #listeners = new Map<SocketEvent, { listener: (...args: any[]) => void; once: boolean }[]>();
+  #socket?: BunSocket;
+  /** What the socket has not taken yet: written before it connected, or past what the kernel accepted. */
+  #backlog: Uint8Array[] = [];
+  #backlogBytes = 0;
+  #paused = false;
+  #destroyed = false;
+  #closed = false;
+  #ending?: () => void;
+
+  constructor(runtime: BunGlobal, path: string) {
+    runtime
+      .connect({
+        unix: path,
+        socket: {
+          open: (socket) => this.#open(socket),
+          data: (_socket, data) => this.#emit("data", data),
+          drain: () => this.#sendBacklog(),
+          end: () => this.#emit("end"),
+          close: (_socket, error) => (error ? this.#fail(error) : this.#close()),
+          error: (_socket, error) => this.#fail(error),
+          connectError: (_socket, error) => this.#fail(error),
+        },
+      })
+      .catch((error: Error) => this.#fail(error));
+  }
+
+  get writableLength(): number {
+    return this.#backlogBytes;
+  }
+
+  get destroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  on(event: SocketEvent, listener: (...args: any[]) => void): this {
+    this.#add(event, listener, false);
+    return this;
+  }
+
+  once(event: SocketEvent, listener: (...args: any[]) => void): this {
+    this.#add(event, listener, true);
+    return this;
+  }
+
+  off(event: SocketEvent, listener: (...args: any[]) => void): this {
+    const listeners = this.#listeners.get(event);
+    const at = listeners?.findIndex((entry) => entry.listener === listener) ?? -1;
+    if (at !== -1) listeners!.splice(at, 1);
+    return this;
+  }
+
+  write(chunk: string | Uint8Array): boolean {
+    if (this.#destroyed || this.#ending) return false;
+    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+    if (this.#socket && this.#backlogBytes === 0) {
+      const written = Math.max(0, this.#socket.write(bytes));
+      if (written === bytes.length) return true;
+      this.#queue(bytes.subarray(written));
+      return false;
+    }
+    this.#queue(bytes);
+    return false;
+  }
+
+  pause(): this {
+    this.#paused = true;
+    this.#socket?.pause();
+    return this;
+  }
+
+  resume(): this {
+    this.#paused = false;
+    this.#socket?.resume();
+    return this;
+  }
+
+  end(done: () => void): this {
+    this.#ending = done;
+    if (this.#socket && this.#backlogBytes === 0) this.#finishEnding();
+    return this;
+  }
+
+  destroy(): this {
+    if (this.#destroyed) return this;
+    this.#destroyed = true;
+    this.#socket?.terminate();
+    // Not connected yet: the socket is let go when it does (#open), and nobody waits for its close.
+    if (!this.#socket) this.#close();
+    return this;
+  }
+
+  #open(socket: BunSocket): void {
+    if (this.#destroyed) return socket.terminate();
+    this.#socket = socket;
+    if (this.#paused) socket.pause();
+    this.#emit("connect");
+    this.#sendBacklog();
+  }
+
+  #queue(bytes: Uint8Array): void {
+    this.#backlog.push(bytes);
+    this.#backlogBytes += bytes.length;
+  }
+
+  #sendBacklog(): void {
+    const socket = this.#socket;
+    if (!socket || this.#destroyed) return;
+    while (this.#backlog.length > 0) {
+      const bytes = this.#backlog[0]!;
+      const written = Math.max(0, socket.write(bytes));
+      this.#backlogBytes -= written;
+      if (written < bytes.length) {
+        this.#backlog[0] = bytes.subarray(written);
+        return;
+      }
+      this.#backlog.shift();
+    }
+    if (this.#ending) return this.#finishEnding();
+    this.#emit("drain");
+  }
+
+  #finishEnding(): void {
+    const done = this.#ending!;
+    this.#socket!.end();
+    done();
+  }
+
+  // An error and the close come a turn later, as node's do: a connect refused at once must still
+  // reach the listeners the caller adds right after connectUnix, and whoever destroys the socket
+  // finishes its own close before the stream's end is seen.
+  #fail(error: Error): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#destroyed = true;
+    setImmediate(() => {
+      this.#emit("error", error);
+      this.#emit("close");
+    });
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#destroyed = true;
+    setImmediate(() => this.#emit("close"));
+  }
+
+  #add(event: SocketEvent, listener: (...args: any[]) => void, once: boolean): void {
+    let listeners = this.#listeners.get(event);
+    if (!listeners) this.#listeners.set(event, (listeners = []));
+    listeners.push({ listener, once });
+  }
+
+  #emit(event: SocketEvent, ...args: unknown[]): void {
+    const listeners = this.#listeners.get(event);
+    if (!listeners) return;
+    for (const entry of [...listeners]) {
+      if (entry.once) this.off(event, entry.listener);
+      entry.listener(...args);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+// The cut-through splitter and its scanner, fed by hand in pieces of every size.
+import { describe, expect, test } from "bun:test";
+import { CutThroughSplitter, HeadScanner, HOLD_BYTES, type MessageHead } from "../../../lib/wire/cut-through.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const text = (parts: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(parts));
+
+function feed(input: string, pieceBytes: number, stream = true, maxLineBytes?: number) {
+  const whole: string[] = [];
+  const streamed: { head: MessageHead; parts: Uint8Array[]; ended?: "end" | "abort"; last?: MessageHead }[] = [];
+  const errors: string[] = [];
+  const splitter = new CutThroughSplitter({
+    online: (line) => whole.push(new TextDecoder().decode(line)),
+    onlong: (head) => {
+      if (!stream) return undefined;
+      const entry: (typeof streamed)[number] = { head: { ...head }, parts: [] };
+      streamed.push(entry);
+      return {
+        data: (piece) => entry.parts.push(piece.slice()),
+        end: (last) => Object.assign(entry, { ended: "end", last: { ...last } }),
+        abort: (last) => Object.assign(entry, { ended: "abort", last: { ...last } }),
+      };
+    },
+    onerror: (error) => errors.push(error.kind),
+    ...(maxLineBytes ? { maxLineBytes } : {}),
+  });
+  const all = bytes(input);
+  for (let at = 0; at < all.length; at += pieceBytes) splitter.push(all.slice(at, at + pieceBytes));
+  splitter.end();
+  return { whole, streamed, errors };
+}
+
+const big = "x".repeat(HOLD_BYTES * 2);
+const clientCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"${big}"}}}`;
+const sdkAnswer = `{"result":{"content":[{"type":"text","text":"${big} \\"}{[ \\\\"}]},"jsonrpc":"2.0","id":"late"}`;
+
+describe("cut-through splitter", () => {
+  test("lines up to the hold size come whole, in order, whatever the pieces", () => {
+    for (const size of [1, 3, 64, 100_000]) {
+      const { whole, streamed } = feed('{"a":1}\n{"b":2}\r\n\n{"c":3}', size);
+      expect(whole).toEqual(['{"a":1}', '{"b":2}', "", '{"c":3}']);
+      expect(streamed).toEqual([]);
+    }
+  });
+
+  test("a longer line is streamed byte for byte once its routing fields are read", () => {
+    for (const size of [1000, 7919, 65_536, 1_000_000]) {
+      const { whole, streamed } = feed(`${clientCall}\n{"after":1}\n`, size);
+      expect(streamed).toHaveLength(1);
+      expect(streamed[0]!.head).toMatchObject({ id: 7, method: "tools/call", body: "params", toolName: "echo", valid: true });
+      expect(streamed[0]!.ended).toBe("end");
+      expect(text(streamed[0]!.parts)).toBe(clientCall);
+      expect(whole).toEqual(['{"after":1}']);
+    }
+  });
+
+  test("an id written after the result is read when it comes, past strings with escaped quotes and brackets", () => {
+    for (const size of [1, 2, 13, 65_537]) {
+      if (size < 100) {
+        // Every piece size through the scanner alone (the splitter's pieces are at least the hold size).
+        const scanner = new HeadScanner();
+        const all = bytes(`{"result":{"t":"a\\"}\\\\"},"jsonrpc":"2.0","id":"late"}`);
+        for (let at = 0; at < all.length; at += size) scanner.scan(all.slice(at, at + size));
+        expect(scanner.head).toMatchObject({ id: "late", body: "result", complete: true });
+        continue;
+      }
+      const { streamed } = feed(`${sdkAnswer}\n`, size);
+      expect(streamed[0]!.head.id).toBeUndefined();
+      expect(streamed[0]!.last).toMatchObject({ id: "late", body: "result", complete: true });
+      expect(text(streamed[0]!.parts)).toBe(sdkAnswer);
+    }
+  });
+
+  test("a line the caller holds comes whole up to the cap, and past it is an oversize error", () => {
+    const held = feed(`${clientCall}\n`, 10_000, false);
+    expect(held.whole).toEqual([clientCall]);
+    const over = feed(`${clientCall}\n{"next":1}\n`, 10_000, false, HOLD_BYTES + 10);
+    expect(over.errors).toEqual(["oversize"]);
+    expect(over.whole).toEqual(['{"next":1}']);
+  });
+
+  test("input that ends in the middle of a streamed line aborts it; a complete one without a newline ends", () => {
+    expect(feed(clientCall.slice(0, -5), 10_000).streamed[0]!.ended).toBe("abort");
+    expect(feed(clientCall, 10_000).streamed[0]!.ended).toBe("end");
+  });
+
+  test("text that is not a JSON object is never offered as a stream", () => {
+    const { whole, streamed } = feed(`[${big}]\n`, 10_000);
+    expect(streamed).toEqual([]);
+    expect(whole).toEqual([`[${big}]`]);
+  });
+});
