@@ -155,12 +155,14 @@ try {
   console.log(`warm vs cold, no-delay server: ${(m("0 cold") / m("0 warm")).toFixed(1)}x faster`);
   console.log(
     `warm call vs a trivial compiled script: ${(m("0 warm") / m("trivial")).toFixed(2)}x (goal <= ${GOALS.warmVsTrivial}x); the ` +
-      `release binary's ${(m("released warm") / m("trivial")).toFixed(2)}x; vs mcp-inspect --version ${(m("0 warm") / m("version")).toFixed(2)}x; ` +
+      `release binary's ${(m("released warm") / m("trivial")).toFixed(2)}x; ` +
+      `vs mcp-inspect --version ${(m("0 warm") / m("version")).toFixed(2)}x; ` +
       `warm list-tools on the raw server: ${(m("raw warm") / m("trivial")).toFixed(2)}x the trivial script`,
   );
   if (base)
     console.log(
-      `A/B: the warm call ${m("0 warm").toFixed(1)} ms, --against's ${m("base warm").toFixed(1)} ms (${(m("base warm") / m("trivial")).toFixed(2)}x the trivial script)`,
+      `A/B: the warm call ${m("0 warm").toFixed(1)} ms, --against's ${m("base warm").toFixed(1)} ms ` +
+        `(${(m("base warm") / m("trivial")).toFixed(2)}x the trivial script)`,
     );
   console.log(
     `${PARALLEL_SESSIONS} warm list-tools at once vs one: ${(m("raw five") / m("raw warm")).toFixed(2)}x (${PARALLEL_SESSIONS} ` +
@@ -202,7 +204,8 @@ try {
       `${scaleRss.toFixed(1)} MB peak (goal <= ${GOALS.scaleRssMb} MB; servers not counted)`,
   );
   console.log(
-    `warm list-tools among ${status.sessions.length} sessions vs among ${PARALLEL_SESSIONS + 2}: ${(median(scale.one!) / m("raw warm")).toFixed(2)}x ` +
+    `warm list-tools among ${status.sessions.length} sessions vs among ${PARALLEL_SESSIONS + 2}: ` +
+      `${(median(scale.one!) / m("raw warm")).toFixed(2)}x ` +
       `(goal <= ${GOALS.warmAtScale}x); grep over ${GREP_AT_SCALE} vs one warm list-tools: ` +
       `${(median(scale.grep!) / m("raw warm")).toFixed(2)}x (goal <= ${GOALS.grepAtScale}x)`,
   );

@@ -93,7 +93,10 @@ export class CutThrough {
     };
   }
 
-  /** An answer passes as it comes when the proxy will not change it: by its id, or, with the id still to come, when no answer it changes is pending. */
+  /**
+   * An answer passes as it comes when the proxy will not change it: by its id, or, with the id still
+   * to come, when no answer it changes is pending.
+   */
   #passesAnswer(head: MessageHead): boolean {
     const { child, inFlight } = this.#parts;
     if (head.body === "params") return false;
