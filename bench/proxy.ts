@@ -3,7 +3,8 @@
 //   - tools/call echo with 1 KB and 1 MB payloads at concurrency 1 and 64, and 64 KB (the largest
 //     message the proxy holds whole) at 4, direct to the fixture vs through mcp-proxy: round trips per
 //     second, p50 and p99 latency. Both peers run side by side and take turns in short slices
-//     (direct, proxy, proxy, direct, ...), so a change in the machine's load during a cell (these are shared, noisy cores) weighs on both alike;
+//     (direct, proxy, proxy, direct, ...), so a change in the machine's load during a cell (these
+//     are shared, noisy cores) weighs on both alike;
 //   - the restart blackout (restart_server sent -> first tools/call answered by the new process)
 //     vs the fixture's own start-up (spawn -> first answer);
 //   - the proxy's own RSS, and with a slow consumer: a server flooding notifications while the
