@@ -14,6 +14,8 @@ export interface AuthContext {
   options: OAuthOptions;
   /** fetch within the origin (redirects elsewhere refused). */
   fetch: typeof fetch;
+  /** Tells everyone who holds timers (the command's --timeout, the client's requests) that a person is, or no longer is, waited for. */
+  userWait(waiting: boolean): void;
   /** The SDK's provider on the token store, for this redirect (undefined: a refresh only). */
   provider(redirectUri: string | undefined, onredirect: (url: URL) => void, state?: string): StoredProvider;
 }

@@ -53,6 +53,7 @@ export class OAuthSession {
   #recovering?: Promise<boolean>;
   #stepUps = 0;
   #signIns = 0;
+  readonly #userWaitListeners = new Set<(waiting: boolean) => void>();
 
   constructor(resource: string, options: OAuthOptions) {
     this.resource = resource;
@@ -92,6 +93,11 @@ export class OAuthSession {
   current(): string | undefined {
     const tokens = this.#storedTokens();
     return tokens ? headerFor(tokens) : undefined;
+  }
+
+  /** `listener` is told when a sign-in starts and stops waiting for the person (the channel's request timers hold meanwhile). */
+  watchUserWait(listener: (waiting: boolean) => void): void {
+    this.#userWaitListeners.add(listener);
   }
 
   /** A request got through: the limits on sign-ins and step-ups start over for the next refusal. */
@@ -226,6 +232,10 @@ export class OAuthSession {
       store: this.#store,
       options: this.#options,
       fetch: this.#fetch,
+      userWait: (waiting) => {
+        this.#options.onuserwait?.(waiting);
+        for (const listener of this.#userWaitListeners) listener(waiting);
+      },
       provider: (redirectUri, onredirect, state = randomBytes(STATE_BYTES).toString("base64url")) => {
         const fromEnv = process.env.MCPKIT_CLIENT_METADATA_URL;
         return new StoredProvider({

@@ -37,7 +37,7 @@ export async function signIn(ctx: AuthContext, request: SignInRequest): Promise<
   if (policy === "no") throw new AuthRequiredError(`${originOf(ctx.resource)} requires a sign-in (run ${ctx.options.signInCommand})`);
   const signal = anySignal(ctx.options.signal, request.signal);
   const waitMs = (ctx.options.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS) + SIGN_IN_LOCK_SLACK_MS;
-  ctx.options.onuserwait?.(true);
+  ctx.userWait(true);
   try {
     return await ctx.store.withLock(ctx.resource, waitMs, signal, async () => {
       // Three proxies started at once: the first signs in, the others find its tokens here.
@@ -61,7 +61,7 @@ export async function signIn(ctx: AuthContext, request: SignInRequest): Promise<
       throw new AuthRequiredError(`signing in to ${originOf(ctx.resource)} was cancelled`);
     throw error;
   } finally {
-    ctx.options.onuserwait?.(false);
+    ctx.userWait(false);
   }
 }
 

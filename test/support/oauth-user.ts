@@ -40,6 +40,7 @@ export function authContext(resource: string, store: AuthStore, options: Partial
     store,
     options: { signIn: "no", ui: scriptedUser().ui, signInCommand: "mcp-inspect auth", ...options },
     fetch,
+    userWait: (waiting) => options.onuserwait?.(waiting),
     provider: (redirectUri, onredirect, state = "state") => new StoredProvider({ store, resource, redirectUri, onredirect, state }),
   };
 }

@@ -277,6 +277,21 @@ describe("mcp-inspect", () => {
   );
 
   test(
+    "a person slower than --timeout and the server/discover probe signs in once: one tab, and the call goes through",
+    async () => {
+      const server = await fixture();
+      // The probe and the handshake are bounded by --timeout (1 s); the person takes 2.5 s.
+      const m = machine({ MCPKIT_TEST_BROWSER_DELAY_MS: "2500" });
+      const run = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth", "--timeout", "1000"]);
+      expect(run.code).toBe(0);
+      expect(m.tabs()).toHaveLength(1);
+      expect(server.record.authorizations).toHaveLength(1);
+      expect(server.record.registrations).toHaveLength(1);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "Ctrl-C while the sign-in waits for the browser: exit 130 at once, the lock and the port let go",
     async () => {
       const server = await fixture();
