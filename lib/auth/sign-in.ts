@@ -77,8 +77,13 @@ async function authorizeInBrowser(
   const { ui } = ctx.options;
   const state = randomBytes(STATE_BYTES).toString("base64url");
   const paste = ctx.options.browser === false && ui.ask !== undefined;
-  // A new sign-in discovers anew: the server's metadata (and where it lives) may have moved.
-  const entry = ctx.store.update(ctx.resource, (stored) => void delete stored.discovery);
+  // A new sign-in discovers anew: the server's metadata (and where it lives) may have moved. A
+  // registered client bound to fewer scopes than asked for now (a step-up) is registered again:
+  // the server would refuse it with invalid_scope.
+  const entry = ctx.store.update(ctx.resource, (stored) => {
+    delete stored.discovery;
+    if (!ctx.options.client && !registeredFor(stored.client?.scope, scope)) delete stored.client;
+  });
   const storedPort = entry.redirectUri ? Number(new URL(entry.redirectUri).port) || undefined : undefined;
   const callback = paste ? undefined : await listen(ctx, state, ctx.options.callbackPort ?? storedPort);
   // Pasting needs no listener: a loopback redirect without a port matches any (RFC 8252 section 7.3).
@@ -143,6 +148,13 @@ async function authorizeInBrowser(
   } finally {
     await callback?.close();
   }
+}
+
+/** Whether a client registered with `registered` scopes (undefined: not bound to any) may ask for `wanted`. */
+function registeredFor(registered: unknown, wanted: string | undefined): boolean {
+  if (typeof registered !== "string" || !wanted) return true;
+  const allowed = new Set(registered.split(/\s+/));
+  return wanted.split(/\s+/).every((scope) => !scope || allowed.has(scope));
 }
 
 /** The loopback listener, on the port the client was registered with when that port is free. */

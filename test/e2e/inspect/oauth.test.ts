@@ -223,6 +223,20 @@ describe("mcp-inspect", () => {
   );
 
   test(
+    "a step-up beyond what the dynamically registered client was registered for registers again first, then goes through",
+    async () => {
+      const server = await fixture({ scopesBoundAtRegistration: true });
+      const m = machine();
+      const run = await m.inspect(["call-tool", "admin", "--url", server.url, "--oauth"]);
+      expect(run.code).toBe(0);
+      expect(text(run)).toBe(`admin with ${FIXTURE_SCOPE} ${ADMIN_SCOPE}`);
+      expect(server.record.registrations.map((r) => r.scope)).toEqual([FIXTURE_SCOPE, `${FIXTURE_SCOPE} ${ADMIN_SCOPE}`]);
+      expect(m.tabs()).toHaveLength(2);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "a server that keeps refusing the scope cannot loop: a bounded number of step-ups, then exit 3",
     async () => {
       const server = await fixture({ grantableScopes: [FIXTURE_SCOPE] });
