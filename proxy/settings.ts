@@ -74,6 +74,7 @@ export const ARGS = {
   "callback-timeout": AUTH_ARGS["callback-timeout"],
   "client-id": AUTH_ARGS["client-id"],
   "client-secret-env": AUTH_ARGS["client-secret-env"],
+  registration: AUTH_ARGS.registration,
 } as const satisfies Record<string, FlagDef>;
 
 /** Flags that may be given more than once, beside the target's own. */

@@ -7,11 +7,11 @@
 // waited re-reads the store and uses what the other got. Tokens and the refresh are tokens.ts, the
 // browser's round trip sign-in.ts; this file decides which a refusal needs.
 import { randomBytes } from "node:crypto";
-import { fetchWithinOrigin } from "../io/fetch.ts";
 import type { Asker } from "../terminal/asker.ts";
-import { type AuthContext, CALLBACK_TIMEOUT_MS, loadSdk } from "./context.ts";
+import type { Registration } from "./client-identity.ts";
+import { type AuthContext, authFetch, CALLBACK_TIMEOUT_MS, loadSdk, metadataDocumentUrl } from "./context.ts";
 import { AuthRequiredError } from "./errors.ts";
-import { CLIENT_METADATA_URL, type PreRegisteredClient, StoredProvider } from "./provider.ts";
+import { type PreRegisteredClient, StoredProvider } from "./provider.ts";
 import { revokeTokens } from "./revoke.ts";
 import { STATE_BYTES, signIn } from "./sign-in.ts";
 import { AuthStore, type StoredTokens } from "./store.ts";
@@ -31,6 +31,8 @@ export interface OAuthOptions {
   /** Open the browser (else only print the URL: --no-browser, where the redirect URL is pasted back). */
   browser?: boolean;
   client?: PreRegisteredClient;
+  /** How the client identifies itself, forced (default: pre-registered when configured, else a metadata document, else dynamic). */
+  registration?: Registration;
   /** Scopes wanted on top of what the server asks for. */
   scopes?: string[];
   callbackPort?: number;
@@ -59,8 +61,7 @@ export class OAuthSession {
     this.resource = resource;
     this.#options = options;
     this.#opened = options.store;
-    const fetchImpl = options.fetch ?? fetch;
-    this.#fetch = ((url: string | URL, init?: RequestInit) => fetchWithinOrigin(url, init, fetchImpl)) as typeof fetch;
+    this.#fetch = authFetch(options);
   }
 
   /** The token store, opened (and its directory made) when a server first refuses us. */
@@ -236,18 +237,17 @@ export class OAuthSession {
         this.#options.onuserwait?.(waiting);
         for (const listener of this.#userWaitListeners) listener(waiting);
       },
-      provider: (redirectUri, onredirect, state = randomBytes(STATE_BYTES).toString("base64url")) => {
-        const fromEnv = process.env.MCPKIT_CLIENT_METADATA_URL;
-        return new StoredProvider({
+      metadataDocumentUrl: metadataDocumentUrl(),
+      provider: (redirectUri, onredirect, state = randomBytes(STATE_BYTES).toString("base64url"), clientMetadataUrl) =>
+        new StoredProvider({
           store: this.#store,
           resource: this.resource,
           redirectUri,
           client: this.#options.client,
-          clientMetadataUrl: fromEnv === undefined ? CLIENT_METADATA_URL : fromEnv || undefined,
+          clientMetadataUrl,
           onredirect,
           state,
-        });
-      },
+        }),
     };
   }
 }

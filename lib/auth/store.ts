@@ -35,6 +35,8 @@ export interface AuthEntry {
   redirectUri?: string;
   tokens?: StoredTokens;
   discovery?: Record<string, unknown>;
+  /** Our metadata document's URL, when a sign-in that offered it got no callback: the next one registers dynamically. */
+  metadataDocumentFailed?: string;
   /** Scopes a server asked for (403 insufficient_scope) where no sign-in could happen: the next sign-in asks for them. */
   wantedScope?: string;
   savedAt?: string;
@@ -116,10 +118,24 @@ export class AuthStore {
    * Runs `work` holding the resource's lock (a sign-in or a refresh at a time, across processes).
    * The holder keeps the lock fresh while it works, so a long sign-in never looks stale.
    */
-  withLock<T>(resource: string, waitMs: number, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+  withLock<T>(
+    resource: string,
+    waitMs: number,
+    signal: AbortSignal | undefined,
+    work: () => Promise<T>,
+    onwait?: (waiting: boolean) => void,
+  ): Promise<T> {
     return withLock(
       `${this.#file(resource)}.lock`,
-      { maxAgeMs: AUTH_LOCK_MAX_AGE_MS, dirVariable: DIR_VARIABLE, waitMs, pollMs: 100, heartbeatMs: AUTH_LOCK_HEARTBEAT_MS, signal },
+      {
+        maxAgeMs: AUTH_LOCK_MAX_AGE_MS,
+        dirVariable: DIR_VARIABLE,
+        waitMs,
+        pollMs: 100,
+        heartbeatMs: AUTH_LOCK_HEARTBEAT_MS,
+        signal,
+        onwait,
+      },
       work,
     );
   }

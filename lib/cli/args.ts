@@ -1,5 +1,6 @@
 // The flags several tools share, declared once (citty argument definitions, each value flag with
 // the kind lib/cli/values.ts checks it as) and checked once.
+import { REGISTRATIONS, type Registration } from "../auth/client-identity.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "../wire/protocol.ts";
 import type { Result } from "../wire/result.ts";
 import { checkValue, type FlagDef } from "./values.ts";
@@ -36,13 +37,25 @@ export const AUTH_ARGS = {
     description: "the environment variable that holds that client's secret (never the secret itself)",
     valueHint: "VAR",
   },
+  registration: {
+    type: "string",
+    description:
+      "how the client identifies itself to the authorization server, forced: dynamic, metadata-document or pre-registered " +
+      "(default: pre-registered with --client-id, else our metadata document where it works, else dynamic)",
+    valueHint: "how",
+  },
 } as const satisfies Record<string, FlagDef>;
 
-/** --callback-port, --callback-timeout, --client-id and --client-secret-env, checked; the secret is read from the variable named. */
+/** --callback-port, --callback-timeout, --client-id, --client-secret-env and --registration, checked; the secret is read from the variable named. */
 export function authFlags(
   args: Record<string, unknown>,
   env: Record<string, string | undefined> = process.env,
-): Result<{ callbackPort?: number; callbackTimeoutMs?: number; client?: { clientId: string; clientSecret?: string } }> {
+): Result<{
+  callbackPort?: number;
+  callbackTimeoutMs?: number;
+  client?: { clientId: string; clientSecret?: string };
+  registration?: Registration;
+}> {
   const port = args["callback-port"] === undefined ? undefined : checkValue("--callback-port", "port", args["callback-port"]);
   if (port && !port.ok) return port;
   const timeout =
@@ -50,6 +63,9 @@ export function authFlags(
   if (timeout && !timeout.ok) return timeout;
   const callbackPort = port?.value as number | undefined;
   const callbackTimeoutMs = timeout?.value as number | undefined;
+  const registration = args.registration;
+  if (registration !== undefined && !REGISTRATIONS.includes(registration as Registration))
+    return { ok: false, error: `--registration must be one of ${REGISTRATIONS.join(", ")} (not ${JSON.stringify(registration)})` };
   const clientId = args["client-id"];
   const secretVariable = args["client-secret-env"];
   if (secretVariable !== undefined && clientId === undefined) return { ok: false, error: "--client-secret-env goes with --client-id" };
@@ -68,6 +84,7 @@ export function authFlags(
       ...(callbackPort ? { callbackPort } : {}),
       ...(callbackTimeoutMs ? { callbackTimeoutMs } : {}),
       ...(client ? { client } : {}),
+      ...(registration ? { registration: registration as Registration } : {}),
     },
   };
 }

@@ -158,7 +158,9 @@ function entryToTarget(name: string, entry: Record<string, unknown>, file: strin
   return { ok: true, value: target };
 }
 
-/** A config entry's `"oauth": {"clientId", "clientSecret", "scopes", "callbackPort"}` (the secret as `${VAR}`, expanded already). */
+const OAUTH_REGISTRATIONS = ["dynamic", "metadata-document", "pre-registered"] as const;
+
+/** A config entry's `"oauth": {"registration", "clientId", "clientSecret", "scopes", "callbackPort"}` (the secret as `${VAR}`, expanded already). */
 function oauthSettings(value: unknown): Result<OAuthSettings | undefined> {
   if (value === undefined) return { ok: true, value: undefined };
   if (!isJsonObject(value)) return fail('"oauth" must be an object');
@@ -176,6 +178,11 @@ function oauthSettings(value: unknown): Result<OAuthSettings | undefined> {
     if (!Array.isArray(value.scopes) || !value.scopes.every((scope) => typeof scope === "string"))
       return fail('"oauth.scopes" must be a list of strings');
     settings.scopes = value.scopes;
+  }
+  if (value.registration !== undefined) {
+    if (!OAUTH_REGISTRATIONS.includes(value.registration as never))
+      return fail(`"oauth.registration" must be one of ${OAUTH_REGISTRATIONS.map((r) => `"${r}"`).join(", ")}`);
+    settings.registration = value.registration as OAuthSettings["registration"];
   }
   if (value.callbackPort !== undefined) {
     if (!Number.isInteger(value.callbackPort) || (value.callbackPort as number) < 1 || (value.callbackPort as number) > 65_535)

@@ -31,6 +31,8 @@ export interface HttpTarget {
 }
 
 export interface OAuthSettings {
+  /** How the client identifies itself, forced ("dynamic", "metadata-document" or "pre-registered"). */
+  registration?: "dynamic" | "metadata-document" | "pre-registered";
   clientId?: string;
   clientSecret?: string;
   scopes?: string[];

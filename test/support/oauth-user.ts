@@ -41,7 +41,9 @@ export function authContext(resource: string, store: AuthStore, options: Partial
     options: { signIn: "no", ui: scriptedUser().ui, signInCommand: "mcp-inspect auth", ...options },
     fetch,
     userWait: (waiting) => options.onuserwait?.(waiting),
-    provider: (redirectUri, onredirect, state = "state") => new StoredProvider({ store, resource, redirectUri, onredirect, state }),
+    metadataDocumentUrl: undefined,
+    provider: (redirectUri, onredirect, state = "state", clientMetadataUrl) =>
+      new StoredProvider({ store, resource, redirectUri, onredirect, state, clientMetadataUrl }),
   };
 }
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { CLIENT_METADATA_URL } from "../../../lib/auth/provider.ts";
 import { ADMIN_SCOPE, FIXTURE_SCOPE, type OAuthFixture, type OAuthFixtureOptions, startOAuthServer } from "../../fixtures/oauth-server.ts";
 import { BUN, INITIALIZE, inspect, LinePeer, ROOT, readUntil, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
+import { type ServedDocument, serveDocument } from "../../support/https-document.ts";
 
 const BROWSER_SCRIPT = join(ROOT, "test/fixtures/browser.ts");
 const EXIT_AUTH = 3;
@@ -600,21 +601,91 @@ describe("client identity", () => {
     TEST_GUARD_MS,
   );
 
-  test(
-    "a client ID metadata document when the server supports them: our published document, no registration",
-    async () => {
-      const document = JSON.parse(readFileSync(join(ROOT, "oauth/client-metadata.json"), "utf8"));
-      expect(document.client_id).toBe(CLIENT_METADATA_URL);
-      const server = await fixture({ clientDocuments: { [CLIENT_METADATA_URL]: document } });
-      const m = machine();
-      const run = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth"]);
-      expect(run.code).toBe(0);
-      expect(text(run)).toBe(`authorized as ${CLIENT_METADATA_URL}`);
-      expect(server.record.registrations).toEqual([]);
-      expect(server.record.authorizations[0]!.client_id).toBe(CLIENT_METADATA_URL);
-    },
-    TEST_GUARD_MS,
-  );
+  describe("a client ID metadata document", () => {
+    const published = () => JSON.parse(readFileSync(join(ROOT, "oauth/client-metadata.json"), "utf8")) as Record<string, unknown>;
+    const documents: ServedDocument[] = [];
+    afterAll(() => Promise.all(documents.map((d) => d.stop())));
+    const served = () => {
+      const document = serveDocument(published());
+      documents.push(document);
+      return document;
+    };
+
+    test(
+      "offered when the server supports them and we can fetch it ourselves: no registration",
+      async () => {
+        expect(published().client_id).toBe(CLIENT_METADATA_URL);
+        const document = served();
+        const server = await fixture({ clientDocuments: { [document.url]: { ...published(), client_id: document.url } } });
+        const m = machine(document.env);
+        const run = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth"]);
+        expect(run.code).toBe(0);
+        expect(text(run)).toBe(`authorized as ${document.url}`);
+        expect(server.record.registrations).toEqual([]);
+        expect(server.record.authorizations[0]!.client_id).toBe(document.url);
+        expect(document.fetches()).toBe(1);
+      },
+      TEST_GUARD_MS,
+    );
+
+    test(
+      "not offered when we cannot fetch it (the published one, offline): dynamic registration at once",
+      async () => {
+        const server = await fixture({ clientDocuments: { [CLIENT_METADATA_URL]: published() } });
+        const m = machine({ MCPKIT_CLIENT_METADATA_URL: "https://127.0.0.1:9/oauth/client-metadata.json" });
+        const run = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth"]);
+        expect(run.code).toBe(0);
+        expect(server.record.registrations).toHaveLength(1);
+        expect(server.record.authorizations.map((a) => a.client_id)).toEqual([server.record.registrations[0]!.client_id]);
+      },
+      TEST_GUARD_MS,
+    );
+
+    test(
+      "a server that cannot fetch it never calls back: the wait says so at once, and the next sign-in registers dynamically",
+      async () => {
+        const document = served();
+        // The server advertises metadata documents but knows none: its page says invalid_client and goes nowhere.
+        const server = await fixture({ clientDocuments: {} });
+        const m = machine(document.env);
+        const first = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth", "--callback-timeout", "1500"]);
+        expect(first.code).toBe(EXIT_AUTH);
+        expect(first.stderr).toContain("If the page reports invalid_client, the authorization server could not fetch");
+        expect(server.record.authorizations.map((a) => a.client_id)).toEqual([document.url]);
+        expect(server.record.registrations).toEqual([]);
+
+        const second = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth"]);
+        expect(second.code).toBe(0);
+        expect(server.record.registrations).toHaveLength(1);
+        expect(text(second)).toBe(`authorized as ${server.record.registrations[0]!.client_id}`);
+        expect(second.stderr).not.toContain("invalid_client");
+      },
+      TEST_GUARD_MS,
+    );
+
+    test(
+      '--registration dynamic, or the entry\'s "oauth": {"registration": "dynamic"}, registers even where the document would do',
+      async () => {
+        const document = served();
+        const server = await fixture({ clientDocuments: { [document.url]: { ...published(), client_id: document.url } } });
+        const m = machine(document.env);
+        expect((await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth", "--registration", "dynamic"])).code).toBe(0);
+        expect(server.record.registrations).toHaveLength(1);
+
+        const other = machine(document.env);
+        const config = join(tempDir(), "mcp.json");
+        writeFileSync(config, JSON.stringify({ mcpServers: { s: { url: server.url, oauth: { registration: "dynamic" } } } }));
+        expect((await other.inspect(["call-tool", "whoami", "--config", config, "--server", "s", "--oauth"])).code).toBe(0);
+        expect(server.record.registrations).toHaveLength(2);
+        expect(server.record.authorizations.every((a) => a.client_id !== document.url)).toBe(true);
+
+        const wrong = await m.inspect(["list-tools", "--url", server.url, "--registration", "magic"]);
+        expect(wrong.code).toBe(1);
+        expect(wrong.json.error.message).toBe('--registration must be one of dynamic, metadata-document, pre-registered (not "magic")');
+      },
+      TEST_GUARD_MS,
+    );
+  });
 
   test(
     "no registration, no metadata documents, no client: a clear error that says what to configure",
