@@ -213,16 +213,23 @@ export class OAuthSession {
     return answer && (answer.status === 401 || answer.status === 403) ? extractWWWAuthenticateParams(answer) : {};
   }
 
-  /** Forgets the stored tokens, revoking them first where the authorization server offers revocation (RFC 7009). */
-  async logout(): Promise<{ revoked: boolean; forgotten: boolean }> {
-    return this.#store.withLock(this.resource, CALLBACK_TIMEOUT_MS, undefined, async () => {
+  /**
+   * Revokes the stored tokens (RFC 7009) and forgets them. When they could not be revoked, `why`
+   * says so: they are kept where logging out again may revoke them (refused, unreachable), and
+   * forgotten where it never will (the server offers no revocation).
+   */
+  async logout(): Promise<{ revoked: boolean; forgotten: boolean; why?: string; unreachable?: boolean }> {
+    return this.#store.withLock(this.resource, CALLBACK_TIMEOUT_MS, this.#options.signal, async () => {
       const entry = this.#store.read(this.resource);
+      if (!entry.tokens) return { revoked: false, forgotten: this.#store.forget(this.resource) };
       const configured = this.#options.client;
       const client = configured
         ? { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) }
         : entry.client;
-      const revoked = await revokeTokens(entry, client, this.#fetch);
-      return { revoked, forgotten: this.#store.forget(this.resource) };
+      const revocation = await revokeTokens(entry, client, this.#fetch);
+      if (revocation.revoked) return { revoked: true, forgotten: this.#store.forget(this.resource) };
+      const forgotten = !revocation.again && this.#store.forget(this.resource);
+      return { revoked: false, forgotten, why: revocation.why, ...(revocation.unreachable ? { unreachable: true } : {}) };
     });
   }
 

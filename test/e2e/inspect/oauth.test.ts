@@ -167,6 +167,42 @@ describe("mcp-inspect", () => {
   );
 
   test(
+    "auth --logout that cannot revoke says so and exits non-zero: a confidential client without its secret keeps its tokens",
+    async () => {
+      const server = await fixture({
+        registration: false,
+        preRegistered: { clientId: "app", clientSecret: "s3cret", authMethod: "client_secret_basic" },
+      });
+      const m = machine({ APP_SECRET: "s3cret" });
+      const client = ["--client-id", "app", "--client-secret-env", "APP_SECRET"];
+      expect((await m.inspect(["auth", "--url", server.url, ...client])).code).toBe(0);
+      const refused = await m.inspect(["auth", "--logout", "--url", server.url]);
+      expect(refused.code).toBe(EXIT_AUTH);
+      expect(refused.json.error.message).toBe(
+        `the tokens for ${server.url} were not revoked: the authorization server refused the revocation (HTTP 401: invalid_client): a ` +
+          "client with a secret revokes with it (pass --client-id ID --client-secret-env VAR); they are kept, so that logging out " +
+          "again can revoke them",
+      );
+      expect(server.record.revocations).toEqual([]);
+      const revoked = await m.inspect(["auth", "--logout", "--url", server.url, ...client]);
+      expect(revoked.code).toBe(0);
+      expect(revoked.json.data).toMatchObject({ revoked: true, forgotten: true });
+      expect(server.record.revocations).toContain(server.record.refreshTokens[0]!);
+
+      const none = await fixture({ revocation: false });
+      expect((await m.inspect(["auth", "--url", none.url])).code).toBe(0);
+      const forgotten = await m.inspect(["auth", "--logout", "--url", none.url]);
+      expect(forgotten.code).toBe(EXIT_AUTH);
+      expect(forgotten.json.error.message).toBe(
+        `the tokens for ${none.url} are forgotten here but not revoked: the authorization server offers no token revocation (RFC 7009), ` +
+          "so they stay valid at the authorization server until they expire",
+      );
+      expect((await m.inspect(["auth", "--list"])).json.data.servers).toEqual([]);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "a token about to expire is refreshed before it is used: no 401, no browser, the refresh token rotated",
     async () => {
       const server = await fixture();
@@ -571,6 +607,33 @@ describe("client identity", () => {
       expect(server.record.authorizations[0]!.redirect_uri).toBe(`http://127.0.0.1:${port}/callback`);
       expect(server.record.tokenRequests[0]!.clientAuth).toBe("client_secret_basic");
       for (const file of m.files()) expect(file).not.toContain("s3cret-value");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a pre-registered client registered for client_secret_post where the server takes both: post after one refusal, then at once",
+    async () => {
+      const server = await fixture({
+        registration: false,
+        preRegistered: { clientId: "cli-app", clientSecret: "post-secret", authMethod: "client_secret_post" },
+        tokenEndpointAuthMethods: ["client_secret_basic", "client_secret_post"],
+        tokenLifetimeS: 1,
+      });
+      const m = machine({ CLI_SECRET: "post-secret" });
+      const flags = ["--url", server.url, "--client-id", "cli-app", "--client-secret-env", "CLI_SECRET"];
+      const first = await m.inspect(["call-tool", "whoami", ...flags, "--oauth"]);
+      expect(first.code).toBe(0);
+      expect(text(first)).toBe("authorized as cli-app");
+      expect(server.record.tokenRequests.map((r) => r.clientAuth)).toEqual(["bad", "client_secret_post"]);
+      // The access token expires at once: the refresh authenticates the way that worked, first time.
+      const second = await m.inspect(["call-tool", "whoami", ...flags]);
+      expect(second.code).toBe(0);
+      expect(server.record.tokenRequests.map((r) => r.clientAuth)).toEqual(["bad", "client_secret_post", "client_secret_post"]);
+      expect(server.record.refreshes).toBe(1);
+      // The SDK's issuer stamp is kept for a pre-registered client too: no SEP-2352 warning at a sign-in or a refresh.
+      expect(first.stderr + second.stderr).not.toContain("SEP-2352");
+      for (const file of m.files()) expect(file).not.toContain("post-secret");
     },
     TEST_GUARD_MS,
   );

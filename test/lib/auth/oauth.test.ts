@@ -687,10 +687,28 @@ describe("OAuthSession", () => {
     expect(await session.logout()).toEqual({ revoked: false, forgotten: false });
   });
 
-  test("logout where the server offers no revocation: forgotten only", async () => {
+  test("logout where the server offers no revocation: forgotten, and why they were not revoked", async () => {
     const server = await fixture({ revocation: false });
     const session = await signedIn(server);
-    expect(await session.logout()).toEqual({ revoked: false, forgotten: true });
+    expect(await session.logout()).toEqual({
+      revoked: false,
+      forgotten: true,
+      why: "the authorization server offers no token revocation (RFC 7009)",
+    });
     expect(server.record.revocations).toEqual([]);
+  });
+
+  test("logout of a client with a secret, without it: refused, so the tokens are kept for a logout that can revoke them", async () => {
+    const server = await fixture({
+      registration: false,
+      preRegistered: { clientId: "app", clientSecret: "s3cret", authMethod: "client_secret_basic" },
+    });
+    const session = await signedIn(server, { client: { clientId: "app", clientSecret: "s3cret" } });
+    const withoutSecret = new OAuthSession(server.url, policy("no"));
+    const refused = await withoutSecret.logout();
+    expect(refused).toMatchObject({ revoked: false, forgotten: false });
+    expect(refused.why).toContain("pass --client-id ID --client-secret-env VAR");
+    expect(stored(server.url).tokens).toBeDefined();
+    expect(await session.logout()).toEqual({ revoked: true, forgotten: true });
   });
 });
