@@ -73,7 +73,7 @@ async function authorizeInBrowser(
   resourceMetadataUrl: URL | undefined,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const { auth } = await loadSdk();
+  const { auth, IssuerMismatchError, discoverOAuthProtectedResourceMetadata } = await loadSdk();
   const { ui, signInCommand } = ctx.options;
   const registration = ctx.options.registration;
   if (registration === "pre-registered" && !ctx.options.client)
@@ -120,15 +120,31 @@ async function authorizeInBrowser(
     document,
   );
   try {
-    const first = await auth(provider, {
-      serverUrl: ctx.resource,
-      scope,
-      resourceMetadataUrl,
-      fetchFn: ctx.fetch,
-      forceReauthorization: force,
-    }).catch((error: unknown) => {
-      throw refusal ?? signInError(ctx.resource, error, signInCommand);
-    });
+    const start = (skipIssuerMetadataValidation: boolean) =>
+      auth(provider, {
+        serverUrl: ctx.resource,
+        scope,
+        resourceMetadataUrl,
+        fetchFn: ctx.fetch,
+        forceReauthorization: force,
+        skipIssuerMetadataValidation,
+      });
+    const first = await start(false)
+      .catch(async (error: unknown) => {
+        // 2025-03-26 discovery (no protected resource metadata: the server's origin stands for the
+        // authorization server) predates RFC 8414's issuer rule, and its metadata may name another
+        // issuer on that origin; RFC 8414 discovery from resource metadata stays strict.
+        const metadataIssuer = error instanceof IssuerMismatchError && error.kind === "metadata" && !refusal;
+        if (!metadataIssuer) throw error;
+        const resourceMetadata = await discoverOAuthProtectedResourceMetadata(ctx.resource, { resourceMetadataUrl }, ctx.fetch).catch(
+          () => undefined,
+        );
+        if (resourceMetadata) throw error;
+        return start(true);
+      })
+      .catch((error: unknown) => {
+        throw refusal ?? signInError(ctx.resource, error, signInCommand);
+      });
     if (first === "AUTHORIZED") return;
     if (!authorizationUrl) throw new AuthRequiredError(`${originOf(ctx.resource)} gave no authorization URL`);
     const byDocument = document !== undefined && provider.clientInformation()?.client_id === document;

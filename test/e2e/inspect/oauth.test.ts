@@ -501,6 +501,24 @@ describe("discovery", () => {
   );
 
   test(
+    "2025-03-26 discovery (no resource metadata) takes metadata naming another issuer on the origin; RFC 8414 discovery refuses it",
+    async () => {
+      const legacy = await fixture({ resourceMetadata: "none", claimedIssuerPath: "/oauth" });
+      const m = machine();
+      const run = await m.inspect(["call-tool", "whoami", "--url", legacy.url, "--oauth"]);
+      expect(run.code).toBe(0);
+      expect(text(run)).toStartWith("authorized as client-");
+
+      const strict = await fixture({ resourceMetadata: "header", claimedIssuerPath: "/oauth" });
+      const refused = await m.inspect(["call-tool", "whoami", "--url", strict.url, "--oauth"]);
+      expect(refused.code).toBe(EXIT_AUTH);
+      expect(refused.json.error.message).toContain("Issuer mismatch in authorization server metadata (RFC 8414 §3.3)");
+      expect(strict.record.authorizations).toEqual([]);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "a new sign-in discovers anew: stale discovery in the store does not send it elsewhere",
     async () => {
       const server = await fixture();
