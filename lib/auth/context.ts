@@ -18,6 +18,12 @@ export interface AuthContext {
   options: OAuthOptions;
   /** fetch within the origin (redirects elsewhere refused). */
   fetch: typeof fetch;
+  /**
+   * The last auth answer that went past its cap since the last call, if any: the SDK swallows some
+   * failures (resource metadata it cannot read) and fails later for another reason, so a sign-in's
+   * error names this one first.
+   */
+  takeOverflow(): Error | undefined;
   /** Tells everyone who holds timers (the command's --timeout, the client's requests) that a person is, or no longer is, waited for. */
   userWait(waiting: boolean): void;
   /** Our client ID metadata document's URL (MCPKIT_CLIENT_METADATA_URL, else the published one; undefined: none). */
@@ -35,10 +41,10 @@ export const loadSdk = () => (sdk ??= import("@modelcontextprotocol/client"));
  * origin, each body capped at MAX_OAUTH_RESPONSE_BYTES, ended by the command's signal, and each
  * request bounded by the callback timeout (the tools without --timeout have no other bound).
  */
-export function authFetch(options: OAuthOptions): typeof fetch {
+export function authFetch(options: OAuthOptions, onoverflow?: (error: Error) => void): typeof fetch {
   const fetchImpl = options.fetch ?? fetch;
   const bound = options.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS;
-  const capped = cappedFetch(fetchImpl, MAX_OAUTH_RESPONSE_BYTES);
+  const capped = cappedFetch(fetchImpl, MAX_OAUTH_RESPONSE_BYTES, onoverflow);
   return ((url: string | URL, init: RequestInit = {}) => {
     const signals = [init.signal, options.signal, AbortSignal.timeout(bound)].filter((s): s is AbortSignal => Boolean(s));
     return fetchWithinOrigin(url, { ...init, signal: AbortSignal.any(signals) }, capped);

@@ -56,12 +56,13 @@ export class OAuthSession {
   #stepUps = 0;
   #signIns = 0;
   readonly #userWaitListeners = new Set<(waiting: boolean) => void>();
+  #overflow?: Error;
 
   constructor(resource: string, options: OAuthOptions) {
     this.resource = resource;
     this.#options = options;
     this.#opened = options.store;
-    this.#fetch = authFetch(options);
+    this.#fetch = authFetch(options, (error) => (this.#overflow = error));
   }
 
   /** The token store, opened (and its directory made) when a server first refuses us. */
@@ -240,6 +241,11 @@ export class OAuthSession {
       store: this.#store,
       options: this.#options,
       fetch: this.#fetch,
+      takeOverflow: () => {
+        const overflow = this.#overflow;
+        this.#overflow = undefined;
+        return overflow;
+      },
       userWait: (waiting) => {
         this.#options.onuserwait?.(waiting);
         for (const listener of this.#userWaitListeners) listener(waiting);

@@ -80,6 +80,7 @@ async function authorizeInBrowser(
     throw new AuthRequiredError(
       `--registration pre-registered needs the client's ID: "oauth": {"clientId": "..."} in the config entry, or --client-id ID`,
     );
+  ctx.takeOverflow(); // one left from an earlier request is not this sign-in's
   const state = randomBytes(STATE_BYTES).toString("base64url");
   const paste = ctx.options.browser === false && ui.ask !== undefined;
   // A new sign-in discovers anew: the server's metadata (and where it lives) may have moved. A
@@ -143,7 +144,7 @@ async function authorizeInBrowser(
         return start(true);
       })
       .catch((error: unknown) => {
-        throw refusal ?? signInError(ctx.resource, error, signInCommand);
+        throw refusal ?? signInError(ctx.resource, ctx.takeOverflow() ?? error, signInCommand);
       });
     if (first === "AUTHORIZED") return;
     if (!authorizationUrl) throw new AuthRequiredError(`${originOf(ctx.resource)} gave no authorization URL`);
@@ -181,7 +182,7 @@ async function authorizeInBrowser(
       iss: params.get("iss") ?? undefined,
       fetchFn: ctx.fetch,
     }).catch((error: unknown) => {
-      throw signInError(ctx.resource, error, signInCommand);
+      throw signInError(ctx.resource, ctx.takeOverflow() ?? error, signInCommand);
     });
     ui.print(`Signed in to ${originOf(ctx.resource)}.`);
   } finally {

@@ -12,18 +12,26 @@ function tooLarge(url: string, maxBytes: number): BodyTooLargeError {
   return new BodyTooLargeError(`the answer from ${new URL(url).origin} is larger than ${size} (not read further)`);
 }
 
-/** `response` with a body that fails past `maxBytes` (at once when its Content-Length says so). */
-export function capBody(response: Response, maxBytes: number, url: string): Response {
+/**
+ * `response` with a body that fails past `maxBytes` (at once when its Content-Length says so);
+ * `onoverflow` hears of it too, for a reader that would swallow the error.
+ */
+export function capBody(response: Response, maxBytes: number, url: string, onoverflow?: (error: BodyTooLargeError) => void): Response {
   if (!response.body) return response;
   const declared = Number(response.headers.get("content-length"));
   let seen = 0;
+  const fail = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    const error = tooLarge(url, maxBytes);
+    onoverflow?.(error);
+    controller.error(error);
+  };
   const counting = new TransformStream<Uint8Array, Uint8Array>({
     start(controller) {
-      if (declared > maxBytes) controller.error(tooLarge(url, maxBytes));
+      if (declared > maxBytes) fail(controller);
     },
     transform(chunk, controller) {
       seen += chunk.byteLength;
-      if (seen > maxBytes) controller.error(tooLarge(url, maxBytes));
+      if (seen > maxBytes) fail(controller);
       else controller.enqueue(chunk);
     },
   });
@@ -33,11 +41,11 @@ export function capBody(response: Response, maxBytes: number, url: string): Resp
 }
 
 /** fetch whose every response body is capped at `maxBytes` (see capBody). */
-export function cappedFetch(fetchImpl: typeof fetch, maxBytes: number): typeof fetch {
+export function cappedFetch(fetchImpl: typeof fetch, maxBytes: number, onoverflow?: (error: BodyTooLargeError) => void): typeof fetch {
   return (async (input: string | URL | Request, init?: RequestInit) => {
     const response = await fetchImpl(input, init);
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    return capBody(response, maxBytes, url);
+    return capBody(response, maxBytes, url, onoverflow);
   }) as typeof fetch;
 }
 

@@ -41,6 +41,7 @@ export function authContext(resource: string, store: AuthStore, options: Partial
     options: { signIn: "no", ui: scriptedUser().ui, signInCommand: "mcp-inspect auth", ...options },
     fetch,
     userWait: (waiting) => options.onuserwait?.(waiting),
+    takeOverflow: () => undefined,
     metadataDocumentUrl: undefined,
     provider: (redirectUri, onredirect, state = "state", clientMetadataUrl) =>
       new StoredProvider({ store, resource, redirectUri, onredirect, state, clientMetadataUrl }),
