@@ -1,7 +1,7 @@
 // Reading a whole file or stream into memory, the one way every tool does it: with a cap, in
 // chunks that yield to the event loop (a signal or a timeout is still heard while /dev/zero is
 // read), and stoppable by an AbortSignal.
-import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from "node:fs";
 import type { Result } from "../wire/result.ts";
 import { type NodeReadable, readChunks } from "./reading.ts";
 
@@ -58,18 +58,21 @@ const SYNC_CHUNK_BYTES = 64 * 1024;
 
 /**
  * A small file (a config) read synchronously, at most `maxBytes`: a path that names /dev/zero or a
- * FIFO that never ends costs one bounded read, not all the memory there is.
+ * FIFO that never ends costs one bounded read, not all the memory there is. `regularOnly` (files
+ * of ours, such as the token store's) refuses a symbolic link (detail ELOOP) and anything but a
+ * regular file (detail "not a regular file"), opened without waiting for a FIFO's writer.
  */
-export function readFileCappedSync(path: string, maxBytes: number): CappedRead {
+export function readFileCappedSync(path: string, maxBytes: number, options: { regularOnly?: boolean } = {}): CappedRead {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    fd = openSync(path, options.regularOnly ? constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK : "r");
   } catch (error) {
     return { ok: false, error: { reason: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "read error" } };
   }
   try {
     const stats = fstatSync(fd);
     if (stats.isDirectory()) return { ok: false, error: { reason: "unreadable", detail: "EISDIR" } };
+    if (options.regularOnly && !stats.isFile()) return { ok: false, error: { reason: "unreadable", detail: "not a regular file" } };
     if (stats.isFile() && stats.size > maxBytes) return { ok: false, error: { reason: "too-large" } };
     const chunks: Buffer[] = [];
     let bytes = 0;
