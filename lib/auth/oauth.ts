@@ -7,6 +7,7 @@
 // waited re-reads the store and uses what the other got. Tokens and the refresh are tokens.ts, the
 // browser's round trip sign-in.ts; this file decides which a refusal needs.
 import { randomBytes } from "node:crypto";
+import { oneLine } from "../io/text.ts";
 import type { Asker } from "../terminal/asker.ts";
 import type { Registration } from "./client-identity.ts";
 import { type AuthContext, authFetch, CALLBACK_TIMEOUT_MS, loadSdk, metadataDocumentUrl } from "./context.ts";
@@ -151,12 +152,27 @@ export class OAuthSession {
       this.#stepUps++;
       return stepped;
     }
-    if (sent?.refresh_token && (await refresh(this.#context, sent).catch(() => false))) return true;
+    // What the authorization server said when a refresh failed for another reason than the
+    // refresh token being spent (that only means a sign-in is due).
+    let refreshFailure: string | undefined;
+    const refreshed = sent?.refresh_token
+      ? await refresh(this.#context, sent).catch((error: unknown) => {
+          refreshFailure = oneLine(error instanceof Error ? error.message : String(error));
+          return false;
+        })
+      : false;
+    if (refreshed) return true;
     if (this.#options.signIn === "no") {
-      // No Bearer challenge: the server may want an API key rather than OAuth.
-      const orHeader = /^\s*Bearer\b/i.test(response.headers.get("www-authenticate") ?? "")
-        ? ""
-        : ', or pass --header "Authorization: Bearer <token>"';
+      if (refreshFailure)
+        throw new AuthRequiredError(
+          `refreshing the tokens for ${originOf(this.resource)} failed: ${refreshFailure} (run ${this.#options.signInCommand} to sign ` +
+            "in again)",
+        );
+      // No Bearer challenge, and no tokens of ours refused: the server may want an API key rather than OAuth.
+      const orHeader =
+        sent || /^\s*Bearer\b/i.test(response.headers.get("www-authenticate") ?? "")
+          ? ""
+          : ', or pass --header "Authorization: Bearer <token>"';
       throw new AuthRequiredError(`${originOf(this.resource)} requires a sign-in (run ${this.#options.signInCommand}${orHeader})`);
     }
     if (this.#signIns >= MAX_SIGN_INS)

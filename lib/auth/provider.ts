@@ -148,7 +148,11 @@ export class StoredProvider implements OAuthClientProvider {
    * The server says these credentials no longer work. Tokens are re-read first: another process
    * may have rotated them since this one read them, and those are kept.
    */
+  /** Set when the authorization server refused the client itself (invalid_client, unauthorized_client) during this use. */
+  clientRefused = false;
+
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
+    if (scope === "client") this.clientRefused = true;
     this.#options.store.update(this.#options.resource, (entry) => {
       if ((scope === "all" || scope === "tokens") && entry.tokens?.refresh_token === this.#refreshedFrom) delete entry.tokens;
       if (scope === "client" && this.#options.client?.clientSecret) {

@@ -600,6 +600,21 @@ describe("OAuthSession", () => {
     expect(opened).toEqual([]);
   });
 
+  test("a refresh the authorization server refuses for another reason: that is said, with no --header hint", async () => {
+    const server = await fixture({
+      registration: false,
+      preRegistered: { clientId: "app", clientSecret: "s3cret", authMethod: "client_secret_basic" },
+    });
+    const session = await signedIn(server, { client: { clientId: "app", clientSecret: "s3cret" } });
+    // The secret was rotated at the server: the refresh is refused as invalid_client.
+    const stale = new OAuthSession(server.url, policy("no", { client: { clientId: "app", clientSecret: "old" } }));
+    const error = await stale.recover(refusal(401), await session.authorization()).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(AuthRequiredError);
+    expect((error as Error).message).toStartWith(`refreshing the tokens for ${new URL(server.url).origin} failed: `);
+    expect((error as Error).message).toEndWith("(run mcp-inspect auth to sign in again)");
+    expect((error as Error).message).not.toContain("--header");
+  });
+
   const noSignIn: [string, string | undefined, string][] = [
     [
       "a Bearer challenge",
