@@ -41,6 +41,8 @@ export interface ChannelAuth {
   callbackTimeoutMs?: number;
   /** --registration, over the entry's own `oauth.registration`. */
   registration?: Registration;
+  /** --grant, over the entry's own `oauth.grant`. */
+  grant?: "authorization_code" | "client_credentials";
   /** Aborting stops waiting for the browser. */
   signal?: AbortSignal;
   /** Opens the sign-in page (default: $BROWSER, else the platform's opener). */
@@ -68,7 +70,11 @@ export async function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined
     ? undefined
     : (auth?.client ??
       (configured?.clientId
-        ? { clientId: configured.clientId, ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}) }
+        ? {
+            clientId: configured.clientId,
+            ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}),
+            ...(configured.privateKeyFile ? { privateKeyFile: configured.privateKeyFile } : {}),
+          }
         : undefined));
   return new OAuthSession(target.url, {
     signIn: auth?.signIn ?? "no",
@@ -77,6 +83,7 @@ export async function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined
     browser: auth?.browser,
     client,
     registration,
+    grant: auth?.grant ?? configured?.grant,
     scopes: configured?.scopes,
     callbackPort: auth?.callbackPort ?? configured?.callbackPort,
     callbackTimeoutMs: auth?.callbackTimeoutMs,
@@ -93,14 +100,22 @@ export async function openChannel(target: Target, options: OpenChannelOptions = 
     // --client-id and --registration travel with the target: the daemon's session signs in as that client.
     const client = target.kind === "http" ? options.auth?.client : undefined;
     const registration = target.kind === "http" ? options.auth?.registration : undefined;
+    const grant = target.kind === "http" ? options.auth?.grant : undefined;
     const withClient =
-      (client || registration) && target.kind === "http"
+      (client || registration || grant) && target.kind === "http"
         ? {
             ...target,
             oauth: {
               ...target.oauth,
-              ...(client ? { clientId: client.clientId, ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}) } : {}),
+              ...(client
+                ? {
+                    clientId: client.clientId,
+                    ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}),
+                    ...(client.privateKeyFile ? { privateKeyFile: client.privateKeyFile } : {}),
+                  }
+                : {}),
               ...(registration ? { registration } : {}),
+              ...(grant ? { grant } : {}),
             },
           }
         : target;

@@ -75,6 +75,8 @@ export const ARGS = {
   "client-id": AUTH_ARGS["client-id"],
   "client-secret-env": AUTH_ARGS["client-secret-env"],
   registration: AUTH_ARGS.registration,
+  grant: AUTH_ARGS.grant,
+  "client-key-file": AUTH_ARGS["client-key-file"],
 } as const satisfies Record<string, FlagDef>;
 
 /** Flags that may be given more than once, beside the target's own. */

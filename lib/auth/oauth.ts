@@ -12,6 +12,7 @@ import type { Asker } from "../terminal/asker.ts";
 import type { Registration } from "./client-identity.ts";
 import { type AuthContext, authFetch, CALLBACK_TIMEOUT_MS, loadSdk, metadataDocumentUrl } from "./context.ts";
 import { AuthRequiredError } from "./errors.ts";
+import { fetchMachineToken } from "./machine.ts";
 import { type PreRegisteredClient, StoredProvider } from "./provider.ts";
 import { revokeTokens } from "./revoke.ts";
 import { STATE_BYTES, signIn } from "./sign-in.ts";
@@ -32,6 +33,8 @@ export interface OAuthOptions {
   /** Open the browser (else only print the URL: --no-browser, where the redirect URL is pasted back). */
   browser?: boolean;
   client?: PreRegisteredClient;
+  /** "client_credentials": machine to machine, with the client's secret or key (no browser, no person). */
+  grant?: "authorization_code" | "client_credentials";
   /** How the client identifies itself, forced (default: pre-registered when configured, else a metadata document, else dynamic). */
   registration?: Registration;
   /** Scopes wanted on top of what the server asks for. */
@@ -85,7 +88,10 @@ export class OAuthSession {
   /** The Authorization header for the next request (refreshed first when it is about to expire), or none yet. */
   async authorization(): Promise<string | undefined> {
     let tokens = this.#storedTokens();
-    if (tokens && expiresSoon(tokens) && tokens.refresh_token) {
+    if (tokens && expiresSoon(tokens) && this.#machineClient) {
+      await fetchMachineToken(this.#context, this.#machineClient, { rejected: tokens }).catch(() => false);
+      tokens = this.#storedTokens();
+    } else if (tokens && expiresSoon(tokens) && tokens.refresh_token) {
       await refresh(this.#context, tokens).catch(() => false);
       tokens = this.#storedTokens();
     }
@@ -122,6 +128,7 @@ export class OAuthSession {
   async #recover(response: Response, sentAuthorization: string | undefined, signal: AbortSignal | undefined): Promise<boolean> {
     const { extractWWWAuthenticateParams } = await loadSdk();
     const challenge = extractWWWAuthenticateParams(response);
+    if (this.#machineClient) return this.#recoverMachine(response.status, challenge.scope, sentAuthorization, signal);
     const stored = this.#store.read(this.resource).tokens;
     // Another process stored new tokens since this request went out: try those before anything else.
     if (response.status === 401 && stored && headerFor(stored) !== sentAuthorization && !expiresSoon(stored)) return true;
@@ -192,6 +199,38 @@ export class OAuthSession {
     return signedIn;
   }
 
+  /** The client of the client credentials grant, when that is the grant. */
+  get #machineClient(): PreRegisteredClient | undefined {
+    if (this.#options.grant !== "client_credentials") return undefined;
+    const client = this.#options.client;
+    if (!client || (!client.clientSecret && !client.privateKeyFile))
+      throw new AuthRequiredError(
+        "the client credentials grant needs its client: --client-id ID with --client-secret-env VAR or --client-key-file PATH " +
+          '(or "oauth": {"clientId", "clientSecret" or "privateKeyFile"})',
+      );
+    return client;
+  }
+
+  /** A refusal under the client credentials grant: a new token (wider, for a 403 insufficient_scope), bounded as sign-ins are. */
+  async #recoverMachine(status: number, challenged: string | undefined, sentAuthorization: string | undefined, signal?: AbortSignal) {
+    const client = this.#machineClient!;
+    const stored = this.#store.read(this.resource).tokens;
+    const rejected = stored && headerFor(stored) === sentAuthorization ? stored : undefined;
+    const scope = union(stored?.scope, challenged, ...(this.#options.scopes ?? []));
+    if (status === 403) {
+      if (this.#stepUps >= MAX_STEP_UPS)
+        throw new AuthRequiredError(
+          `${originOf(this.resource)} still refuses with insufficient_scope after ${MAX_STEP_UPS} new tokens (wanted: ${scope ?? "?"})`,
+        );
+      this.#stepUps++;
+      return fetchMachineToken(this.#context, client, { scope, force: true, signal });
+    }
+    if (this.#signIns >= MAX_SIGN_INS)
+      throw new AuthRequiredError(`${originOf(this.resource)} still answers HTTP 401 right after a new token (check the client's grant)`);
+    this.#signIns++;
+    return fetchMachineToken(this.#context, client, { scope: union(challenged, ...(this.#options.scopes ?? [])), rejected, signal });
+  }
+
   /**
    * Scopes for a sign-in: the challenge's, else the resource metadata's scopes_supported, plus
    * the entry's own (the union). Without configured scopes the SDK finds scopes_supported itself.
@@ -212,6 +251,11 @@ export class OAuthSession {
    */
   async signInNow(signal?: AbortSignal): Promise<void> {
     const challenge = await this.#probe();
+    if (this.#machineClient) {
+      const scope = union(challenge.scope, ...(this.#options.scopes ?? []));
+      await fetchMachineToken(this.#context, this.#machineClient, { scope, force: true, signal });
+      return;
+    }
     const entry = this.#store.read(this.resource);
     const scope = union(entry.wantedScope, entry.tokens?.scope, await this.#wantedScope(challenge.scope, challenge.resourceMetadataUrl));
     await signIn(this.#context, { scope, force: true, explicit: true, resourceMetadataUrl: challenge.resourceMetadataUrl, signal });

@@ -24,6 +24,8 @@ export const CLIENT_METADATA_URL = "https://mcpkit.github.io/mcpkit/oauth/client
 export interface PreRegisteredClient {
   clientId: string;
   clientSecret?: string;
+  /** A PEM private key that signs the client's JWT assertions (private_key_jwt; the client credentials grant). */
+  privateKeyFile?: string;
 }
 
 export interface StoredProviderOptions {

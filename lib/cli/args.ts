@@ -37,6 +37,18 @@ export const AUTH_ARGS = {
     description: "the environment variable that holds that client's secret (never the secret itself)",
     valueHint: "VAR",
   },
+  grant: {
+    type: "string",
+    description:
+      "authorization-code (default: a person signs in in the browser) or client-credentials (machine to machine: --client-id with " +
+      "--client-secret-env or --client-key-file, no browser)",
+    valueHint: "grant",
+  },
+  "client-key-file": {
+    type: "string",
+    description: "a PEM private key that signs that client's JWT assertions (private_key_jwt), instead of a secret",
+    valueHint: "path",
+  },
   registration: {
     type: "string",
     description:
@@ -53,8 +65,9 @@ export function authFlags(
 ): Result<{
   callbackPort?: number;
   callbackTimeoutMs?: number;
-  client?: { clientId: string; clientSecret?: string };
+  client?: { clientId: string; clientSecret?: string; privateKeyFile?: string };
   registration?: Registration;
+  grant?: "authorization_code" | "client_credentials";
 }> {
   const port = args["callback-port"] === undefined ? undefined : checkValue("--callback-port", "port", args["callback-port"]);
   if (port && !port.ok) return port;
@@ -68,8 +81,18 @@ export function authFlags(
     return { ok: false, error: `--registration must be one of ${REGISTRATIONS.join(", ")} (not ${JSON.stringify(registration)})` };
   const clientId = args["client-id"];
   const secretVariable = args["client-secret-env"];
+  const keyFile = args["client-key-file"];
   if (secretVariable !== undefined && clientId === undefined) return { ok: false, error: "--client-secret-env goes with --client-id" };
-  let client: { clientId: string; clientSecret?: string } | undefined;
+  if (keyFile !== undefined && clientId === undefined) return { ok: false, error: "--client-key-file goes with --client-id" };
+  if (keyFile !== undefined && secretVariable !== undefined)
+    return { ok: false, error: "--client-key-file and --client-secret-env are two ways to say who the client is: give one" };
+  const grantText = args.grant;
+  if (grantText !== undefined && grantText !== "authorization-code" && grantText !== "client-credentials")
+    return { ok: false, error: `--grant must be authorization-code or client-credentials (not ${JSON.stringify(grantText)})` };
+  const grant = grantText === "client-credentials" ? "client_credentials" : grantText === undefined ? undefined : "authorization_code";
+  if (grant === "client_credentials" && secretVariable === undefined && keyFile === undefined)
+    return { ok: false, error: "--grant client-credentials needs --client-id with --client-secret-env VAR or --client-key-file PATH" };
+  let client: { clientId: string; clientSecret?: string; privateKeyFile?: string } | undefined;
   if (typeof clientId === "string") {
     client = { clientId };
     if (typeof secretVariable === "string") {
@@ -77,6 +100,7 @@ export function authFlags(
       if (!secret) return { ok: false, error: `--client-secret-env ${secretVariable}: that variable is not set` };
       client.clientSecret = secret;
     }
+    if (typeof keyFile === "string") client.privateKeyFile = keyFile;
   }
   return {
     ok: true,
@@ -85,6 +109,7 @@ export function authFlags(
       ...(callbackTimeoutMs ? { callbackTimeoutMs } : {}),
       ...(client ? { client } : {}),
       ...(registration ? { registration: registration as Registration } : {}),
+      ...(grant ? { grant } : {}),
     },
   };
 }
