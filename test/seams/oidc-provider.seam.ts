@@ -7,13 +7,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CONNECT_TIMEOUT_MS } from "../../host/servers.ts";
 import {
   BUN,
   daemonDir,
   type HttpFixture,
   inspect,
+  NO_VENDOR_KEYS,
   ROOT,
   removeTempDirs,
+  runTool,
   startHttpServer,
   stopDaemons,
   TEST_GUARD_MS,
@@ -92,6 +95,21 @@ describe("oidc-provider@9.13.3", () => {
       expect(text(run)).toStartWith("authorized as ");
       expect(m.tabs()).toHaveLength(1);
       expect((await server.stats()).authorizations).toBe(1);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "mcp-host: a person slower than its handshake bound signs in once, and the server is connected",
+    async () => {
+      const server = await oidcServer();
+      const m = machine({ MCPKIT_TEST_BROWSER_DELAY_MS: String(CONNECT_TIMEOUT_MS + 5_000) });
+      const run = await runTool("mcp-host.ts", ["--server", server.url, "--oauth", "-p", "call whoami"], {
+        env: { ...NO_VENDOR_KEYS, ...m.env },
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("whoami returned: authorized as ");
+      expect(m.tabs()).toHaveLength(1);
     },
     TEST_GUARD_MS,
   );
