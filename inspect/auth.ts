@@ -53,7 +53,8 @@ export async function logout(target: HttpTarget, auth: ChannelAuth): Promise<{ r
   const { why, unreachable, ...outcome } = await (await sessionFor(target, auth)).logout();
   if (why === undefined) return { resource: target.url, ...outcome };
   const message = outcome.forgotten
-    ? `the tokens for ${target.url} are forgotten here but not revoked: ${why}, so they stay valid at the authorization server until they expire`
+    ? `the tokens for ${target.url} are forgotten here but not revoked: ${why}, so they stay valid at the authorization server ` +
+      "until they expire"
     : `the tokens for ${target.url} were not revoked: ${why}; they are kept, so that logging out again can revoke them`;
   throw new CommandError(unreachable ? EXIT.connection : EXIT.auth, message, { resource: target.url, ...outcome });
 }

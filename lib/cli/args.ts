@@ -58,7 +58,10 @@ export const AUTH_ARGS = {
   },
 } as const satisfies Record<string, FlagDef>;
 
-/** --callback-port, --callback-timeout, --client-id, --client-secret-env and --registration, checked; the secret is read from the variable named. */
+/**
+ * --callback-port, --callback-timeout, --client-id, --client-secret-env, --client-key-file, --grant and
+ * --registration, checked; the secret is read from the variable named.
+ */
 export function authFlags(
   args: Record<string, unknown>,
   env: Record<string, string | undefined> = process.env,

@@ -160,7 +160,10 @@ function entryToTarget(name: string, entry: Record<string, unknown>, file: strin
 
 const OAUTH_REGISTRATIONS = ["dynamic", "metadata-document", "pre-registered"] as const;
 
-/** A config entry's `"oauth": {"grant", "registration", "clientId", "clientSecret", "privateKeyFile", "scopes", "callbackPort"}` (the secret as `${VAR}`, expanded already). */
+/**
+ * A config entry's `"oauth": {"grant", "registration", "clientId", "clientSecret", "privateKeyFile", "scopes",
+ * "callbackPort"}` (the secret as `${VAR}`, expanded already).
+ */
 function oauthSettings(value: unknown): Result<OAuthSettings | undefined> {
   if (value === undefined) return { ok: true, value: undefined };
   if (!isJsonObject(value)) return fail('"oauth" must be an object');
