@@ -331,9 +331,9 @@ describe("mcp-inspect", () => {
     "a person slower than --timeout and the server/discover probe signs in once: one tab, and the call goes through",
     async () => {
       const server = await fixture();
-      // The probe and the handshake are bounded by --timeout (1 s); the person takes 2.5 s.
-      const m = machine({ MCPKIT_TEST_BROWSER_DELAY_MS: "2500" });
-      const run = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth", "--timeout", "1000"]);
+      // The probe and the handshake are bounded by --timeout (2 s); the person takes twice that.
+      const m = machine({ MCPKIT_TEST_BROWSER_DELAY_MS: "4000" });
+      const run = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth", "--timeout", "2000"]);
       expect(run.code).toBe(0);
       expect(m.tabs()).toHaveLength(1);
       expect(server.record.authorizations).toHaveLength(1);
@@ -636,7 +636,6 @@ describe("client identity", () => {
         registration: false,
         preRegistered: { clientId: "cli-app", clientSecret: "post-secret", authMethod: "client_secret_post" },
         tokenEndpointAuthMethods: ["client_secret_basic", "client_secret_post"],
-        tokenLifetimeS: 1,
       });
       const m = machine({ CLI_SECRET: "post-secret" });
       const flags = ["--url", server.url, "--client-id", "cli-app", "--client-secret-env", "CLI_SECRET"];
@@ -644,7 +643,8 @@ describe("client identity", () => {
       expect(first.code).toBe(0);
       expect(text(first)).toBe("authorized as cli-app");
       expect(server.record.tokenRequests.map((r) => r.clientAuth)).toEqual(["bad", "client_secret_post"]);
-      // The access token expires at once: the refresh authenticates the way that worked, first time.
+      // The server stops taking the access token: the refresh authenticates the way that worked, first time.
+      server.expireAccessTokens();
       const second = await m.inspect(["call-tool", "whoami", ...flags]);
       expect(second.code).toBe(0);
       expect(server.record.tokenRequests.map((r) => r.clientAuth)).toEqual(["bad", "client_secret_post", "client_secret_post"]);
