@@ -5,6 +5,7 @@
 
 import { basename } from "node:path";
 import { Client, type ClientOptions, type Transport } from "@modelcontextprotocol/client";
+import { CALLBACK_TIMEOUT_MS } from "../lib/auth/context.ts";
 import type { LogLevelName } from "../lib/io/log-levels.ts";
 import { oneLine } from "../lib/io/text.ts";
 import { type ChannelAuth, openChannel } from "../lib/open.ts";
@@ -130,10 +131,16 @@ export class ServerConnection {
     this.#channel = channel;
     const transport = new ChannelTransport(channel);
     this.#transport = transport;
+    // The handshake's own deadline holds while the person signs in (a slow person is not a silent
+    // server); the SDK's bound only keeps the sign-in's wait from being endless.
+    const deadline = handshakeDeadline(channel);
+    const signInMs = options.auth.callbackTimeoutMs ?? CALLBACK_TIMEOUT_MS;
     try {
-      await this.client.connect(transport as unknown as Transport, { timeout: CONNECT_TIMEOUT_MS });
+      await this.client.connect(transport as unknown as Transport, { timeout: CONNECT_TIMEOUT_MS + signInMs, signal: deadline.signal });
     } catch (error) {
-      throw connectionFailure(error);
+      throw connectionFailure(deadline.signal.aborted ? deadline.signal.reason : error);
+    } finally {
+      deadline.stop();
     }
     const era = this.#era;
     if (era.mode === "pin" && this.protocolVersion !== era.version) {
@@ -316,4 +323,20 @@ export function keyForTarget(target: Target): string {
 export function connectionFailure(error: unknown): Error {
   const text = (error instanceof Error ? error.message : String(error)).replace(/^Version negotiation probe failed: /, "");
   return new Error(oneLine(text));
+}
+
+/** CONNECT_TIMEOUT_MS of the server's time: the clock stops while the channel waits for the person, and starts afresh after. */
+function handshakeDeadline(channel: MessageChannel): { signal: AbortSignal; stop(): void } {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const start = () => {
+    clearTimeout(timer);
+    timer = setTimeout(
+      () => controller.abort(new Error(`the server did not answer its handshake within ${CONNECT_TIMEOUT_MS} ms`)),
+      CONNECT_TIMEOUT_MS,
+    );
+  };
+  channel.onuserwait = (waiting) => (waiting ? clearTimeout(timer) : start());
+  start();
+  return { signal: controller.signal, stop: () => clearTimeout(timer) };
 }

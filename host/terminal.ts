@@ -127,9 +127,10 @@ export class Terminal {
     });
   }
 
-  /** A yes/no question; anything but y/yes (or no answer at all) is no. */
-  async confirm(question: string, signal?: AbortSignal): Promise<boolean> {
+  /** A yes/no question; anything but y/yes is no, and null is the input ending unanswered. */
+  async confirm(question: string, signal?: AbortSignal): Promise<boolean | null> {
     const answer = await this.ask(`${question} [y/N] `, { style: "yellow", signal });
+    if (answer === null && this.#ended && !signal?.aborted) return null;
     return /^\s*y(es)?\s*$/i.test(answer ?? "");
   }
 

@@ -5,6 +5,7 @@ import type { OAuthSession } from "../lib/auth/oauth.ts";
 import { type AuthEntry, AuthStore } from "../lib/auth/store.ts";
 import { type ChannelAuth, oauthFor } from "../lib/open.ts";
 import type { HttpTarget } from "../lib/targets/target.ts";
+import { CommandError, EXIT } from "./output.ts";
 
 export interface StoredSignIn {
   resource: string;
@@ -47,6 +48,13 @@ export async function signIn(target: HttpTarget, auth: ChannelAuth): Promise<Sto
   return describeEntry(AuthStore.open().read(target.url));
 }
 
+/** Revokes and forgets; tokens that could not be revoked are an error that says why, and whether they were kept. */
 export async function logout(target: HttpTarget, auth: ChannelAuth): Promise<{ resource: string; revoked: boolean; forgotten: boolean }> {
-  return { resource: target.url, ...(await (await sessionFor(target, auth)).logout()) };
+  const { why, unreachable, ...outcome } = await (await sessionFor(target, auth)).logout();
+  if (why === undefined) return { resource: target.url, ...outcome };
+  const message = outcome.forgotten
+    ? `the tokens for ${target.url} are forgotten here but not revoked: ${why}, so they stay valid at the authorization server ` +
+      "until they expire"
+    : `the tokens for ${target.url} were not revoked: ${why}; they are kept, so that logging out again can revoke them`;
+  throw new CommandError(unreachable ? EXIT.connection : EXIT.auth, message, { resource: target.url, ...outcome });
 }

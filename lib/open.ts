@@ -2,6 +2,7 @@
 // daemon's session for that target. The daemon's client and the OAuth client are loaded only when
 // they are needed, so a stdio command pays for neither.
 
+import type { Registration } from "./auth/client-identity.ts";
 import type { OAuthSession } from "./auth/oauth.ts";
 import type { PreRegisteredClient } from "./auth/provider.ts";
 import type { DaemonOptions } from "./daemon/client.ts";
@@ -38,6 +39,10 @@ export interface ChannelAuth {
   client?: PreRegisteredClient;
   callbackPort?: number;
   callbackTimeoutMs?: number;
+  /** --registration, over the entry's own `oauth.registration`. */
+  registration?: Registration;
+  /** --grant, over the entry's own `oauth.grant`. */
+  grant?: "authorization_code" | "client_credentials";
   /** Aborting stops waiting for the browser. */
   signal?: AbortSignal;
   /** Opens the sign-in page (default: $BROWSER, else the platform's opener). */
@@ -58,17 +63,27 @@ export async function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined
   if (Object.keys(target.headers).some((name) => name.toLowerCase() === "authorization")) return undefined;
   const { OAuthSession } = await import("./auth/oauth.ts");
   const configured = target.oauth;
-  const client =
-    auth?.client ??
-    (configured?.clientId
-      ? { clientId: configured.clientId, ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}) }
-      : undefined);
+  const registration = auth?.registration ?? configured?.registration;
+  // A forced dynamic registration or metadata document leaves a configured client aside.
+  const forcedOther = registration === "dynamic" || registration === "metadata-document";
+  const client = forcedOther
+    ? undefined
+    : (auth?.client ??
+      (configured?.clientId
+        ? {
+            clientId: configured.clientId,
+            ...(configured.clientSecret ? { clientSecret: configured.clientSecret } : {}),
+            ...(configured.privateKeyFile ? { privateKeyFile: configured.privateKeyFile } : {}),
+          }
+        : undefined));
   return new OAuthSession(target.url, {
     signIn: auth?.signIn ?? "no",
     ui: auth?.ui ?? { print: (line) => ownStderr().write(`${line}\n`) },
     signInCommand: signInCommand(target),
     browser: auth?.browser,
     client,
+    registration,
+    grant: auth?.grant ?? configured?.grant,
     scopes: configured?.scopes,
     callbackPort: auth?.callbackPort ?? configured?.callbackPort,
     callbackTimeoutMs: auth?.callbackTimeoutMs,
@@ -82,13 +97,26 @@ export async function oauthFor(target: HttpTarget, auth: ChannelAuth | undefined
 export async function openChannel(target: Target, options: OpenChannelOptions = {}): Promise<MessageChannel> {
   if (options.stateful || target.stateful) {
     const { DaemonChannel } = await import("./daemon/client.ts");
-    // --client-id travels with the target: the daemon's session signs in as that client.
+    // --client-id and --registration travel with the target: the daemon's session signs in as that client.
     const client = target.kind === "http" ? options.auth?.client : undefined;
+    const registration = target.kind === "http" ? options.auth?.registration : undefined;
+    const grant = target.kind === "http" ? options.auth?.grant : undefined;
     const withClient =
-      client && target.kind === "http"
+      (client || registration || grant) && target.kind === "http"
         ? {
             ...target,
-            oauth: { ...target.oauth, clientId: client.clientId, ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}) },
+            oauth: {
+              ...target.oauth,
+              ...(client
+                ? {
+                    clientId: client.clientId,
+                    ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}),
+                    ...(client.privateKeyFile ? { privateKeyFile: client.privateKeyFile } : {}),
+                  }
+                : {}),
+              ...(registration ? { registration } : {}),
+              ...(grant ? { grant } : {}),
+            },
           }
         : target;
     return new DaemonChannel(withClient, options.daemon);

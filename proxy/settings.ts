@@ -85,6 +85,9 @@ export const ARGS = {
   "callback-timeout": AUTH_ARGS["callback-timeout"],
   "client-id": AUTH_ARGS["client-id"],
   "client-secret-env": AUTH_ARGS["client-secret-env"],
+  registration: AUTH_ARGS.registration,
+  grant: AUTH_ARGS.grant,
+  "client-key-file": AUTH_ARGS["client-key-file"],
 } as const satisfies Record<string, FlagDef>;
 
 /** Flags that may be given more than once, beside the target's own. */

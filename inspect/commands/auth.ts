@@ -60,6 +60,7 @@ async function runAuth(args: Args, invocation: Invocation): Promise<void> {
     if (args.logout) return done(await logout(target.value, auth.value), shown);
     done(await signIn(target.value, auth.value), shown);
   } catch (error) {
+    if (error instanceof CommandError && signalCode === undefined) return failed(error);
     failed(new CommandError(signalCode ?? EXIT.auth, (error as Error).message));
   }
 }

@@ -189,7 +189,10 @@ async function runOneShot(name: OneShotName, args: Args, defs: ArgsDef, invocati
     return fail(classify(error));
   }
   const auth = channelAuth(args, atTerminal() ? "ask" : "no");
-  if (!auth.ok) return fail(new CommandError(EXIT.usage, auth.error));
+  if (!auth.ok) {
+    watchdog.stop();
+    return fail(new CommandError(EXIT.usage, auth.error));
+  }
   // Ctrl-C (or --timeout) ends a sign-in too; the time a person spends in the browser is not the server's.
   auth.value.signal = watchdog.signal;
   auth.value.onuserwait = (waiting) => (waiting ? watchdog.pause() : watchdog.reset());

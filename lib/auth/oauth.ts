@@ -7,11 +7,13 @@
 // waited re-reads the store and uses what the other got. Tokens and the refresh are tokens.ts, the
 // browser's round trip sign-in.ts; this file decides which a refusal needs.
 import { randomBytes } from "node:crypto";
-import { fetchWithinOrigin } from "../io/fetch.ts";
+import { oneLine } from "../io/text.ts";
 import type { Asker } from "../terminal/asker.ts";
-import { type AuthContext, CALLBACK_TIMEOUT_MS, loadSdk } from "./context.ts";
+import type { Registration } from "./client-identity.ts";
+import { type AuthContext, authFetch, CALLBACK_TIMEOUT_MS, loadSdk, metadataDocumentUrl } from "./context.ts";
 import { AuthRequiredError } from "./errors.ts";
-import { CLIENT_METADATA_URL, type PreRegisteredClient, StoredProvider } from "./provider.ts";
+import { fetchMachineToken } from "./machine.ts";
+import { type PreRegisteredClient, StoredProvider } from "./provider.ts";
 import { revokeTokens } from "./revoke.ts";
 import { STATE_BYTES, signIn } from "./sign-in.ts";
 import { AuthStore, type StoredTokens } from "./store.ts";
@@ -31,6 +33,10 @@ export interface OAuthOptions {
   /** Open the browser (else only print the URL: --no-browser, where the redirect URL is pasted back). */
   browser?: boolean;
   client?: PreRegisteredClient;
+  /** "client_credentials": machine to machine, with the client's secret or key (no browser, no person). */
+  grant?: "authorization_code" | "client_credentials";
+  /** How the client identifies itself, forced (default: pre-registered when configured, else a metadata document, else dynamic). */
+  registration?: Registration;
   /** Scopes wanted on top of what the server asks for. */
   scopes?: string[];
   callbackPort?: number;
@@ -53,13 +59,14 @@ export class OAuthSession {
   #recovering?: Promise<boolean>;
   #stepUps = 0;
   #signIns = 0;
+  readonly #userWaitListeners = new Set<(waiting: boolean) => void>();
+  #overflow?: Error;
 
   constructor(resource: string, options: OAuthOptions) {
     this.resource = resource;
     this.#options = options;
     this.#opened = options.store;
-    const fetchImpl = options.fetch ?? fetch;
-    this.#fetch = ((url: string | URL, init?: RequestInit) => fetchWithinOrigin(url, init, fetchImpl)) as typeof fetch;
+    this.#fetch = authFetch(options, (error) => (this.#overflow = error));
   }
 
   /** The token store, opened (and its directory made) when a server first refuses us. */
@@ -81,7 +88,10 @@ export class OAuthSession {
   /** The Authorization header for the next request (refreshed first when it is about to expire), or none yet. */
   async authorization(): Promise<string | undefined> {
     let tokens = this.#storedTokens();
-    if (tokens && expiresSoon(tokens) && tokens.refresh_token) {
+    if (tokens && expiresSoon(tokens) && this.#machineClient) {
+      await fetchMachineToken(this.#context, this.#machineClient, { rejected: tokens }).catch(() => false);
+      tokens = this.#storedTokens();
+    } else if (tokens && expiresSoon(tokens) && tokens.refresh_token) {
       await refresh(this.#context, tokens).catch(() => false);
       tokens = this.#storedTokens();
     }
@@ -92,6 +102,11 @@ export class OAuthSession {
   current(): string | undefined {
     const tokens = this.#storedTokens();
     return tokens ? headerFor(tokens) : undefined;
+  }
+
+  /** `listener` is told when a sign-in starts and stops waiting for the person (the channel's request timers hold meanwhile). */
+  watchUserWait(listener: (waiting: boolean) => void): void {
+    this.#userWaitListeners.add(listener);
   }
 
   /** A request got through: the limits on sign-ins and step-ups start over for the next refusal. */
@@ -113,6 +128,7 @@ export class OAuthSession {
   async #recover(response: Response, sentAuthorization: string | undefined, signal: AbortSignal | undefined): Promise<boolean> {
     const { extractWWWAuthenticateParams } = await loadSdk();
     const challenge = extractWWWAuthenticateParams(response);
+    if (this.#machineClient) return this.#recoverMachine(response.status, challenge.scope, sentAuthorization, signal);
     const stored = this.#store.read(this.resource).tokens;
     // Another process stored new tokens since this request went out: try those before anything else.
     if (response.status === 401 && stored && headerFor(stored) !== sentAuthorization && !expiresSoon(stored)) return true;
@@ -143,12 +159,27 @@ export class OAuthSession {
       this.#stepUps++;
       return stepped;
     }
-    if (sent?.refresh_token && (await refresh(this.#context, sent).catch(() => false))) return true;
+    // What the authorization server said when a refresh failed for another reason than the
+    // refresh token being spent (that only means a sign-in is due).
+    let refreshFailure: string | undefined;
+    const refreshed = sent?.refresh_token
+      ? await refresh(this.#context, sent).catch((error: unknown) => {
+          refreshFailure = oneLine(error instanceof Error ? error.message : String(error));
+          return false;
+        })
+      : false;
+    if (refreshed) return true;
     if (this.#options.signIn === "no") {
-      // No Bearer challenge: the server may want an API key rather than OAuth.
-      const orHeader = /^\s*Bearer\b/i.test(response.headers.get("www-authenticate") ?? "")
-        ? ""
-        : ', or pass --header "Authorization: Bearer <token>"';
+      if (refreshFailure)
+        throw new AuthRequiredError(
+          `refreshing the tokens for ${originOf(this.resource)} failed: ${refreshFailure} (run ${this.#options.signInCommand} to sign ` +
+            "in again)",
+        );
+      // No Bearer challenge, and no tokens of ours refused: the server may want an API key rather than OAuth.
+      const orHeader =
+        sent || /^\s*Bearer\b/i.test(response.headers.get("www-authenticate") ?? "")
+          ? ""
+          : ', or pass --header "Authorization: Bearer <token>"';
       throw new AuthRequiredError(`${originOf(this.resource)} requires a sign-in (run ${this.#options.signInCommand}${orHeader})`);
     }
     if (this.#signIns >= MAX_SIGN_INS)
@@ -166,6 +197,38 @@ export class OAuthSession {
     });
     this.#signIns++;
     return signedIn;
+  }
+
+  /** The client of the client credentials grant, when that is the grant. */
+  get #machineClient(): PreRegisteredClient | undefined {
+    if (this.#options.grant !== "client_credentials") return undefined;
+    const client = this.#options.client;
+    if (!client || (!client.clientSecret && !client.privateKeyFile))
+      throw new AuthRequiredError(
+        "the client credentials grant needs its client: --client-id ID with --client-secret-env VAR or --client-key-file PATH " +
+          '(or "oauth": {"clientId", "clientSecret" or "privateKeyFile"})',
+      );
+    return client;
+  }
+
+  /** A refusal under the client credentials grant: a new token (wider, for a 403 insufficient_scope), bounded as sign-ins are. */
+  async #recoverMachine(status: number, challenged: string | undefined, sentAuthorization: string | undefined, signal?: AbortSignal) {
+    const client = this.#machineClient!;
+    const stored = this.#store.read(this.resource).tokens;
+    const rejected = stored && headerFor(stored) === sentAuthorization ? stored : undefined;
+    const scope = union(stored?.scope, challenged, ...(this.#options.scopes ?? []));
+    if (status === 403) {
+      if (this.#stepUps >= MAX_STEP_UPS)
+        throw new AuthRequiredError(
+          `${originOf(this.resource)} still refuses with insufficient_scope after ${MAX_STEP_UPS} new tokens (wanted: ${scope ?? "?"})`,
+        );
+      this.#stepUps++;
+      return fetchMachineToken(this.#context, client, { scope, force: true, signal });
+    }
+    if (this.#signIns >= MAX_SIGN_INS)
+      throw new AuthRequiredError(`${originOf(this.resource)} still answers HTTP 401 right after a new token (check the client's grant)`);
+    this.#signIns++;
+    return fetchMachineToken(this.#context, client, { scope: union(challenged, ...(this.#options.scopes ?? [])), rejected, signal });
   }
 
   /**
@@ -188,6 +251,11 @@ export class OAuthSession {
    */
   async signInNow(signal?: AbortSignal): Promise<void> {
     const challenge = await this.#probe();
+    if (this.#machineClient) {
+      const scope = union(challenge.scope, ...(this.#options.scopes ?? []));
+      await fetchMachineToken(this.#context, this.#machineClient, { scope, force: true, signal });
+      return;
+    }
     const entry = this.#store.read(this.resource);
     const scope = union(entry.wantedScope, entry.tokens?.scope, await this.#wantedScope(challenge.scope, challenge.resourceMetadataUrl));
     await signIn(this.#context, { scope, force: true, explicit: true, resourceMetadataUrl: challenge.resourceMetadataUrl, signal });
@@ -206,16 +274,23 @@ export class OAuthSession {
     return answer && (answer.status === 401 || answer.status === 403) ? extractWWWAuthenticateParams(answer) : {};
   }
 
-  /** Forgets the stored tokens, revoking them first where the authorization server offers revocation (RFC 7009). */
-  async logout(): Promise<{ revoked: boolean; forgotten: boolean }> {
-    return this.#store.withLock(this.resource, CALLBACK_TIMEOUT_MS, undefined, async () => {
+  /**
+   * Revokes the stored tokens (RFC 7009) and forgets them. When they could not be revoked, `why`
+   * says so: they are kept where logging out again may revoke them (refused, unreachable), and
+   * forgotten where it never will (the server offers no revocation).
+   */
+  async logout(): Promise<{ revoked: boolean; forgotten: boolean; why?: string; unreachable?: boolean }> {
+    return this.#store.withLock(this.resource, CALLBACK_TIMEOUT_MS, this.#options.signal, async () => {
       const entry = this.#store.read(this.resource);
+      if (!entry.tokens) return { revoked: false, forgotten: this.#store.forget(this.resource) };
       const configured = this.#options.client;
       const client = configured
         ? { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) }
         : entry.client;
-      const revoked = await revokeTokens(entry, client, this.#fetch);
-      return { revoked, forgotten: this.#store.forget(this.resource) };
+      const revocation = await revokeTokens(entry, client, this.#fetch);
+      if (revocation.revoked) return { revoked: true, forgotten: this.#store.forget(this.resource) };
+      const forgotten = !revocation.again && this.#store.forget(this.resource);
+      return { revoked: false, forgotten, why: revocation.why, ...(revocation.unreachable ? { unreachable: true } : {}) };
     });
   }
 
@@ -226,18 +301,26 @@ export class OAuthSession {
       store: this.#store,
       options: this.#options,
       fetch: this.#fetch,
-      provider: (redirectUri, onredirect, state = randomBytes(STATE_BYTES).toString("base64url")) => {
-        const fromEnv = process.env.MCPKIT_CLIENT_METADATA_URL;
-        return new StoredProvider({
+      takeOverflow: () => {
+        const overflow = this.#overflow;
+        this.#overflow = undefined;
+        return overflow;
+      },
+      userWait: (waiting) => {
+        this.#options.onuserwait?.(waiting);
+        for (const listener of this.#userWaitListeners) listener(waiting);
+      },
+      metadataDocumentUrl: metadataDocumentUrl(),
+      provider: (redirectUri, onredirect, state = randomBytes(STATE_BYTES).toString("base64url"), clientMetadataUrl) =>
+        new StoredProvider({
           store: this.#store,
           resource: this.resource,
           redirectUri,
           client: this.#options.client,
-          clientMetadataUrl: fromEnv === undefined ? CLIENT_METADATA_URL : fromEnv || undefined,
+          clientMetadataUrl,
           onredirect,
           state,
-        });
-      },
+        }),
     };
   }
 }

@@ -24,6 +24,8 @@ export const CLIENT_METADATA_URL = "https://mcpkit.github.io/mcpkit/oauth/client
 export interface PreRegisteredClient {
   clientId: string;
   clientSecret?: string;
+  /** A PEM private key that signs the client's JWT assertions (private_key_jwt; the client credentials grant). */
+  privateKeyFile?: string;
 }
 
 export interface StoredProviderOptions {
@@ -74,12 +76,25 @@ export class StoredProvider implements OAuthClientProvider {
     return this.#options.state;
   }
 
-  clientInformation(): StoredOAuthClientInformation | undefined {
+  /** `context.issuer`: the authorization server the SDK resolved for this use (it stamps what it saves with it). */
+  clientInformation(context?: { issuer?: string }): StoredOAuthClientInformation | undefined {
     const configured = this.#options.client;
-    if (configured)
-      return { client_id: configured.clientId, ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}) };
-    const client = this.#entry().client;
-    return client as StoredOAuthClientInformation | undefined;
+    if (!configured) {
+      const { client, issuer } = this.#entry();
+      // A store written before clients were stamped with their issuer is stamped on reading.
+      return (client && issuer && client.issuer === undefined ? { ...client, issuer } : client) as StoredOAuthClientInformation | undefined;
+    }
+    // What we learnt of this client is kept on disk without its secret: the authorization server
+    // it belongs to (the SDK's SEP-2352 stamp, so it is not re-stamped, with a warning, at every
+    // use) and how it authenticates at the token endpoint.
+    const stored = this.#entry().client;
+    const learnt = stored?.client_id === configured.clientId ? stored : undefined;
+    return {
+      client_id: configured.clientId,
+      ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}),
+      ...(typeof learnt?.issuer === "string" ? { issuer: learnt.issuer } : context?.issuer ? { issuer: context.issuer } : {}),
+      ...(typeof learnt?.token_endpoint_auth_method === "string" ? { token_endpoint_auth_method: learnt.token_endpoint_auth_method } : {}),
+    } as StoredOAuthClientInformation;
   }
 
   saveClientInformation(info: StoredOAuthClientInformation): void {
@@ -94,17 +109,21 @@ export class StoredProvider implements OAuthClientProvider {
   }
 
   tokens(): StoredOAuthTokens | undefined {
-    const tokens = this.#entry().tokens;
+    const { tokens, issuer } = this.#entry();
     this.#refreshedFrom = tokens?.refresh_token;
-    return tokens as StoredOAuthTokens | undefined;
+    return (tokens && issuer && tokens.issuer === undefined ? { ...tokens, issuer } : tokens) as StoredOAuthTokens | undefined;
   }
 
   saveTokens(tokens: StoredOAuthTokens): void {
     const issued = tokens as StoredOAuthTokens & StoredTokens;
     const expires = typeof issued.expires_in === "number" ? { expires_at: Date.now() + issued.expires_in * 1000 } : {};
+    const configured = this.#options.client;
     this.#options.store.update(this.#options.resource, (entry) => {
       entry.tokens = { ...issued, ...expires };
       if (issued.issuer) entry.issuer = issued.issuer;
+      // Which client the tokens were issued to (a pre-registered one without its secret): a logout without its flags names it.
+      if (configured && entry.client?.client_id !== configured.clientId)
+        entry.client = { client_id: configured.clientId, ...(issued.issuer ? { issuer: issued.issuer } : {}) };
     });
   }
 
@@ -131,9 +150,22 @@ export class StoredProvider implements OAuthClientProvider {
    * The server says these credentials no longer work. Tokens are re-read first: another process
    * may have rotated them since this one read them, and those are kept.
    */
+  /** Set when the authorization server refused the client itself (invalid_client, unauthorized_client) during this use. */
+  clientRefused = false;
+
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
+    if (scope === "client") this.clientRefused = true;
     this.#options.store.update(this.#options.resource, (entry) => {
       if ((scope === "all" || scope === "tokens") && entry.tokens?.refresh_token === this.#refreshedFrom) delete entry.tokens;
+      if (scope === "client" && this.#options.client?.clientSecret) {
+        // A pre-registered client refused (invalid_client) as HTTP Basic may be registered for
+        // client_secret_post (the SDK prefers Basic where the server takes both): the SDK's one
+        // retry, and every later use, sends the secret in the body. Refused that way too, it is
+        // the secret, and the error says so.
+        const client = entry.client?.client_id === this.#options.client.clientId ? entry.client : undefined;
+        if (client?.token_endpoint_auth_method !== "client_secret_post" && this.#serverTakes("client_secret_post"))
+          entry.client = { ...client, client_id: this.#options.client.clientId, token_endpoint_auth_method: "client_secret_post" };
+      }
       if ((scope === "all" || scope === "client") && !this.#options.client) delete entry.client;
       if (scope === "all" || scope === "discovery") delete entry.discovery;
     });
@@ -159,6 +191,14 @@ export class StoredProvider implements OAuthClientProvider {
 
   redirectToAuthorization(authorizationUrl: URL): void {
     this.#options.onredirect(authorizationUrl);
+  }
+
+  /** Whether the authorization server's metadata lists `method` for its token endpoint. */
+  #serverTakes(method: string): boolean {
+    const metadata = this.#entry().discovery?.authorizationServerMetadata as
+      | { token_endpoint_auth_methods_supported?: string[] }
+      | undefined;
+    return metadata?.token_endpoint_auth_methods_supported?.includes(method) === true;
   }
 
   #entry() {

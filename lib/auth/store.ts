@@ -5,11 +5,13 @@
 // disk (another process may have refreshed the tokens); changes are written whole and renamed
 // into place. A lock per resource serializes sign-ins and refreshes across processes.
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { withLock } from "../io/file-lock.ts";
 import { ensurePrivateDir } from "../io/private-dir.ts";
+import { readFileCappedSync } from "../io/read-capped.ts";
+import { MAX_OAUTH_RESPONSE_BYTES } from "../wire/limits.ts";
 
 /** Tokens as the authorization server issued them, plus when the access token expires. */
 export interface StoredTokens {
@@ -35,6 +37,8 @@ export interface AuthEntry {
   redirectUri?: string;
   tokens?: StoredTokens;
   discovery?: Record<string, unknown>;
+  /** Our metadata document's URL, when a sign-in that offered it got no callback: the next one registers dynamically. */
+  metadataDocumentFailed?: string;
   /** Scopes a server asked for (403 insufficient_scope) where no sign-in could happen: the next sign-in asks for them. */
   wantedScope?: string;
   savedAt?: string;
@@ -69,9 +73,12 @@ export class AuthStore {
     return env.MCPKIT_AUTH_DIR || join(env.HOME ?? homedir(), ".mcpkit", "auth");
   }
 
+  /** What is stored for `resource` ({resource} when nothing, or nothing we read as an entry). */
   read(resource: string): AuthEntry {
+    const text = readEntryFile(this.#file(resource));
+    if (text === undefined) return { resource };
     try {
-      const entry = JSON.parse(readFileSync(this.#file(resource), "utf8")) as AuthEntry;
+      const entry = JSON.parse(text) as AuthEntry;
       return entry.resource === resource ? entry : { resource };
     } catch {
       return { resource };
@@ -104,7 +111,8 @@ export class AuthStore {
     for (const name of readdirSync(this.dir)) {
       if (!name.endsWith(".json")) continue;
       try {
-        entries.push(JSON.parse(readFileSync(join(this.dir, name), "utf8")) as AuthEntry);
+        const text = readEntryFile(join(this.dir, name));
+        if (text !== undefined) entries.push(JSON.parse(text) as AuthEntry);
       } catch {
         // A half-written or foreign file: not ours to show.
       }
@@ -116,10 +124,24 @@ export class AuthStore {
    * Runs `work` holding the resource's lock (a sign-in or a refresh at a time, across processes).
    * The holder keeps the lock fresh while it works, so a long sign-in never looks stale.
    */
-  withLock<T>(resource: string, waitMs: number, signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
+  withLock<T>(
+    resource: string,
+    waitMs: number,
+    signal: AbortSignal | undefined,
+    work: () => Promise<T>,
+    onwait?: (waiting: boolean) => void,
+  ): Promise<T> {
     return withLock(
       `${this.#file(resource)}.lock`,
-      { maxAgeMs: AUTH_LOCK_MAX_AGE_MS, dirVariable: DIR_VARIABLE, waitMs, pollMs: 100, heartbeatMs: AUTH_LOCK_HEARTBEAT_MS, signal },
+      {
+        maxAgeMs: AUTH_LOCK_MAX_AGE_MS,
+        dirVariable: DIR_VARIABLE,
+        waitMs,
+        pollMs: 100,
+        heartbeatMs: AUTH_LOCK_HEARTBEAT_MS,
+        signal,
+        onwait,
+      },
       work,
     );
   }
@@ -127,4 +149,15 @@ export class AuthStore {
   #file(resource: string): string {
     return join(this.dir, `${createHash("sha256").update(resource).digest("hex").slice(0, 32)}.json`);
   }
+}
+
+/**
+ * A token-store file's text, or undefined when there is none to take: read capped at
+ * MAX_OAUTH_RESPONSE_BYTES (1 MB), never through a symbolic link, never from anything but a
+ * regular file (a FIFO planted there would hang every tool). A refused file reads as nothing
+ * stored, and the next update replaces it (renamed over: what a link pointed at is left alone).
+ */
+function readEntryFile(file: string): string | undefined {
+  const read = readFileCappedSync(file, MAX_OAUTH_RESPONSE_BYTES, { regularOnly: true, noFollow: true });
+  return read.ok ? read.value : undefined;
 }

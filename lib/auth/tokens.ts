@@ -18,6 +18,8 @@ export async function refresh(ctx: AuthContext, used: StoredTokens): Promise<boo
     if (!now?.refresh_token) return false;
     const { auth } = await loadSdk();
     const provider = ctx.provider(undefined, () => {
+      // The refresh token was spent or revoked: a sign-in is due. The client itself refused is another matter, said as such.
+      if (provider.clientRefused) throw new Error("the authorization server refused the client (invalid_client)");
       throw new AuthRequiredError("a refresh is not enough: the server wants a new sign-in");
     });
     try {

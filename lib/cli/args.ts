@@ -1,5 +1,6 @@
 // The flags several tools share, declared once (citty argument definitions, each value flag with
 // the kind lib/cli/values.ts checks it as) and checked once.
+import { REGISTRATIONS, type Registration } from "../auth/client-identity.ts";
 import { KNOWN_PROTOCOL_VERSIONS } from "../wire/protocol.ts";
 import type { Result } from "../wire/result.ts";
 import { checkValue, type FlagDef } from "./values.ts";
@@ -36,13 +37,41 @@ export const AUTH_ARGS = {
     description: "the environment variable that holds that client's secret (never the secret itself)",
     valueHint: "VAR",
   },
+  grant: {
+    type: "string",
+    description:
+      "authorization-code (default: a person signs in in the browser) or client-credentials (machine to machine: --client-id with " +
+      "--client-secret-env or --client-key-file, no browser)",
+    valueHint: "grant",
+  },
+  "client-key-file": {
+    type: "string",
+    description: "a PEM private key that signs that client's JWT assertions (private_key_jwt), instead of a secret",
+    valueHint: "path",
+  },
+  registration: {
+    type: "string",
+    description:
+      "how the client identifies itself to the authorization server, forced: dynamic, metadata-document or pre-registered " +
+      "(default: pre-registered with --client-id, else our metadata document where it works, else dynamic)",
+    valueHint: "how",
+  },
 } as const satisfies Record<string, FlagDef>;
 
-/** --callback-port, --callback-timeout, --client-id and --client-secret-env, checked; the secret is read from the variable named. */
+/**
+ * --callback-port, --callback-timeout, --client-id, --client-secret-env, --client-key-file, --grant and
+ * --registration, checked; the secret is read from the variable named.
+ */
 export function authFlags(
   args: Record<string, unknown>,
   env: Record<string, string | undefined> = process.env,
-): Result<{ callbackPort?: number; callbackTimeoutMs?: number; client?: { clientId: string; clientSecret?: string } }> {
+): Result<{
+  callbackPort?: number;
+  callbackTimeoutMs?: number;
+  client?: { clientId: string; clientSecret?: string; privateKeyFile?: string };
+  registration?: Registration;
+  grant?: "authorization_code" | "client_credentials";
+}> {
   const port = args["callback-port"] === undefined ? undefined : checkValue("--callback-port", "port", args["callback-port"]);
   if (port && !port.ok) return port;
   const timeout =
@@ -50,10 +79,23 @@ export function authFlags(
   if (timeout && !timeout.ok) return timeout;
   const callbackPort = port?.value as number | undefined;
   const callbackTimeoutMs = timeout?.value as number | undefined;
+  const registration = args.registration;
+  if (registration !== undefined && !REGISTRATIONS.includes(registration as Registration))
+    return { ok: false, error: `--registration must be one of ${REGISTRATIONS.join(", ")} (not ${JSON.stringify(registration)})` };
   const clientId = args["client-id"];
   const secretVariable = args["client-secret-env"];
+  const keyFile = args["client-key-file"];
   if (secretVariable !== undefined && clientId === undefined) return { ok: false, error: "--client-secret-env goes with --client-id" };
-  let client: { clientId: string; clientSecret?: string } | undefined;
+  if (keyFile !== undefined && clientId === undefined) return { ok: false, error: "--client-key-file goes with --client-id" };
+  if (keyFile !== undefined && secretVariable !== undefined)
+    return { ok: false, error: "--client-key-file and --client-secret-env are two ways to say who the client is: give one" };
+  const grantText = args.grant;
+  if (grantText !== undefined && grantText !== "authorization-code" && grantText !== "client-credentials")
+    return { ok: false, error: `--grant must be authorization-code or client-credentials (not ${JSON.stringify(grantText)})` };
+  const grant = grantText === "client-credentials" ? "client_credentials" : grantText === undefined ? undefined : "authorization_code";
+  if (grant === "client_credentials" && secretVariable === undefined && keyFile === undefined)
+    return { ok: false, error: "--grant client-credentials needs --client-id with --client-secret-env VAR or --client-key-file PATH" };
+  let client: { clientId: string; clientSecret?: string; privateKeyFile?: string } | undefined;
   if (typeof clientId === "string") {
     client = { clientId };
     if (typeof secretVariable === "string") {
@@ -61,6 +103,7 @@ export function authFlags(
       if (!secret) return { ok: false, error: `--client-secret-env ${secretVariable}: that variable is not set` };
       client.clientSecret = secret;
     }
+    if (typeof keyFile === "string") client.privateKeyFile = keyFile;
   }
   return {
     ok: true,
@@ -68,6 +111,8 @@ export function authFlags(
       ...(callbackPort ? { callbackPort } : {}),
       ...(callbackTimeoutMs ? { callbackTimeoutMs } : {}),
       ...(client ? { client } : {}),
+      ...(registration ? { registration: registration as Registration } : {}),
+      ...(grant ? { grant } : {}),
     },
   };
 }

@@ -46,6 +46,7 @@ interface Pending {
   reject: (error: Error) => void;
   onprogress?: (progress: Progress) => void;
   restartTimer: () => void;
+  stopTimer: () => void;
 }
 
 export interface CorrelatorPeer {
@@ -74,6 +75,8 @@ export class RequestCorrelator {
   readonly #nextId: () => JsonRpcId;
   readonly #timers: Timers;
   #closedReason?: string;
+  /** Sign-ins (or questions) a person is busy with: while any is, no request times out. */
+  #userWaits = 0;
 
   constructor(nextId: () => JsonRpcId, timers: Timers = REAL_TIMERS) {
     this.#nextId = nextId;
@@ -103,8 +106,10 @@ export class RequestCorrelator {
         this.#pending.delete(id);
         signal?.removeEventListener("abort", onabort);
       };
+      const stopTimer = () => timers.clear(timer);
       const restartTimer = () => {
         timers.clear(timer);
+        if (this.#userWaits > 0) return;
         timer = timers.set(() => {
           settle();
           peer.cancel(id, `timed out after ${timeoutMs} ms`);
@@ -124,6 +129,7 @@ export class RequestCorrelator {
         reject: (error) => (settle(), reject(error)),
         onprogress: options.onprogress,
         restartTimer,
+        stopTimer,
       });
       if (signal?.aborted) return onabort();
       signal?.addEventListener("abort", onabort, { once: true });
@@ -162,6 +168,19 @@ export class RequestCorrelator {
     pending.restartTimer();
     pending.onprogress?.(params as unknown as Progress);
     return true;
+  }
+
+  /**
+   * A person is (true) or no longer (false) being waited for, such as a sign-in in the browser: the
+   * requests' timers stop meanwhile and start afresh after, so that a slow person is not a silent
+   * server (a probe that timed out would start a second sign-in in a second tab).
+   */
+  userWaiting(waiting: boolean): void {
+    this.#userWaits = Math.max(0, this.#userWaits + (waiting ? 1 : -1));
+    for (const pending of this.#pending.values()) {
+      if (this.#userWaits > 0) pending.stopTimer();
+      else pending.restartTimer();
+    }
   }
 
   /** Every request still waiting fails now (the connection is gone, or being replaced). */

@@ -88,6 +88,7 @@ export class RawClient {
     this.#requests = new RequestCorrelator(() => ++this.#lastId, options.timers);
     channel.onmessage = (message) => this.#onmessage(message);
     channel.onclose = (reason) => this.#requests.close(reason ?? "the connection closed");
+    channel.onuserwait = (waiting) => this.#requests.userWaiting(waiting);
     this.#peer = channelPeer(channel);
   }
 

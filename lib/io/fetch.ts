@@ -53,6 +53,8 @@ export interface HttpAuth {
   settled?(): void;
   /** The header as it stands, with no refresh and no waiting. */
   current?(): string | undefined;
+  /** Tells `listener` when a recovery starts and stops waiting for a person (a sign-in in the browser). */
+  watchUserWait?(listener: (waiting: boolean) => void): void;
 }
 
 /** Tries per request: a refresh, a sign-in, a step-up to wider scopes. */

@@ -68,15 +68,26 @@ export interface WithLockOptions extends LockOptions {
   heartbeatMs?: number;
   /** Aborting stops the wait (the error is the signal's reason). */
   signal?: AbortSignal;
+  /** Told when the lock is found held (true) and when the wait for it ends (false); not called when it is free at once. */
+  onwait?: (waiting: boolean) => void;
 }
 
 /** Runs `work` holding the lock, waiting (polling) for it up to `waitMs`. */
 export async function withLock<T>(lockFile: string, options: WithLockOptions, work: () => Promise<T>): Promise<T> {
-  const taken = await pollUntil(() => tryLock(lockFile, options), {
-    everyMs: options.pollMs ?? 50,
-    withinMs: options.waitMs,
-    signal: options.signal,
-  });
+  options.signal?.throwIfAborted();
+  let taken: boolean | undefined = tryLock(lockFile, options);
+  if (!taken) {
+    options.onwait?.(true);
+    try {
+      taken = await pollUntil(() => tryLock(lockFile, options), {
+        everyMs: options.pollMs ?? 50,
+        withinMs: options.waitMs,
+        signal: options.signal,
+      });
+    } finally {
+      options.onwait?.(false);
+    }
+  }
   if (!taken) throw new Error(`${lockFile} is still held by pid ${lockHolder(lockFile).split(" ")[0] || "?"}`);
   const heartbeat = options.heartbeatMs ? setInterval(() => touch(lockFile), options.heartbeatMs) : undefined;
   try {

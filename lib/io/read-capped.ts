@@ -62,12 +62,19 @@ const NOT_REGULAR = "not a regular file";
  * FIFO that never ends costs one bounded read, not all the memory there is. With `regularOnly`,
  * anything but a regular file is refused before a byte is read (detail "not a regular file"), and
  * it is opened without blocking, so a FIFO with no writer (or /dev/stdin an idle pipe) never hangs.
+ * With `noFollow` (files of ours, such as the token store's) a symbolic link is refused (ELOOP).
  */
-export function readFileCappedSync(path: string, maxBytes: number, options: { regularOnly?: boolean } = {}): CappedRead {
+export function readFileCappedSync(
+  path: string,
+  maxBytes: number,
+  options: { regularOnly?: boolean; noFollow?: boolean } = {},
+): CappedRead {
   let fd: number;
   try {
-    if (options.regularOnly && !statSync(path).isFile()) return { ok: false, error: { reason: "unreadable", detail: NOT_REGULAR } };
-    fd = openSync(path, options.regularOnly ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) : "r");
+    if (options.regularOnly && !options.noFollow && !statSync(path).isFile())
+      return { ok: false, error: { reason: "unreadable", detail: NOT_REGULAR } };
+    const flags = options.regularOnly ? constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) : constants.O_RDONLY;
+    fd = openSync(path, options.noFollow ? flags | constants.O_NOFOLLOW : options.regularOnly ? flags : "r");
   } catch (error) {
     return { ok: false, error: { reason: "unreadable", detail: (error as NodeJS.ErrnoException).code ?? "read error" } };
   }
@@ -75,6 +82,7 @@ export function readFileCappedSync(path: string, maxBytes: number, options: { re
     const stats = fstatSync(fd);
     if (options.regularOnly && !stats.isFile()) return { ok: false, error: { reason: "unreadable", detail: NOT_REGULAR } };
     if (stats.isDirectory()) return { ok: false, error: { reason: "unreadable", detail: "EISDIR" } };
+    if (options.regularOnly && !stats.isFile()) return { ok: false, error: { reason: "unreadable", detail: "not a regular file" } };
     if (stats.isFile() && stats.size > maxBytes) return { ok: false, error: { reason: "too-large" } };
     const chunks: Buffer[] = [];
     let bytes = 0;

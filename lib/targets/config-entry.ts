@@ -158,7 +158,12 @@ function entryToTarget(name: string, entry: Record<string, unknown>, file: strin
   return { ok: true, value: target };
 }
 
-/** A config entry's `"oauth": {"clientId", "clientSecret", "scopes", "callbackPort"}` (the secret as `${VAR}`, expanded already). */
+const OAUTH_REGISTRATIONS = ["dynamic", "metadata-document", "pre-registered"] as const;
+
+/**
+ * A config entry's `"oauth": {"grant", "registration", "clientId", "clientSecret", "privateKeyFile", "scopes",
+ * "callbackPort"}` (the secret as `${VAR}`, expanded already).
+ */
 function oauthSettings(value: unknown): Result<OAuthSettings | undefined> {
   if (value === undefined) return { ok: true, value: undefined };
   if (!isJsonObject(value)) return fail('"oauth" must be an object');
@@ -176,6 +181,22 @@ function oauthSettings(value: unknown): Result<OAuthSettings | undefined> {
     if (!Array.isArray(value.scopes) || !value.scopes.every((scope) => typeof scope === "string"))
       return fail('"oauth.scopes" must be a list of strings');
     settings.scopes = value.scopes;
+  }
+  if (value.grant !== undefined) {
+    if (value.grant !== "authorization_code" && value.grant !== "client_credentials")
+      return fail('"oauth.grant" must be "authorization_code" or "client_credentials"');
+    settings.grant = value.grant;
+  }
+  if (value.privateKeyFile !== undefined) {
+    if (typeof value.privateKeyFile !== "string" || value.privateKeyFile === "") return fail('"oauth.privateKeyFile" must be a path');
+    settings.privateKeyFile = value.privateKeyFile;
+  }
+  if (settings.grant === "client_credentials" && (!settings.clientId || (!settings.clientSecret && !settings.privateKeyFile)))
+    return fail('"oauth.grant": "client_credentials" needs "clientId" with "clientSecret" (as "${VAR}") or "privateKeyFile"');
+  if (value.registration !== undefined) {
+    if (!OAUTH_REGISTRATIONS.includes(value.registration as never))
+      return fail(`"oauth.registration" must be one of ${OAUTH_REGISTRATIONS.map((r) => `"${r}"`).join(", ")}`);
+    settings.registration = value.registration as OAuthSettings["registration"];
   }
   if (value.callbackPort !== undefined) {
     if (!Number.isInteger(value.callbackPort) || (value.callbackPort as number) < 1 || (value.callbackPort as number) > 65_535)

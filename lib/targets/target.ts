@@ -31,7 +31,13 @@ export interface HttpTarget {
 }
 
 export interface OAuthSettings {
+  /** How the client identifies itself, forced ("dynamic", "metadata-document" or "pre-registered"). */
+  registration?: "dynamic" | "metadata-document" | "pre-registered";
+  /** "client_credentials": machine to machine (with clientSecret or privateKeyFile); default the authorization code grant. */
+  grant?: "authorization_code" | "client_credentials";
   clientId?: string;
+  /** A PEM private key signing the client's JWT assertions (private_key_jwt). */
+  privateKeyFile?: string;
   clientSecret?: string;
   scopes?: string[];
   callbackPort?: number;

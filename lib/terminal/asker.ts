@@ -11,8 +11,8 @@ export type AskStyle = "yellow" | "dim" | "red" | "green";
 export interface Asker {
   /** One line for the person (never on stdout). */
   print(line: string, style?: AskStyle): void;
-  /** A yes/no question; absent where nobody can answer (a proxy a client started, the daemon). */
-  confirm?(question: string, signal?: AbortSignal): Promise<boolean>;
+  /** A yes/no question (null: the input ended unanswered); absent where nobody can answer (a proxy a client started, the daemon). */
+  confirm?(question: string, signal?: AbortSignal): Promise<boolean | null>;
   /** One line typed after `prompt` (without an echo when hidden), or null at end of input or on abort; absent where nobody can answer. */
   ask?(prompt: string, options?: { hidden?: boolean; signal?: AbortSignal }): Promise<string | null>;
 }
@@ -27,7 +27,10 @@ export function terminalAsker(): Required<Asker> {
   return {
     print: printLine,
     ask: askLine,
-    confirm: async (question, signal) => /^y(es)?$/i.test(((await askLine(`${question} [y/N] `, { signal })) ?? "").trim()),
+    confirm: async (question, signal) => {
+      const answer = await askLine(`${question} [y/N] `, { signal });
+      return answer === null && !signal?.aborted ? null : /^y(es)?$/i.test((answer ?? "").trim());
+    },
   };
 }
 

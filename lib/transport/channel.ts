@@ -18,6 +18,8 @@ export interface MessageChannel {
   onmessage?: (message: JsonRpcMessage, raw?: RawMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
+  /** The channel waits for a person (true: a sign-in in the browser), or no longer (false): requests' timers hold meanwhile. */
+  onuserwait?: (waiting: boolean) => void;
   /** Room again after `hasRoom` was false. */
   ondrain?: () => void;
   /**

@@ -25,6 +25,8 @@ export const MAX_STDERR_LINE_BYTES = 64 * 1024;
 export const LOG_BUFFER_BYTES = 1024 * 1024;
 /** An HTTP error body, read only for the message it may carry. */
 export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** One OAuth response (metadata, registration, token, revocation) or one token-store file. */
+export const MAX_OAUTH_RESPONSE_BYTES = 1024 * 1024;
 /** Redirects followed for one HTTP request. */
 export const MAX_REDIRECTS = 5;
 /** How long a request waits for its answer unless told otherwise (progress restarts the wait). */

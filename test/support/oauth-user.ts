@@ -40,7 +40,11 @@ export function authContext(resource: string, store: AuthStore, options: Partial
     store,
     options: { signIn: "no", ui: scriptedUser().ui, signInCommand: "mcp-inspect auth", ...options },
     fetch,
-    provider: (redirectUri, onredirect, state = "state") => new StoredProvider({ store, resource, redirectUri, onredirect, state }),
+    userWait: (waiting) => options.onuserwait?.(waiting),
+    takeOverflow: () => undefined,
+    metadataDocumentUrl: undefined,
+    provider: (redirectUri, onredirect, state = "state", clientMetadataUrl) =>
+      new StoredProvider({ store, resource, redirectUri, onredirect, state, clientMetadataUrl }),
   };
 }
 

@@ -57,6 +57,7 @@ export class HttpChannel implements MessageChannel {
   onerror?: (error: Error) => void;
   onclose?: (reason?: string) => void;
   ondrain?: () => void;
+  onuserwait?: (waiting: boolean) => void;
   /** The 2025 revision an initialize answer negotiated (2026 requests name theirs in _meta). */
   protocolVersion?: string;
   sessionId?: string;
@@ -108,6 +109,7 @@ export class HttpChannel implements MessageChannel {
     const withinOrigin = ((url: string | URL, init?: RequestInit) => fetchWithinOrigin(url, init, fetchImpl)) as typeof fetch;
     this.#plainFetch = withinOrigin;
     this.#fetch = options.auth ? authorizedFetch(withinOrigin, options.auth) : withinOrigin;
+    options.auth?.watchUserWait?.((waiting) => this.onuserwait?.(waiting));
   }
 
   get transport(): "streamable-http" | "sse" {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { CLIENT_METADATA_URL } from "../../../lib/auth/provider.ts";
 import { ADMIN_SCOPE, FIXTURE_SCOPE, type OAuthFixture, type OAuthFixtureOptions, startOAuthServer } from "../../fixtures/oauth-server.ts";
 import { BUN, INITIALIZE, inspect, LinePeer, ROOT, readUntil, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
+import { type ServedDocument, serveDocument } from "../../support/https-document.ts";
 
 const BROWSER_SCRIPT = join(ROOT, "test/fixtures/browser.ts");
 const EXIT_AUTH = 3;
@@ -166,6 +167,42 @@ describe("mcp-inspect", () => {
   );
 
   test(
+    "auth --logout that cannot revoke says so and exits non-zero: a confidential client without its secret keeps its tokens",
+    async () => {
+      const server = await fixture({
+        registration: false,
+        preRegistered: { clientId: "app", clientSecret: "s3cret", authMethod: "client_secret_basic" },
+      });
+      const m = machine({ APP_SECRET: "s3cret" });
+      const client = ["--client-id", "app", "--client-secret-env", "APP_SECRET"];
+      expect((await m.inspect(["auth", "--url", server.url, ...client])).code).toBe(0);
+      const refused = await m.inspect(["auth", "--logout", "--url", server.url]);
+      expect(refused.code).toBe(EXIT_AUTH);
+      expect(refused.json.error.message).toBe(
+        `the tokens for ${server.url} were not revoked: the authorization server refused the revocation (HTTP 401: invalid_client): a ` +
+          "client with a secret revokes with it (pass --client-id ID --client-secret-env VAR); they are kept, so that logging out " +
+          "again can revoke them",
+      );
+      expect(server.record.revocations).toEqual([]);
+      const revoked = await m.inspect(["auth", "--logout", "--url", server.url, ...client]);
+      expect(revoked.code).toBe(0);
+      expect(revoked.json.data).toMatchObject({ revoked: true, forgotten: true });
+      expect(server.record.revocations).toContain(server.record.refreshTokens[0]!);
+
+      const none = await fixture({ revocation: false });
+      expect((await m.inspect(["auth", "--url", none.url])).code).toBe(0);
+      const forgotten = await m.inspect(["auth", "--logout", "--url", none.url]);
+      expect(forgotten.code).toBe(EXIT_AUTH);
+      expect(forgotten.json.error.message).toBe(
+        `the tokens for ${none.url} are forgotten here but not revoked: the authorization server offers no token revocation (RFC 7009), ` +
+          "so they stay valid at the authorization server until they expire",
+      );
+      expect((await m.inspect(["auth", "--list"])).json.data.servers).toEqual([]);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "a token about to expire is refreshed before it is used: no 401, no browser, the refresh token rotated",
     async () => {
       const server = await fixture();
@@ -223,6 +260,20 @@ describe("mcp-inspect", () => {
   );
 
   test(
+    "a step-up beyond what the dynamically registered client was registered for registers again first, then goes through",
+    async () => {
+      const server = await fixture({ scopesBoundAtRegistration: true });
+      const m = machine();
+      const run = await m.inspect(["call-tool", "admin", "--url", server.url, "--oauth"]);
+      expect(run.code).toBe(0);
+      expect(text(run)).toBe(`admin with ${FIXTURE_SCOPE} ${ADMIN_SCOPE}`);
+      expect(server.record.registrations.map((r) => r.scope)).toEqual([FIXTURE_SCOPE, `${FIXTURE_SCOPE} ${ADMIN_SCOPE}`]);
+      expect(m.tabs()).toHaveLength(2);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "a server that keeps refusing the scope cannot loop: a bounded number of step-ups, then exit 3",
     async () => {
       const server = await fixture({ grantableScopes: [FIXTURE_SCOPE] });
@@ -272,6 +323,21 @@ describe("mcp-inspect", () => {
       } finally {
         await http.stop();
       }
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a person slower than --timeout and the server/discover probe signs in once: one tab, and the call goes through",
+    async () => {
+      const server = await fixture();
+      // The probe and the handshake are bounded by --timeout (2 s); the person takes twice that.
+      const m = machine({ MCPKIT_TEST_BROWSER_DELAY_MS: "4000" });
+      const run = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth", "--timeout", "2000"]);
+      expect(run.code).toBe(0);
+      expect(m.tabs()).toHaveLength(1);
+      expect(server.record.authorizations).toHaveLength(1);
+      expect(server.record.registrations).toHaveLength(1);
     },
     TEST_GUARD_MS,
   );
@@ -435,6 +501,24 @@ describe("discovery", () => {
   );
 
   test(
+    "2025-03-26 discovery (no resource metadata) takes metadata naming another issuer on the origin; RFC 8414 discovery refuses it",
+    async () => {
+      const legacy = await fixture({ resourceMetadata: "none", claimedIssuerPath: "/oauth" });
+      const m = machine();
+      const run = await m.inspect(["call-tool", "whoami", "--url", legacy.url, "--oauth"]);
+      expect(run.code).toBe(0);
+      expect(text(run)).toStartWith("authorized as client-");
+
+      const strict = await fixture({ resourceMetadata: "header", claimedIssuerPath: "/oauth" });
+      const refused = await m.inspect(["call-tool", "whoami", "--url", strict.url, "--oauth"]);
+      expect(refused.code).toBe(EXIT_AUTH);
+      expect(refused.json.error.message).toContain("Issuer mismatch in authorization server metadata (RFC 8414 §3.3)");
+      expect(strict.record.authorizations).toEqual([]);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "a new sign-in discovers anew: stale discovery in the store does not send it elsewhere",
     async () => {
       const server = await fixture();
@@ -546,6 +630,33 @@ describe("client identity", () => {
   );
 
   test(
+    "a pre-registered client registered for client_secret_post where the server takes both: post after one refusal, then at once",
+    async () => {
+      const server = await fixture({
+        registration: false,
+        preRegistered: { clientId: "cli-app", clientSecret: "post-secret", authMethod: "client_secret_post" },
+        tokenEndpointAuthMethods: ["client_secret_basic", "client_secret_post"],
+      });
+      const m = machine({ CLI_SECRET: "post-secret" });
+      const flags = ["--url", server.url, "--client-id", "cli-app", "--client-secret-env", "CLI_SECRET"];
+      const first = await m.inspect(["call-tool", "whoami", ...flags, "--oauth"]);
+      expect(first.code).toBe(0);
+      expect(text(first)).toBe("authorized as cli-app");
+      expect(server.record.tokenRequests.map((r) => r.clientAuth)).toEqual(["bad", "client_secret_post"]);
+      // The server stops taking the access token: the refresh authenticates the way that worked, first time.
+      server.expireAccessTokens();
+      const second = await m.inspect(["call-tool", "whoami", ...flags]);
+      expect(second.code).toBe(0);
+      expect(server.record.tokenRequests.map((r) => r.clientAuth)).toEqual(["bad", "client_secret_post", "client_secret_post"]);
+      expect(server.record.refreshes).toBe(1);
+      // The SDK's issuer stamp is kept for a pre-registered client too: no SEP-2352 warning at a sign-in or a refresh.
+      expect(first.stderr + second.stderr).not.toContain("SEP-2352");
+      for (const file of m.files()) expect(file).not.toContain("post-secret");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "--client-id with --client-secret-env: client_secret_post when that is what the server takes",
     async () => {
       const server = await fixture({
@@ -571,21 +682,91 @@ describe("client identity", () => {
     TEST_GUARD_MS,
   );
 
-  test(
-    "a client ID metadata document when the server supports them: our published document, no registration",
-    async () => {
-      const document = JSON.parse(readFileSync(join(ROOT, "oauth/client-metadata.json"), "utf8"));
-      expect(document.client_id).toBe(CLIENT_METADATA_URL);
-      const server = await fixture({ clientDocuments: { [CLIENT_METADATA_URL]: document } });
-      const m = machine();
-      const run = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth"]);
-      expect(run.code).toBe(0);
-      expect(text(run)).toBe(`authorized as ${CLIENT_METADATA_URL}`);
-      expect(server.record.registrations).toEqual([]);
-      expect(server.record.authorizations[0]!.client_id).toBe(CLIENT_METADATA_URL);
-    },
-    TEST_GUARD_MS,
-  );
+  describe("a client ID metadata document", () => {
+    const published = () => JSON.parse(readFileSync(join(ROOT, "oauth/client-metadata.json"), "utf8")) as Record<string, unknown>;
+    const documents: ServedDocument[] = [];
+    afterAll(() => Promise.all(documents.map((d) => d.stop())));
+    const served = () => {
+      const document = serveDocument(published());
+      documents.push(document);
+      return document;
+    };
+
+    test(
+      "offered when the server supports them and we can fetch it ourselves: no registration",
+      async () => {
+        expect(published().client_id).toBe(CLIENT_METADATA_URL);
+        const document = served();
+        const server = await fixture({ clientDocuments: { [document.url]: { ...published(), client_id: document.url } } });
+        const m = machine(document.env);
+        const run = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth"]);
+        expect(run.code).toBe(0);
+        expect(text(run)).toBe(`authorized as ${document.url}`);
+        expect(server.record.registrations).toEqual([]);
+        expect(server.record.authorizations[0]!.client_id).toBe(document.url);
+        expect(document.fetches()).toBe(1);
+      },
+      TEST_GUARD_MS,
+    );
+
+    test(
+      "not offered when we cannot fetch it (the published one, offline): dynamic registration at once",
+      async () => {
+        const server = await fixture({ clientDocuments: { [CLIENT_METADATA_URL]: published() } });
+        const m = machine({ MCPKIT_CLIENT_METADATA_URL: "https://127.0.0.1:9/oauth/client-metadata.json" });
+        const run = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth"]);
+        expect(run.code).toBe(0);
+        expect(server.record.registrations).toHaveLength(1);
+        expect(server.record.authorizations.map((a) => a.client_id)).toEqual([server.record.registrations[0]!.client_id]);
+      },
+      TEST_GUARD_MS,
+    );
+
+    test(
+      "a server that cannot fetch it never calls back: the wait says so at once, and the next sign-in registers dynamically",
+      async () => {
+        const document = served();
+        // The server advertises metadata documents but knows none: its page says invalid_client and goes nowhere.
+        const server = await fixture({ clientDocuments: {} });
+        const m = machine(document.env);
+        const first = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth", "--callback-timeout", "1500"]);
+        expect(first.code).toBe(EXIT_AUTH);
+        expect(first.stderr).toContain("If the page reports invalid_client, the authorization server could not fetch");
+        expect(server.record.authorizations.map((a) => a.client_id)).toEqual([document.url]);
+        expect(server.record.registrations).toEqual([]);
+
+        const second = await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth"]);
+        expect(second.code).toBe(0);
+        expect(server.record.registrations).toHaveLength(1);
+        expect(text(second)).toBe(`authorized as ${server.record.registrations[0]!.client_id}`);
+        expect(second.stderr).not.toContain("invalid_client");
+      },
+      TEST_GUARD_MS,
+    );
+
+    test(
+      '--registration dynamic, or the entry\'s "oauth": {"registration": "dynamic"}, registers even where the document would do',
+      async () => {
+        const document = served();
+        const server = await fixture({ clientDocuments: { [document.url]: { ...published(), client_id: document.url } } });
+        const m = machine(document.env);
+        expect((await m.inspect(["call-tool", "whoami", "--url", server.url, "--oauth", "--registration", "dynamic"])).code).toBe(0);
+        expect(server.record.registrations).toHaveLength(1);
+
+        const other = machine(document.env);
+        const config = join(tempDir(), "mcp.json");
+        writeFileSync(config, JSON.stringify({ mcpServers: { s: { url: server.url, oauth: { registration: "dynamic" } } } }));
+        expect((await other.inspect(["call-tool", "whoami", "--config", config, "--server", "s", "--oauth"])).code).toBe(0);
+        expect(server.record.registrations).toHaveLength(2);
+        expect(server.record.authorizations.every((a) => a.client_id !== document.url)).toBe(true);
+
+        const wrong = await m.inspect(["list-tools", "--url", server.url, "--registration", "magic"]);
+        expect(wrong.code).toBe(1);
+        expect(wrong.json.error.message).toBe('--registration must be one of dynamic, metadata-document, pre-registered (not "magic")');
+      },
+      TEST_GUARD_MS,
+    );
+  });
 
   test(
     "no registration, no metadata documents, no client: a clear error that says what to configure",

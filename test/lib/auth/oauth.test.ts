@@ -600,6 +600,21 @@ describe("OAuthSession", () => {
     expect(opened).toEqual([]);
   });
 
+  test("a refresh the authorization server refuses for another reason: that is said, with no --header hint", async () => {
+    const server = await fixture({
+      registration: false,
+      preRegistered: { clientId: "app", clientSecret: "s3cret", authMethod: "client_secret_basic" },
+    });
+    const session = await signedIn(server, { client: { clientId: "app", clientSecret: "s3cret" } });
+    // The secret was rotated at the server: the refresh is refused as invalid_client.
+    const stale = new OAuthSession(server.url, policy("no", { client: { clientId: "app", clientSecret: "old" } }));
+    const error = await stale.recover(refusal(401), await session.authorization()).catch((e: unknown) => e as Error);
+    expect(error).toBeInstanceOf(AuthRequiredError);
+    expect((error as Error).message).toStartWith(`refreshing the tokens for ${new URL(server.url).origin} failed: `);
+    expect((error as Error).message).toEndWith("(run mcp-inspect auth to sign in again)");
+    expect((error as Error).message).not.toContain("--header");
+  });
+
   const noSignIn: [string, string | undefined, string][] = [
     [
       "a Bearer challenge",
@@ -687,10 +702,28 @@ describe("OAuthSession", () => {
     expect(await session.logout()).toEqual({ revoked: false, forgotten: false });
   });
 
-  test("logout where the server offers no revocation: forgotten only", async () => {
+  test("logout where the server offers no revocation: forgotten, and why they were not revoked", async () => {
     const server = await fixture({ revocation: false });
     const session = await signedIn(server);
-    expect(await session.logout()).toEqual({ revoked: false, forgotten: true });
+    expect(await session.logout()).toEqual({
+      revoked: false,
+      forgotten: true,
+      why: "the authorization server offers no token revocation (RFC 7009)",
+    });
     expect(server.record.revocations).toEqual([]);
+  });
+
+  test("logout of a client with a secret, without it: refused, so the tokens are kept for a logout that can revoke them", async () => {
+    const server = await fixture({
+      registration: false,
+      preRegistered: { clientId: "app", clientSecret: "s3cret", authMethod: "client_secret_basic" },
+    });
+    const session = await signedIn(server, { client: { clientId: "app", clientSecret: "s3cret" } });
+    const withoutSecret = new OAuthSession(server.url, policy("no"));
+    const refused = await withoutSecret.logout();
+    expect(refused).toMatchObject({ revoked: false, forgotten: false });
+    expect(refused.why).toContain("pass --client-id ID --client-secret-env VAR");
+    expect(stored(server.url).tokens).toBeDefined();
+    expect(await session.logout()).toEqual({ revoked: true, forgotten: true });
   });
 });

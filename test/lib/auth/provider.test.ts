@@ -187,3 +187,56 @@ describe("validateResourceURL", () => {
       );
     });
 });
+
+describe("what is learnt of a pre-registered client, and stores from before issuer stamps", () => {
+  const CONFIGURED = { clientId: "cid", clientSecret: "sec" };
+
+  test("the issuer stamp: the one stored for it, else the SDK's for this use (so the SDK never warns of a missing stamp)", () => {
+    const { provider: p, store } = provider({ client: CONFIGURED });
+    expect(p.clientInformation({ issuer: "https://as" })).toEqual({ client_id: "cid", client_secret: "sec", issuer: "https://as" });
+    store.update(RESOURCE, (entry) => void (entry.client = { client_id: "cid", issuer: "https://as/stored" }));
+    expect(p.clientInformation({ issuer: "https://as" })).toMatchObject({ issuer: "https://as/stored" });
+    // Stored for another client ID: not this one's.
+    store.update(RESOURCE, (entry) => void (entry.client = { client_id: "other", issuer: "https://elsewhere" }));
+    expect(p.clientInformation()).toEqual({ client_id: "cid", client_secret: "sec" });
+  });
+
+  test("refused as Basic (invalid_client) where the server takes client_secret_post: post from then on, never the secret on disk", () => {
+    const { provider: p, store } = provider({ client: CONFIGURED });
+    p.saveDiscoveryState({
+      authorizationServerUrl: "https://as",
+      authorizationServerMetadata: { token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"] },
+    } as never);
+    p.invalidateCredentials("client");
+    expect(p.clientInformation()).toMatchObject({
+      client_id: "cid",
+      client_secret: "sec",
+      token_endpoint_auth_method: "client_secret_post",
+    });
+    expect(JSON.stringify(store.read(RESOURCE))).not.toContain('sec"');
+    // Refused that way too: nothing more to try, and nothing changes.
+    p.invalidateCredentials("client");
+    expect(store.read(RESOURCE).client).toEqual({ client_id: "cid", token_endpoint_auth_method: "client_secret_post" });
+  });
+
+  test("a server that does not list client_secret_post: the method is left alone", () => {
+    const { provider: p } = provider({ client: CONFIGURED });
+    p.saveDiscoveryState({
+      authorizationServerUrl: "https://as",
+      authorizationServerMetadata: { token_endpoint_auth_methods_supported: ["client_secret_basic"] },
+    } as never);
+    p.invalidateCredentials("client");
+    expect(p.clientInformation()).toEqual({ client_id: "cid", client_secret: "sec" });
+  });
+
+  test("a store written without stamps: the client and the tokens read back with the entry's issuer", () => {
+    const { provider: p, store } = provider();
+    store.update(RESOURCE, (entry) => {
+      entry.issuer = "https://as";
+      entry.client = { client_id: "dyn" };
+      entry.tokens = { access_token: "a", token_type: "Bearer" };
+    });
+    expect(p.clientInformation()).toEqual({ client_id: "dyn", issuer: "https://as" } as never);
+    expect(p.tokens()).toEqual({ access_token: "a", token_type: "Bearer", issuer: "https://as" } as never);
+  });
+});

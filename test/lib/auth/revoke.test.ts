@@ -37,24 +37,51 @@ const ENDPOINT = "https://as.example.com/revoke";
 const publicClient: RevokingClient = { client_id: "pub" };
 const secretClient: RevokingClient = { client_id: "my id", client_secret: "s:cr&t" };
 
-describe("nothing (safe) to revoke with: false, and nothing is sent", () => {
-  const cases: [string, AuthEntry, RevokingClient | undefined][] = [
-    ["no revocation endpoint", entry({}), publicClient],
-    ["an endpoint that is no URL", entry({ revocation_endpoint: "not a url" }), publicClient],
-    ["a plain-http endpoint elsewhere", entry({ revocation_endpoint: "http://as.example.com/revoke" }), publicClient],
-    ["an endpoint with credentials in it", entry({ revocation_endpoint: "https://u:p@as.example.com/revoke" }), publicClient],
-    ["no tokens", { ...entry({ revocation_endpoint: ENDPOINT }), tokens: undefined }, publicClient],
-    ["no client", entry({ revocation_endpoint: ENDPOINT }), undefined],
+describe("nothing (safe) to revoke with: not revoked, why, whether trying again may help, and nothing is sent", () => {
+  const NO_REVOCATION = "the authorization server offers no token revocation (RFC 7009)";
+  const cases: [string, AuthEntry, RevokingClient | undefined, string, boolean][] = [
+    ["no revocation endpoint", entry({}), publicClient, NO_REVOCATION, false],
+    [
+      "an endpoint that is no URL",
+      entry({ revocation_endpoint: "not a url" }),
+      publicClient,
+      'its revocation endpoint "not a url" is not an https (or loopback) URL',
+      false,
+    ],
+    [
+      "a plain-http endpoint elsewhere",
+      entry({ revocation_endpoint: "http://as.example.com/revoke" }),
+      publicClient,
+      'its revocation endpoint "http://as.example.com/revoke" is not an https (or loopback) URL',
+      false,
+    ],
+    [
+      "an endpoint with credentials in it",
+      entry({ revocation_endpoint: "https://u:p@as.example.com/revoke" }),
+      publicClient,
+      'its revocation endpoint "https://u:p@as.example.com/revoke" is not an https (or loopback) URL',
+      false,
+    ],
+    ["no tokens", { ...entry({ revocation_endpoint: ENDPOINT }), tokens: undefined }, publicClient, "no tokens are stored", false],
+    [
+      "no client",
+      entry({ revocation_endpoint: ENDPOINT }),
+      undefined,
+      "no client is known to revoke them as (pass --client-id ID, and --client-secret-env VAR for a client with a secret)",
+      true,
+    ],
     [
       "no discovery at all",
       { resource: "https://mcp.example.com/mcp", tokens: { access_token: "AT", token_type: "Bearer" } },
       publicClient,
+      NO_REVOCATION,
+      false,
     ],
   ];
-  for (const [what, stored, client] of cases)
+  for (const [what, stored, client, why, again] of cases)
     test(what, async () => {
       const server = revocationServer();
-      expect(await revokeTokens(stored, client, server.fetchImpl)).toBe(false);
+      expect(await revokeTokens(stored, client, server.fetchImpl)).toEqual({ revoked: false, why, again });
       expect(server.sent).toEqual([]);
     });
 });
@@ -63,7 +90,7 @@ describe("revoking", () => {
   test("the refresh token first, then the access token, each with its hint; a loopback http endpoint is fine", async () => {
     const server = revocationServer();
     const loopback = "http://127.0.0.1:9000/revoke";
-    expect(await revokeTokens(entry({ revocation_endpoint: loopback }), publicClient, server.fetchImpl)).toBe(true);
+    expect(await revokeTokens(entry({ revocation_endpoint: loopback }), publicClient, server.fetchImpl)).toEqual({ revoked: true });
     expect(server.sent).toEqual([
       { url: loopback, authorization: null, body: { token: "RT", token_type_hint: "refresh_token", client_id: "pub" } },
       { url: loopback, authorization: null, body: { token: "AT", token_type_hint: "access_token", client_id: "pub" } },
@@ -118,16 +145,35 @@ describe("revoking", () => {
       expect(server.sent).toHaveLength(2);
     });
 
-  const outcomes: [string, (number | Error)[], boolean][] = [
-    ["both accepted", [200, 200], true],
-    ["one accepted", [400, 200], true],
-    ["both refused", [400, 503], false],
-    ["the server unreachable", [new Error("ECONNREFUSED"), new Error("ECONNREFUSED")], false],
+  const REFUSED = "the authorization server refused the revocation (HTTP 400)";
+  const outcomes: [string, (number | Error)[], Record<string, unknown>][] = [
+    ["both accepted", [200, 200], { revoked: true }],
+    ["the refresh token refused, the access token accepted: not revoked (the refresh token stays)", [400, 200], { why: REFUSED }],
+    ["the refresh token accepted, the access token refused: revoked (RFC 7009 ends its access tokens too)", [200, 400], { revoked: true }],
+    ["both refused", [400, 503], { why: REFUSED }],
+    [
+      "the server unreachable",
+      [new Error("ECONNREFUSED"), new Error("ECONNREFUSED")],
+      { why: "its revocation endpoint could not be reached (ECONNREFUSED)", unreachable: true },
+    ],
   ];
-  for (const [what, statuses, revoked] of outcomes)
-    test(`${what}: ${revoked}, and both are tried`, async () => {
+  for (const [what, statuses, outcome] of outcomes)
+    test(`${what}; both are tried`, async () => {
       const server = revocationServer(statuses);
-      expect(await revokeTokens(entry({ revocation_endpoint: ENDPOINT }), publicClient, server.fetchImpl)).toBe(revoked);
+      const expected = "revoked" in outcome ? outcome : { revoked: false, again: true, ...outcome };
+      expect(await revokeTokens(entry({ revocation_endpoint: ENDPOINT }), publicClient, server.fetchImpl)).toEqual(expected as never);
       expect(server.sent).toHaveLength(2);
     });
+
+  test("a client without its secret refused with 401: the error says to pass the client's secret", async () => {
+    const server = revocationServer([401, 401]);
+    const refused = await revokeTokens(entry({ revocation_endpoint: ENDPOINT }), publicClient, server.fetchImpl);
+    expect(refused).toEqual({
+      revoked: false,
+      again: true,
+      why:
+        "the authorization server refused the revocation (HTTP 401): a client with a secret revokes with it (pass --client-id ID " +
+        "--client-secret-env VAR)",
+    });
+  });
 });

@@ -76,6 +76,32 @@ describe("reading and writing", () => {
     expect(lstatSync(fileOf(store, RESOURCE)).isSymbolicLink()).toBe(false);
   });
 
+  test("a symlink to a token file is never followed: it reads as nothing stored", () => {
+    const store = fresh();
+    const planted = join(tempDir("mcpkit-auth-"), "planted.json");
+    writeFileSync(planted, JSON.stringify({ resource: RESOURCE, tokens: { access_token: "someone-else's", token_type: "Bearer" } }));
+    symlinkSync(planted, fileOf(store, RESOURCE));
+    expect(store.read(RESOURCE)).toEqual({ resource: RESOURCE });
+    expect(store.list()).toEqual([]);
+  });
+
+  test("a FIFO where the file goes reads as nothing stored at once (no writer is waited for), and the next update replaces it", () => {
+    const store = fresh();
+    const fifo = fileOf(store, RESOURCE);
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+    expect(store.read(RESOURCE)).toEqual({ resource: RESOURCE });
+    store.update(RESOURCE, (entry) => void (entry.issuer = "https://as"));
+    expect(lstatSync(fifo).isFile()).toBe(true);
+    expect(store.read(RESOURCE).issuer).toBe("https://as");
+  });
+
+  test("a file past 1 MB is not read: nothing stored, at the cost of one bounded read", () => {
+    const store = fresh();
+    const huge = JSON.stringify({ resource: RESOURCE, padding: "a".repeat(1024 * 1024) });
+    writeFileSync(fileOf(store, RESOURCE), huge, { mode: 0o600 });
+    expect(store.read(RESOURCE)).toEqual({ resource: RESOURCE });
+  });
+
   const corrupt: [string, string][] = [
     ["half a file", '{"resource": "https://mcp.exa'],
     ["empty", ""],

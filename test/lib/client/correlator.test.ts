@@ -66,4 +66,27 @@ describe("RequestCorrelator", () => {
     await pending;
     expect(seen).toEqual([1]);
   });
+
+  test("while a person is waited for (a sign-in), no timer runs; after, each request gets its whole timeout again", async () => {
+    const armed = new Map<number, { fire: () => void; ms: number }>();
+    let handles = 0;
+    const timers = {
+      set: (fire: () => void, ms: number) => (armed.set(++handles, { fire, ms }), handles),
+      clear: (handle: unknown) => void armed.delete(handle as number),
+    };
+    const requests = new RequestCorrelator(() => 1, timers);
+    const link = peer();
+    const pending = requests.request(link, "server/discover", {}, { timeoutMs: 5_000 });
+    expect([...armed.values()].map((t) => t.ms)).toEqual([5_000]);
+    requests.userWaiting(true);
+    expect(armed.size).toBe(0);
+    // Progress during the wait arms nothing either.
+    requests.progress({ progressToken: 1, progress: 1 });
+    expect(armed.size).toBe(0);
+    requests.userWaiting(false);
+    expect([...armed.values()].map((t) => t.ms)).toEqual([5_000]);
+    [...armed.values()][0]!.fire();
+    expect(((await pending.catch((e: unknown) => e)) as McpError).kind).toBe("timeout");
+    expect(link.cancelled).toHaveLength(1);
+  });
 });

@@ -1,7 +1,7 @@
 // Whole files and streams read into memory with a cap (lib/io/read-capped.ts): at the cap, one over,
 // endless sources (/dev/zero, a FIFO written forever), a FIFO nobody writes, a directory, aborts.
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { type CappedRead, readFileCapped, readFileCappedSync, readStreamCapped } from "../../../lib/io/read-capped.ts";
@@ -161,4 +161,21 @@ describe("readStreamCapped, on an injected stream", () => {
     expect((await tooLarge).ok).toBe(false);
     expect(listening.size).toBe(0);
   });
+});
+
+test("regularOnly with noFollow (our own files): a symlink is not followed, a FIFO or a device is refused without a wait", () => {
+  const dir = tempDir("mcpkit-regular-only-");
+  const target = join(dir, "target");
+  writeFileSync(target, "text");
+  symlinkSync(target, join(dir, "link"));
+  expect(Bun.spawnSync(["mkfifo", join(dir, "pipe")]).exitCode).toBe(0);
+  const regular = { regularOnly: true, noFollow: true };
+  expect(readFileCappedSync(target, 10, regular)).toEqual({ ok: true, value: "text" });
+  // Without noFollow (a config a dotfile manager links into place) the link is followed.
+  expect(readFileCappedSync(join(dir, "link"), 10, { regularOnly: true })).toEqual({ ok: true, value: "text" });
+  expect(readFileCappedSync(join(dir, "link"), 10, regular)).toEqual({ ok: false, error: { reason: "unreadable", detail: "ELOOP" } });
+  expect(readFileCappedSync(join(dir, "link"), 10)).toEqual({ ok: true, value: "text" });
+  const refused: CappedRead = { ok: false, error: { reason: "unreadable", detail: "not a regular file" } };
+  expect(readFileCappedSync(join(dir, "pipe"), 10, regular)).toEqual(refused);
+  expect(readFileCappedSync("/dev/zero", 10, regular)).toEqual(refused);
 });
