@@ -51,11 +51,19 @@ export class SessionHandshake {
     if (this.#era !== "unknown") return this.#era === "legacy";
     const meta = (probe.params?._meta as JsonObject | undefined) ?? {};
     try {
-      await (this.#initializing ??= this.#first({
+      const result = await (this.#initializing ??= this.#first({
         protocolVersion: LEGACY_HANDSHAKE_VERSION,
         capabilities: (meta[META_CLIENT_CAPABILITIES] as JsonObject | undefined) ?? {},
         clientInfo: (meta[META_CLIENT_INFO] as JsonObject | undefined) ?? { name: "mcp-daemon", version: "1" },
       }));
+      // A server that answers the 2025 handshake with a version of no 2025 revision speaks none of
+      // them (some 2026-07-28 servers answer initialize so): its clients negotiate with it themselves.
+      if (!LEGACY_PROTOCOL_VERSIONS.includes(String(result.protocolVersion))) {
+        this.#era = "modern";
+        this.#params = undefined;
+        this.#result = undefined;
+        return false;
+      }
       await this.upstream()?.send({ jsonrpc: "2.0", method: "notifications/initialized" });
       this.#initializedSent = true;
       return true;

@@ -3,8 +3,11 @@
  * the server URL appended): mcp-inspect or mcp-host signing in to the scenario's server headless,
  * with what the scenario's context (MCP_CONFORMANCE_CONTEXT) says the client is: a pre-registered
  * client, a client credentials client with a secret or a private key, our metadata document.
- *   inspect: `auth`, then list-tools and a call of each tool (a step-up comes with a call)
- *   host:    one -p run that calls the scenario's tool (test-tool)
+ *   inspect: `auth`, then list-tools and a call of each tool (a step-up comes with a call); the
+ *            calls the context names (toolCalls) as given; a call that ends with exit 8 (the server
+ *            needs answers) made again by a new process with the answers file it printed, as a
+ *            script would; resources and prompts listed and the first of each read
+ *   host:    one -p run that calls the scenario's tool (test-tool), or each tool the context names
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +24,7 @@ if ((tool !== "inspect" && tool !== "host") || !url) {
 }
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as {
   name?: string;
+  toolCalls?: { name: string; arguments?: Record<string, unknown> }[];
   client_id?: string;
   client_secret?: string;
   private_key_pem?: string;
@@ -30,6 +34,7 @@ const home = mkdtempSync(join(tmpdir(), "mcpkit-conformance-"));
 const env: Record<string, string | undefined> = {
   ...process.env,
   MCPKIT_AUTH_DIR: join(home, "auth"),
+  MCPKIT_DAEMON_DIR: mkdtempSync("/tmp/mcpd-conformance-"),
   BROWSER: `${process.execPath} ${join(ROOT, "test/fixtures/browser.ts")}`,
   ANTHROPIC_API_KEY: "",
   ANTHROPIC_AUTH_TOKEN: "",
@@ -61,15 +66,52 @@ function run(script: string, args: string[]): { code: number; stdout: string } {
   return { code: child.exitCode ?? 1, stdout: child.stdout.toString() };
 }
 
-if (tool === "inspect") {
+/** Arguments a tool's schema requires, each of the simplest value of its type. */
+function simplest(schema: { properties?: Record<string, { type?: string }>; required?: string[] } | undefined) {
+  const values: Record<string, unknown> = { number: 1, integer: 1, boolean: true, array: [], object: {} };
+  return Object.fromEntries((schema?.required ?? []).map((key) => [key, values[schema?.properties?.[key]?.type ?? ""] ?? "x"]));
+}
+
+/**
+ * One call as a script would make it: exit 8 means answers are wanted, given by a second process
+ * (--stateful, so that a 2025 server's question waits in mcp-daemon for them, as README says).
+ */
+function call(name: string, args: Record<string, unknown>): void {
+  const flagsOf = ["call-tool", name, "--params", JSON.stringify(args), "--stateful", "--url", url!, ...flags];
+  const first = run("mcp-inspect.ts", flagsOf);
+  process.stdout.write(first.stdout);
+  if (first.code !== 8) return;
+  const answers = JSON.parse(first.stdout).error?.details?.answers;
+  if (answers === undefined) return;
+  const file = join(home, `answers-${name}.json`);
+  writeFileSync(file, JSON.stringify(answers));
+  process.stdout.write(run("mcp-inspect.ts", [...flagsOf, "--input-responses", `@${file}`]).stdout);
+}
+
+const isAuth = scenario.startsWith("auth/");
+if (tool === "inspect" && !isAuth) {
+  const listed = run("mcp-inspect.ts", ["list-tools", "--url", url, ...flags]);
+  process.stdout.write(listed.stdout);
+  const tools = (JSON.parse(listed.stdout || "{}").data?.tools ?? []) as { name: string; inputSchema?: never }[];
+  if (context.toolCalls) for (const named of context.toolCalls) call(named.name, named.arguments ?? {});
+  else for (const listedTool of tools) call(listedTool.name, simplest(listedTool.inputSchema));
+  const resources = run("mcp-inspect.ts", ["list-resources", "--url", url, ...flags]);
+  const first = JSON.parse(resources.stdout || "{}").data?.resources?.[0]?.uri;
+  if (first) run("mcp-inspect.ts", ["read-resource", first, "--url", url, ...flags]);
+  const prompts = run("mcp-inspect.ts", ["list-prompts", "--url", url, ...flags]);
+  const prompt = JSON.parse(prompts.stdout || "{}").data?.prompts?.[0]?.name;
+  if (prompt) run("mcp-inspect.ts", ["get-prompt", prompt, "--url", url, ...flags]);
+  run("mcp-daemon.ts", ["stop"]);
+} else if (tool === "inspect") {
   const listed = run("mcp-inspect.ts", ["list-tools", "--url", url, "--oauth", ...flags]);
   process.stdout.write(listed.stdout);
   if (listed.code !== 0) process.exit(listed.code);
   const names = ((JSON.parse(listed.stdout).data?.tools ?? []) as { name: string }[]).map((t) => t.name);
   for (const name of names) process.stdout.write(run("mcp-inspect.ts", ["call-tool", name, "--url", url, "--oauth", ...flags]).stdout);
 } else {
-  const prompt = "call test-tool"; // the tool of the suite's auth scenarios (a step-up comes with a call)
-  const ran = run("mcp-host.ts", ["--server", url, "--oauth", ...flags, "-p", prompt]);
+  // The tool of the suite's auth scenarios (a step-up comes with a call), or the ones the context names.
+  const asked = context.toolCalls?.map((named) => `call ${named.name} ${JSON.stringify(named.arguments ?? {})}`) ?? ["call test-tool"];
+  const ran = run("mcp-host.ts", ["--server", url, ...(isAuth ? ["--oauth"] : []), ...flags, "-p", asked.join("; ")]);
   process.stdout.write(ran.stdout);
   process.exit(ran.code);
 }

@@ -489,3 +489,52 @@ test("an unknown mcp-daemon command is one line on stderr, exit 1, nothing on st
   expect(result.stdout).toBe("");
   expect(result.stderr).toBe('error: unknown command "bogus" (commands: start, stop, status, restart, logs, run; see mcp-daemon --help)\n');
 });
+
+test(
+  "--stateful against a 2026-07-28 server that answers the 2025 initialize with 2026-07-28: the session goes 2026, the call works",
+  async () => {
+    // Such a server (the conformance suite's) speaks no 2025 revision, whatever it answers initialize.
+    const answer = (id: unknown, result: unknown) => Response.json({ jsonrpc: "2.0", id, result });
+    const meta = { "io.modelcontextprotocol/serverInfo": { name: "modern-only", version: "1" } };
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async (request) => {
+        if (request.method !== "POST") return new Response(null, { status: 405 });
+        const message = (await request.json()) as { id?: unknown; method: string; params?: { arguments?: { message?: string } } };
+        if (message.id === undefined) return new Response(null, { status: 202 });
+        switch (message.method) {
+          case "server/discover":
+            return answer(message.id, { supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, _meta: meta });
+          case "initialize":
+            return answer(message.id, {
+              protocolVersion: "2026-07-28",
+              capabilities: { tools: {} },
+              serverInfo: meta["io.modelcontextprotocol/serverInfo"],
+            });
+          case "tools/list":
+            return answer(message.id, {
+              tools: [{ name: "echo", inputSchema: { type: "object", properties: { message: { type: "string" } } } }],
+            });
+          case "tools/call":
+            return answer(message.id, { content: [{ type: "text", text: String(message.params?.arguments?.message) }] });
+          default:
+            return Response.json({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "no" } });
+        }
+      },
+    });
+    try {
+      const dir = daemonDir();
+      const url = `http://127.0.0.1:${server.port}/mcp`;
+      const called = await inspect(["call-tool", "echo", "message=modern", "--stateful", "--url", url], {
+        env: { MCPKIT_DAEMON_DIR: dir },
+      });
+      expect(called.stdout).toContain('"text":"modern"');
+      expect(called.code).toBe(0);
+      expect(called.json.metadata.protocolVersion).toBe("2026-07-28");
+    } finally {
+      server.stop(true);
+    }
+  },
+  TEST_GUARD_MS,
+);
