@@ -72,20 +72,29 @@ function simplest(schema: { properties?: Record<string, { type?: string }>; requ
   return Object.fromEntries((schema?.required ?? []).map((key) => [key, values[schema?.properties?.[key]?.type ?? ""] ?? "x"]));
 }
 
+/** One mcp-inspect call-tool; its code and envelope. */
+function callOnce(name: string, args: Record<string, unknown>, extra: string[]): { code: number; envelope: any } {
+  const ran = run("mcp-inspect.ts", ["call-tool", name, "--params", JSON.stringify(args), "--url", url!, ...flags, ...extra]);
+  process.stdout.write(ran.stdout);
+  return { code: ran.code, envelope: JSON.parse(ran.stdout || "{}") };
+}
+
 /**
- * One call as a script would make it: exit 8 means answers are wanted, given by a second process
- * (--stateful, so that a 2025 server's question waits in mcp-daemon for them, as README says).
+ * One call as a script following README would make it: exit 8 means the server needs answers; a
+ * 2025 server's question needs the call kept alive, so the call is made again with --stateful
+ * (mcp-daemon keeps the question); then the same call with the answers file the envelope holds.
  */
 function call(name: string, args: Record<string, unknown>): void {
-  const flagsOf = ["call-tool", name, "--params", JSON.stringify(args), "--stateful", "--url", url!, ...flags];
-  const first = run("mcp-inspect.ts", flagsOf);
-  process.stdout.write(first.stdout);
-  if (first.code !== 8) return;
-  const answers = JSON.parse(first.stdout).error?.details?.answers;
-  if (answers === undefined) return;
+  // The 2025 elicitation scenarios ask every call: a script that knows its server is 2025 starts --stateful.
+  let asked = callOnce(name, args, scenario.startsWith("elicitation-") ? ["--stateful"] : []);
+  if (asked.code !== 8) return;
+  const stateful = asked.envelope.metadata?.protocolVersion !== "2026-07-28" ? ["--stateful"] : [];
+  if (stateful.length > 0 && !scenario.startsWith("elicitation-")) asked = callOnce(name, args, stateful);
+  const answers = asked.envelope.error?.details?.answers;
+  if (asked.code !== 8 || answers === undefined) return;
   const file = join(home, `answers-${name}.json`);
   writeFileSync(file, JSON.stringify(answers));
-  process.stdout.write(run("mcp-inspect.ts", [...flagsOf, "--input-responses", `@${file}`]).stdout);
+  callOnce(name, args, [...stateful, "--input-responses", `@${file}`]);
 }
 
 const isAuth = scenario.startsWith("auth/");

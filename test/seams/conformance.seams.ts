@@ -45,10 +45,23 @@ beforeAll(async () => {
   for (const version of [CURRENT, BACKCOMPAT]) dirs[version] = await installedPeer(SUITE, version);
 }, TEST_GUARD_MS);
 
-function scenario(version: string, name: string, tool: "inspect" | "host") {
+/** The client scenarios of --requirements 2026-07-28 that are not auth/*, and 2025-11-25's defaults case (mcp-inspect). */
+const NOT_AUTH: [string, string[]][] = [
+  ["tools_call", []],
+  ["request-metadata", []],
+  ["sep-2322-client-request-state", []],
+  ["http-standard-headers", []],
+  ["http-custom-headers", []],
+  ["http-invalid-tool-headers", []],
+  ["json-schema-ref-no-deref", []],
+  ["elicitation-sep1034-client-defaults", ["--spec-version", "2025-11-25"]],
+];
+
+function scenario(version: string, name: string, tool: "inspect" | "host", extra: string[] = []) {
   const suite = join(dirs[version]!, "node_modules", SUITE, "dist/index.js");
   const client = `${BUN} ${join(ROOT, "test/seams/conformance-client.ts")} ${tool}`;
-  const run = Bun.spawnSync([BUN, suite, "client", "--command", client, "--scenario", `auth/${name}`], {
+  const named = NOT_AUTH.some(([other]) => other === name) ? name : `auth/${name}`;
+  const run = Bun.spawnSync([BUN, suite, "client", "--command", client, "--scenario", named, ...extra], {
     cwd: dirs[version],
     stdout: "pipe",
     stderr: "pipe",
@@ -69,3 +82,12 @@ for (const tool of ["inspect", "host"] as const)
       TEST_GUARD_MS,
     );
   });
+
+describe("mcp-inspect, the scenarios that are not auth/*", () => {
+  for (const [name, extra] of NOT_AUTH)
+    test(
+      `${SUITE}@${CURRENT} ${name}`,
+      () => expect(scenario(CURRENT, name, "inspect", extra)).toMatchObject({ passed: true }),
+      TEST_GUARD_MS,
+    );
+});
