@@ -7,7 +7,7 @@
  *            calls the context names (toolCalls) as given; a call that ends with exit 8 (the server
  *            needs answers) made again by a new process with the answers file it printed, as a
  *            script would; resources and prompts listed and the first of each read
- *   host:    one -p run that calls the scenario's tool (test-tool), or each tool the context names
+ *   host:    one -p run that calls the scenario's tool (test-tool); auth/* scenarios only
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -118,9 +118,8 @@ if (tool === "inspect" && !isAuth) {
   const names = ((JSON.parse(listed.stdout).data?.tools ?? []) as { name: string }[]).map((t) => t.name);
   for (const name of names) process.stdout.write(run("mcp-inspect.ts", ["call-tool", name, "--url", url, "--oauth", ...flags]).stdout);
 } else {
-  // The tool of the suite's auth scenarios (a step-up comes with a call), or the ones the context names.
-  const asked = context.toolCalls?.map((named) => `call ${named.name} ${JSON.stringify(named.arguments ?? {})}`) ?? ["call test-tool"];
-  const ran = run("mcp-host.ts", ["--server", url, ...(isAuth ? ["--oauth"] : []), ...flags, "-p", asked.join("; ")]);
+  const prompt = "call test-tool"; // the tool of the suite's auth scenarios (a step-up comes with a call)
+  const ran = run("mcp-host.ts", ["--server", url, "--oauth", ...flags, "-p", prompt]);
   process.stdout.write(ran.stdout);
   process.exit(ran.code);
 }

@@ -80,8 +80,9 @@ describe.each(ERAS)("tasks on %s", (era, pin) => {
   test(
     "at --timeout the task keeps running: exit 4 with its id in the envelope, and task get finds it still working",
     async () => {
-      // One step of 60 s: no progress, so --timeout fires while the task runs.
-      const timedOut = await inspect(["call-tool", "slow_task", "steps=1", "delayMs=60000", "--timeout", "2000", ...url()]);
+      // One step of 60 s: no progress, so --timeout fires while the task runs (10 s: the task is surely
+      // created by then, even on a loaded box; 2 s was not, once at load 5).
+      const timedOut = await inspect(["call-tool", "slow_task", "steps=1", "delayMs=60000", "--timeout", "10000", ...url()]);
       expect(timedOut.code).toBe(4);
       expect(timedOut.json.error.code).toBe("TIMEOUT");
       const taskId = timedOut.json.error.details.taskId;
