@@ -3,10 +3,9 @@
 // GitHub), the installed mcp-inspect runs `test --junit` and `diff` against a committed contract.
 // Only what is GitHub's own is stood in for: $GITHUB_PATH, $GITHUB_STEP_SUMMARY, the server's build.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { packArchive, writeChecksums } from "../../build.ts";
-import { compiledTools } from "../support/binary.ts";
+import { compiledTools, packRelease, serveFiles } from "../support/binary.ts";
 import { BUN, ROOT, removeTempDirs, TEST_GUARD_MS, tempDir } from "../support/helpers.ts";
 
 const RULE_BREAKER = join(ROOT, "test/fixtures/rule-breaker.ts");
@@ -14,16 +13,8 @@ const work = tempDir("mcpkit-ci-job-");
 let server: ReturnType<typeof Bun.serve>;
 
 beforeAll(async () => {
-  mkdirSync(join(work, "release"));
-  writeChecksums(join(work, "release"), [packArchive(join(await compiledTools(), "mcpkit"), "linux-x64", join(work, "release"))]);
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(request) {
-      const path = join(work, new URL(request.url).pathname);
-      return existsSync(path) && lstatSync(path).isFile() ? new Response(Bun.file(path)) : new Response("not found", { status: 404 });
-    },
-  });
+  await packRelease(join(work, "release"));
+  server = serveFiles(work);
 }, TEST_GUARD_MS);
 afterAll(() => {
   server?.stop(true);

@@ -5,9 +5,20 @@
 // suites compile it once between them.
 
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join, relative } from "node:path";
-import { COMPILE_FLAGS, compile, TOOLS } from "../../build.ts";
+import { COMPILE_FLAGS, compile, packArchive, TOOLS, writeChecksums } from "../../build.ts";
 import { withLock } from "../../lib/io/file-lock.ts";
 import { ROOT, WAIT_GUARD_MS } from "./helpers.ts";
 
@@ -75,4 +86,22 @@ function pruneOthers(kept: string): void {
     const age = Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0);
     if (age > LOCK_MAX_AGE_MS) rmSync(path, { recursive: true, force: true });
   }
+}
+
+/** The release build.ts makes for this machine, from the shared binary: its archive and SHA256SUMS in `dir`. */
+export async function packRelease(dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  writeChecksums(dir, [packArchive(join(await compiledTools(), "mcpkit"), "linux-x64", dir)]);
+}
+
+/** Serves the files under `root` on loopback HTTP, as a release host would (install.sh's MCPKIT_DOWNLOAD_URL). */
+export function serveFiles(root: string): ReturnType<typeof Bun.serve> {
+  return Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      const path = join(root, new URL(request.url).pathname);
+      return existsSync(path) && lstatSync(path).isFile() ? new Response(Bun.file(path)) : new Response("not found", { status: 404 });
+    },
+  });
 }

@@ -6,9 +6,8 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tarGz } from "../../../build/archive.ts";
-import { packArchive, writeChecksums } from "../../../build.ts";
 import pkg from "../../../package.json" with { type: "json" };
-import { compiledTools } from "../../support/binary.ts";
+import { packRelease, serveFiles } from "../../support/binary.ts";
 import { BUN, NO_VENDOR_KEYS, REFERENCE, ROOT, TEST_GUARD_MS } from "../../support/helpers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "mcpkit-dist-"));
@@ -27,22 +26,14 @@ async function run(command: string[], options: { env?: Record<string, string>; c
 
 beforeAll(async () => {
   // The archive build.ts makes for this machine, from the binary the suites share.
-  mkdirSync(release);
-  writeChecksums(release, [packArchive(join(await compiledTools(), "mcpkit"), "linux-x64", release)]);
+  await packRelease(release);
   // The same release with one byte of the archive changed.
   mkdirSync(tampered);
   const archive = readFileSync(join(release, "mcpkit-linux-x64.tar.gz"));
   archive[Math.floor(archive.length / 2)]! ^= 0xff;
   writeFileSync(join(tampered, "mcpkit-linux-x64.tar.gz"), archive);
   writeFileSync(join(tampered, "SHA256SUMS"), readFileSync(join(release, "SHA256SUMS")));
-  server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(request) {
-      const path = join(work, new URL(request.url).pathname);
-      return existsSync(path) && lstatSync(path).isFile() ? new Response(Bun.file(path)) : new Response("not found", { status: 404 });
-    },
-  });
+  server = serveFiles(work);
 }, TEST_GUARD_MS);
 
 afterAll(() => {
