@@ -12,7 +12,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { ConsolaInstance } from "consola/core";
 import { readBodyCapped } from "../../lib/io/fetch.ts";
-import { ErrorCode, type JsonRpcId, type JsonRpcMessage } from "../../lib/wire/jsonrpc.ts";
+import { ErrorCode, isJsonObject, type JsonRpcId, type JsonRpcMessage } from "../../lib/wire/jsonrpc.ts";
 import { MAX_MESSAGE_BYTES } from "../../lib/wire/limits.ts";
 import type { ClientOutput, McpProxy } from "../core.ts";
 import { LegacySession } from "./legacy-session.ts";
@@ -83,7 +83,7 @@ export class ServeEndpoint {
     });
     if (route.kind === "reject") return jsonRpcErrorResponse(route.httpStatus, idOf(body), route.code, route.message, route.data);
     if (route.kind === "modern") return this.#stateless.handle(request, route.message as JsonRpcMessage, route.classification);
-    const opens = (message: unknown) => isObject(message) && message.method === "initialize";
+    const opens = (message: unknown) => isJsonObject(message) && message.method === "initialize";
     if (!(Array.isArray(body) ? body.some(opens) : opens(body)))
       return jsonRpcErrorResponse(400, idOf(body), -32000, "Bad Request: Server not initialized (no Mcp-Session-Id)");
     return this.#open(request, body);
@@ -173,12 +173,8 @@ function headerOf<K extends string>(request: Request, name: string, key: K): Par
   return value === null ? {} : ({ [key]: value } as Record<K, string>);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function idOf(body: unknown): JsonRpcId | null {
-  const id = isObject(body) ? body.id : undefined;
+  const id = isJsonObject(body) ? body.id : undefined;
   return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
