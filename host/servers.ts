@@ -325,9 +325,14 @@ export function connectionFailure(error: unknown): Error {
   return new Error(oneLine(text));
 }
 
-/** CONNECT_TIMEOUT_MS of the server's time: the clock stops while the channel waits for the person, and starts afresh after. */
-function handshakeDeadline(channel: MessageChannel): { signal: AbortSignal; stop(): void } {
+/**
+ * CONNECT_TIMEOUT_MS of the server's time: the clock stops while the channel waits for the person, and starts afresh after.
+ * Once stopped it lets go of the channel: a later sign-in (a step-up in a tool call) must not start a handshake clock
+ * again, whose timer would keep `mcp-host -p` alive 30 s after its answer.
+ */
+export function handshakeDeadline(channel: Pick<MessageChannel, "onuserwait">): { signal: AbortSignal; stop(): void } {
   const controller = new AbortController();
+  const before = channel.onuserwait;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const start = () => {
     clearTimeout(timer);
@@ -336,7 +341,18 @@ function handshakeDeadline(channel: MessageChannel): { signal: AbortSignal; stop
       CONNECT_TIMEOUT_MS,
     );
   };
-  channel.onuserwait = (waiting) => (waiting ? clearTimeout(timer) : start());
+  const watching = (waiting: boolean) => {
+    before?.(waiting);
+    if (waiting) clearTimeout(timer);
+    else start();
+  };
+  channel.onuserwait = watching;
   start();
-  return { signal: controller.signal, stop: () => clearTimeout(timer) };
+  return {
+    signal: controller.signal,
+    stop: () => {
+      clearTimeout(timer);
+      if (channel.onuserwait === watching) channel.onuserwait = before;
+    },
+  };
 }

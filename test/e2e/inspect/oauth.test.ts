@@ -6,7 +6,19 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { CLIENT_METADATA_URL } from "../../../lib/auth/provider.ts";
 import { ADMIN_SCOPE, FIXTURE_SCOPE, type OAuthFixture, type OAuthFixtureOptions, startOAuthServer } from "../../fixtures/oauth-server.ts";
-import { BUN, INITIALIZE, inspect, LinePeer, ROOT, readUntil, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
+import {
+  BUN,
+  INITIALIZE,
+  inspect,
+  LinePeer,
+  NO_VENDOR_KEYS,
+  ROOT,
+  readUntil,
+  removeTempDirs,
+  runTool,
+  TEST_GUARD_MS,
+  tempDir,
+} from "../../support/helpers.ts";
 import { type ServedDocument, serveDocument } from "../../support/https-document.ts";
 
 const BROWSER_SCRIPT = join(ROOT, "test/fixtures/browser.ts");
@@ -936,6 +948,22 @@ describe("mcp-daemon", () => {
 });
 
 describe("mcp-host", () => {
+  test(
+    "-p: a 403 insufficient_scope in a tool call steps up with one more tab, the call goes through, and the host exits 0",
+    async () => {
+      const server = await fixture();
+      const m = machine();
+      const run = await runTool("mcp-host.ts", ["--server", server.url, "--oauth", "--provider", "scripted", "-p", "call admin"], {
+        env: { ...NO_VENDOR_KEYS, ...m.env },
+      });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`admin with ${FIXTURE_SCOPE} ${ADMIN_SCOPE}`);
+      expect(server.record.authorizations.map((a) => a.scope)).toEqual([FIXTURE_SCOPE, `${FIXTURE_SCOPE} ${ADMIN_SCOPE}`]);
+      expect(m.tabs()).toHaveLength(2);
+    },
+    TEST_GUARD_MS,
+  );
+
   test(
     "asks, signs in through the browser, and keeps the tokens for the next chat",
     async () => {
