@@ -1,7 +1,10 @@
 // The keyless provider. It replays a small, fixed repertoire of turns, enough to move every wire in
-// the host without a model: "call <tool> key=value ..." calls a tool (or a message that names one),
-// a tool result is reported back (failures included), attached resources and seeded prompts are
-// acknowledged, and a server's sampling request gets a canned answer. Deterministic, so CI uses it.
+// the host without a model: "call <tool> key=value ..." (or a JSON object of arguments) calls a
+// tool (or a message that names one), a tool result is reported back (failures included), attached
+// resources and seeded prompts are acknowledged, and a server's sampling request gets a canned
+// answer. Deterministic, so CI uses it.
+
+import { isJsonObject } from "../../lib/wire/jsonrpc.ts";
 import type { ChatMessage, GenerateRequest, GenerateResult, LLMProvider, TextPart, ToolSpec, ToolUsePart } from "../provider.ts";
 import { textOf } from "../provider.ts";
 
@@ -78,13 +81,19 @@ function reportResults(messages: ChatMessage[], results: ChatMessage["content"])
     .join("\n");
 }
 
-/** "call add a=2 b=3", "echo hello" (the rest fills the one missing text field), "run slow steps=3". */
+/**
+ * "call add a=2 b=3", "echo hello" (the rest fills the one missing text field), "run slow steps=3", and
+ * `call add {"a": 2, "b": null}` for arguments no key=value spells (null, nested values, text with spaces).
+ */
 function toolCall(text: string, tools: ToolSpec[], nextId: () => string): ToolUsePart | undefined {
-  const words = text.replace(/^(please\s+)?(call|run|use)\s+/i, "").split(/\s+/);
+  const request = text.replace(/^(please\s+)?(call|run|use)\s+/i, "");
+  const words = request.split(/\s+/);
   const wanted = words[0]?.toLowerCase();
   if (!wanted) return undefined;
   const tool = tools.find((t) => t.name.toLowerCase() === wanted) ?? tools.find((t) => t.name.toLowerCase().endsWith(`__${wanted}`));
   if (!tool) return undefined;
+  const json = jsonObject(request.slice(words[0]!.length).trim());
+  if (json) return { type: "tool_use", id: nextId(), name: tool.name, input: json };
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
   const input: Record<string, unknown> = {};
   const loose: string[] = [];
@@ -98,6 +107,17 @@ function toolCall(text: string, tools: ToolSpec[], nextId: () => string): ToolUs
   const missingText = required.filter((name) => !(name in input) && (properties[name]?.type ?? "string") === "string");
   if (loose.length > 0 && missingText.length === 1) input[missingText[0]!] = loose.join(" ");
   return { type: "tool_use", id: nextId(), name: tool.name, input };
+}
+
+/** The arguments as one JSON object, when that is what follows the tool's name. */
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  if (!text.startsWith("{")) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJsonObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function coerce(value: string, type: string | undefined): unknown {

@@ -7,7 +7,8 @@
  *            calls the context names (toolCalls) as given; a call that ends with exit 8 (the server
  *            needs answers) made again by a new process with the answers file it printed, as a
  *            script would; resources and prompts listed and the first of each read
- *   host:    one -p run that calls the scenario's tool (test-tool); auth/* scenarios only
+ *   host:    one -p run that calls the scenario's tool (test-tool) for auth/*; otherwise one -p run per call the
+ *            context names, or per tool mcp-inspect lists (with the simplest arguments)
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -117,9 +118,22 @@ if (tool === "inspect" && !isAuth) {
   if (listed.code !== 0) process.exit(listed.code);
   const names = ((JSON.parse(listed.stdout).data?.tools ?? []) as { name: string }[]).map((t) => t.name);
   for (const name of names) process.stdout.write(run("mcp-inspect.ts", ["call-tool", name, "--url", url, "--oauth", ...flags]).stdout);
-} else {
+} else if (isAuth) {
   const prompt = "call test-tool"; // the tool of the suite's auth scenarios (a step-up comes with a call)
   const ran = run("mcp-host.ts", ["--server", url, "--oauth", ...flags, "-p", prompt]);
   process.stdout.write(ran.stdout);
   process.exit(ran.code);
+} else {
+  // One -p run per call the scenario names (or per tool mcp-inspect lists, with the simplest arguments), its
+  // arguments as the scripted model's JSON object.
+  let calls = context.toolCalls;
+  if (!calls) {
+    const listed = JSON.parse(run("mcp-inspect.ts", ["list-tools", "--url", url, ...flags]).stdout || "{}");
+    const tools = (listed.data?.tools ?? []) as { name: string; inputSchema?: never }[];
+    calls = tools.map((listedTool) => ({ name: listedTool.name, arguments: simplest(listedTool.inputSchema) }));
+  }
+  for (const named of calls) {
+    const prompt = `call ${named.name} ${JSON.stringify(named.arguments ?? {})}`;
+    process.stdout.write(run("mcp-host.ts", ["--server", url, ...flags, "-p", prompt]).stdout);
+  }
 }

@@ -109,6 +109,18 @@ describe("the scripted model", () => {
     expect(echo.content.find((p) => p.type === "tool_use")).toMatchObject({ name: "mcp__s__echo", input: { message: "two words" } });
   });
 
+  test("takes a JSON object of arguments as given (null, nested, text with spaces), and words when it is not one", async () => {
+    const model = createScriptedProvider();
+    const ask = async (text: string) =>
+      (await model.generate({ messages: [{ role: "user", content: [{ type: "text", text }] }], tools, maxTokens: 100 })).content.find(
+        (p) => p.type === "tool_use",
+      );
+    const input = { a: null, b: { nested: [1, "two"] }, note: "two words" };
+    expect(await ask(`call add ${JSON.stringify(input)}`)).toMatchObject({ name: "mcp__s__add", input });
+    expect(await ask('echo {"message": "broken')).toMatchObject({ name: "mcp__s__echo", input: { message: '{"message": "broken' } });
+    expect(await ask("echo [1, 2]")).toMatchObject({ name: "mcp__s__echo", input: { message: "[1, 2]" } });
+  });
+
   test("streams its text and reports a failed tool as a failure", async () => {
     const model = createScriptedProvider();
     const deltas: string[] = [];
