@@ -114,10 +114,21 @@ export class ServeEndpoint {
     const type = request.headers.get("content-type") ?? "";
     if (!/^application\/json\s*(;|$)/i.test(type))
       return jsonRpcErrorResponse(415, null, -32000, "Unsupported Media Type: the body must be application/json");
-    const read = await readBodyCapped(request, MAX_MESSAGE_BYTES);
-    if (!read.ok) return jsonRpcErrorResponse(413, null, -32000, `Payload Too Large: a body over the ${MAX_MESSAGE_BYTES}-byte limit`);
+    const tooLarge = () => jsonRpcErrorResponse(413, null, -32000, `Payload Too Large: a body over the ${MAX_MESSAGE_BYTES}-byte limit`);
+    const declared = request.headers.get("content-length");
+    let text: string;
+    if (declared !== null && !request.headers.has("transfer-encoding")) {
+      // The HTTP framing holds the body to its declared length: the runtime's own read is safe,
+      // and a fraction of the cost of reading chunk by chunk.
+      if (Number(declared) > MAX_MESSAGE_BYTES) return tooLarge();
+      text = await request.text();
+    } else {
+      const read = await readBodyCapped(request, MAX_MESSAGE_BYTES);
+      if (!read.ok) return tooLarge();
+      text = read.value;
+    }
     try {
-      return JSON.parse(read.value);
+      return JSON.parse(text);
     } catch {
       return jsonRpcErrorResponse(400, null, ErrorCode.ParseError, "Parse error: the body is not JSON");
     }
