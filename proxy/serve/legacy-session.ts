@@ -213,6 +213,7 @@ export class LegacySession {
   }
 
   #sseResponse(stream: SseStream, carried: unknown[]): Response {
+    stream.open();
     const headers = this.id === undefined ? SSE_HEADERS : { ...SSE_HEADERS, "mcp-session-id": this.id };
     return this.#unread.metered(new Response(stream.body, { status: 200, headers }), carried);
   }

@@ -14,6 +14,7 @@ export class SseStream {
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   readonly #keepAlive: ReturnType<typeof setInterval>;
   #closed = false;
+  #said = false;
 
   constructor() {
     this.body = new ReadableStream<Uint8Array>({
@@ -31,6 +32,15 @@ export class SseStream {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * A comment, unless something was written already: Bun.serve sends a streamed response's headers
+   * with its first bytes, and a client (or a front) waiting for the headers of a quiet stream would
+   * wait until the first keep-alive.
+   */
+  open(): void {
+    if (!this.#said) this.#write(": open\n\n");
   }
 
   /** An event with no data: it only gives the stream an id to resume from. */
@@ -55,6 +65,7 @@ export class SseStream {
 
   #write(text: string): void {
     if (this.#closed) return;
+    this.#said = true;
     try {
       this.#controller.enqueue(encoder.encode(text));
     } catch {
