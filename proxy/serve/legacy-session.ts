@@ -22,6 +22,7 @@ import {
   validateMessage,
 } from "../../lib/wire/jsonrpc.ts";
 import type { ClientOutput, McpProxy } from "../core.ts";
+import type { Body } from "./endpoint.ts";
 import { BoundedEventStore } from "./event-store.ts";
 import { jsonRpcErrorResponse } from "./responses.ts";
 import { SseStream } from "./sse-stream.ts";
@@ -109,7 +110,7 @@ export class LegacySession {
   }
 
   /** One HTTP request of this session (a POST's body read and parsed already, within the cap). */
-  async handle(request: Request, body?: unknown): Promise<Response> {
+  async handle(request: Request, body?: Body): Promise<Response> {
     this.lastUsed = Date.now();
     if (this.#closed) return jsonRpcErrorResponse(404, null, -32001, "Session not found");
     if (request.method === "POST") return this.#post(request, body);
@@ -120,7 +121,7 @@ export class LegacySession {
     return refused;
   }
 
-  #post(request: Request, body: unknown): Promise<Response> | Response {
+  #post(request: Request, { value: body, text }: Body = { value: undefined, text: "" }): Promise<Response> | Response {
     const accept = request.headers.get("accept") ?? "";
     if (!accept.includes("application/json") || !accept.includes("text/event-stream"))
       return badRequest(406, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream");
@@ -144,8 +145,10 @@ export class LegacySession {
       if (refused) return refused;
     }
     const ids = messages.filter(isRequest).map((message) => message.id);
+    // One message whose text is one line goes on as the client wrote it (no need to write it again).
+    const asWritten = messages.length === 1 && !Array.isArray(body) && !/[\r\n]/.test(text) ? text : undefined;
     if (ids.length === 0) {
-      for (const message of messages) this.#fromClient(message);
+      for (const message of messages) this.#fromClient(message, asWritten);
       return new Response(null, { status: 202 });
     }
     const version = request.headers.get("mcp-protocol-version") ?? this.#protocolVersion ?? "";
@@ -155,7 +158,7 @@ export class LegacySession {
     });
     for (const id of ids) this.#exchanges.set(id, exchange);
     this.#byStream.set(exchange.streamId, exchange);
-    for (const message of messages) this.#fromClient(message);
+    for (const message of messages) this.#fromClient(message, asWritten);
     return answered;
   }
 
@@ -225,12 +228,12 @@ export class LegacySession {
     return new Response(null, { status: 200 });
   }
 
-  #fromClient(message: JsonRpcMessage): void {
+  #fromClient(message: JsonRpcMessage, text?: string): void {
     if (isRequest(message)) {
       const token = isJsonObject(message.params?._meta) ? message.params._meta.progressToken : undefined;
       if (token !== undefined) this.#progress.set(token, message.id);
     }
-    this.proxy.fromClient(JSON.stringify(message));
+    this.proxy.fromClient(text ?? JSON.stringify(message));
   }
 
   /** What the proxy writes for the client: answers by their id, the server's own messages by what they relate to. */
