@@ -8,8 +8,8 @@
 // SSE stream with event ids (the spec lets the server choose either, and clients accept both). Most
 // calls are answered at once, and a JSON body costs a fraction of a stream: no event stored, no
 // stream to set up and tear down. The HTTP rules (406, 404, 409, the version header) are the SDK
-// transport's, message for message.
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
+// transport's, message for message (legacy-rules.ts). Longer than most files here because a
+// session's exchanges, streams and resumes share one state: cut apart, each part would reach into it.
 import {
   ErrorCode,
   isJsonObject,
@@ -19,19 +19,16 @@ import {
   type JsonRpcMessage,
   type RawMessage,
   rawText,
-  validateMessage,
 } from "../../lib/wire/jsonrpc.ts";
 import type { ClientOutput, McpProxy } from "../core.ts";
 import type { Body } from "./endpoint.ts";
 import { BoundedEventStore } from "./event-store.ts";
-import { jsonRpcErrorResponse } from "./responses.ts";
+import { getRefusal, mayPrime, methodNotAllowed, postedMessages, refused, sessionNotFound, versionRefusal } from "./legacy-rules.ts";
 import { SseStream } from "./sse-stream.ts";
 import { UnreadBytes } from "./unread.ts";
 
 /** The stream a server message goes on when it belongs to no request: the session's GET stream. */
 const STANDALONE = "standalone";
-/** Messages in one POST at most (as the SDK's transport). */
-export const MAX_BATCH_MESSAGES = 100;
 const SSE_HEADERS = {
   "content-type": "text/event-stream",
   "cache-control": "no-cache, no-transform",
@@ -112,37 +109,25 @@ export class LegacySession {
   /** One HTTP request of this session (a POST's body read and parsed already, within the cap). */
   async handle(request: Request, body?: Body): Promise<Response> {
     this.lastUsed = Date.now();
-    if (this.#closed) return jsonRpcErrorResponse(404, null, -32001, "Session not found");
+    if (this.#closed) return sessionNotFound();
     if (request.method === "POST") return this.#post(request, body);
     if (request.method === "GET") return this.#get(request);
-    if (request.method === "DELETE") return this.#delete(request);
-    const refused = jsonRpcErrorResponse(405, null, -32000, "Method not allowed.");
-    refused.headers.set("allow", "GET, POST, DELETE");
-    return refused;
+    if (request.method === "DELETE") return versionRefusal(request) ?? this.#delete();
+    return methodNotAllowed();
   }
 
   #post(request: Request, { value: body, text }: Body = { value: undefined, text: "" }): Promise<Response> | Response {
-    const accept = request.headers.get("accept") ?? "";
-    if (!accept.includes("application/json") || !accept.includes("text/event-stream"))
-      return badRequest(406, -32000, "Not Acceptable: Client must accept both application/json and text/event-stream");
-    if (Array.isArray(body) && body.length > MAX_BATCH_MESSAGES)
-      return badRequest(400, ErrorCode.InvalidRequest, `Invalid Request: Batch must not exceed ${MAX_BATCH_MESSAGES} messages`);
-    const messages: JsonRpcMessage[] = [];
-    for (const value of Array.isArray(body) ? body : [body]) {
-      const checked = validateMessage(value);
-      if (!checked.ok) return badRequest(400, ErrorCode.ParseError, "Parse error: Invalid JSON-RPC message");
-      messages.push(checked.value);
-    }
+    const messages = postedMessages(request, body);
+    if (messages instanceof Response) return messages;
     const initialize = messages.find((message) => isRequest(message) && message.method === "initialize");
     if (initialize) {
-      if (this.id !== undefined) return badRequest(400, ErrorCode.InvalidRequest, "Invalid Request: Server already initialized");
-      if (messages.length > 1)
-        return badRequest(400, ErrorCode.InvalidRequest, "Invalid Request: Only one initialization request is allowed");
+      if (this.id !== undefined) return refused(400, ErrorCode.InvalidRequest, "Invalid Request: Server already initialized");
+      if (messages.length > 1) return refused(400, ErrorCode.InvalidRequest, "Invalid Request: Only one initialization request is allowed");
       this.#opened(initialize);
     } else {
-      if (this.id === undefined) return badRequest(400, -32000, "Bad Request: Server not initialized");
-      const refused = versionRefusal(request);
-      if (refused) return refused;
+      if (this.id === undefined) return refused(400, -32000, "Bad Request: Server not initialized");
+      const wrongVersion = versionRefusal(request);
+      if (wrongVersion) return wrongVersion;
     }
     const ids = messages.filter(isRequest).map((message) => message.id);
     // One message whose text is one line goes on as the client wrote it (no need to write it again).
@@ -171,23 +156,21 @@ export class LegacySession {
   }
 
   #get(request: Request): Response {
-    if (!(request.headers.get("accept") ?? "").includes("text/event-stream"))
-      return badRequest(406, -32000, "Not Acceptable: Client must accept text/event-stream");
-    const refused = versionRefusal(request);
-    if (refused) return refused;
+    const cannot = getRefusal(request);
+    if (cannot) return cannot;
     const lastEventId = request.headers.get("last-event-id");
     if (lastEventId) return this.#resume(lastEventId);
-    if (this.#standalone) return badRequest(409, -32000, "Conflict: Only one SSE stream is allowed per session");
+    if (this.#standalone) return refused(409, -32000, "Conflict: Only one SSE stream is allowed per session");
     return this.#standaloneStream(new SseStream());
   }
 
   /** A client back after losing a stream: what it missed, then the rest as it comes (if more is to come). */
   #resume(lastEventId: string): Response {
     const found = this.#events.after(lastEventId);
-    if (!found) return badRequest(400, -32000, "Invalid event ID format");
+    if (!found) return refused(400, -32000, "Invalid event ID format");
     const exchange = this.#byStream.get(found.streamId);
     const live = found.streamId === STANDALONE ? this.#standalone : exchange?.stream;
-    if (live) return badRequest(409, -32000, "Conflict: Stream already has an active connection");
+    if (live) return refused(409, -32000, "Conflict: Stream already has an active connection");
     const stream = new SseStream();
     for (const event of found.events) stream.event(event.id, event.data);
     if (found.streamId === STANDALONE) return this.#standaloneStream(stream);
@@ -221,9 +204,7 @@ export class LegacySession {
     return this.#unread.metered(new Response(stream.body, { status: 200, headers }), carried);
   }
 
-  #delete(request: Request): Response {
-    const refused = versionRefusal(request);
-    if (refused) return refused;
+  #delete(): Response {
     void this.close();
     return new Response(null, { status: 200 });
   }
@@ -284,8 +265,7 @@ export class LegacySession {
     exchange.respond = undefined;
     const stream = new SseStream();
     const { version } = exchange;
-    // Clients before 2025-11-25 take an event without data for a message (the SDK's rule).
-    if (SUPPORTED_PROTOCOL_VERSIONS.includes(version) && version >= "2025-11-25") stream.prime(this.#events.nextId(exchange.streamId));
+    if (mayPrime(version)) stream.prime(this.#events.nextId(exchange.streamId));
     this.#attach(exchange, stream);
     respond(this.#sseResponse(stream, exchange.ids));
     for (const [id, answer] of exchange.answers) this.#emit(exchange, id, answer);
@@ -312,7 +292,7 @@ export class LegacySession {
     this.#closed = true;
     this.#hooks.closed(this);
     for (const exchange of new Set(this.#exchanges.values())) {
-      exchange.respond?.(jsonRpcErrorResponse(404, null, -32001, "Session not found"));
+      exchange.respond?.(sessionNotFound());
       exchange.stream?.close();
     }
     this.#exchanges.clear();
@@ -320,16 +300,4 @@ export class LegacySession {
     this.#standalone?.close();
     await this.proxy.close({ quick: true });
   }
-}
-
-function badRequest(status: number, code: number, message: string): Response {
-  return jsonRpcErrorResponse(status, null, code, message);
-}
-
-/** A version header this transport does not speak (none: the version the session began with). */
-function versionRefusal(request: Request): Response | undefined {
-  const version = request.headers.get("mcp-protocol-version");
-  if (version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
-  const supported = SUPPORTED_PROTOCOL_VERSIONS.join(", ");
-  return badRequest(400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${supported})`);
 }
