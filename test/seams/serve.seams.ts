@@ -49,6 +49,13 @@ test(
 describe("the official conformance suite", () => {
   /** Each scenario's verdict line (`✓ name: N passed, M failed`), in the suite's order. */
   const verdicts = (output: string) => output.split("\n").filter((line) => /^[✓✗] /.test(line));
+  /**
+   * serve answers a 2025 request with JSON when the server sends nothing for it first (the spec lets
+   * a server choose); this scenario counts a JSON answer as optional (INFO), not as a pass, so it
+   * passes with one check fewer than the reference's SSE answers.
+   */
+  const JSON_COUNTED_APART = "server-sse-multiple-streams:";
+  const besides = (lines: string[]) => lines.filter((line) => !line.includes(JSON_COUNTED_APART));
 
   test.each([
     ["--spec-version", "2025-11-25"],
@@ -62,7 +69,8 @@ describe("the official conformance suite", () => {
       const suite = (url: string) => run([node, conformance, "server", "--url", url, flag, version], tempDir());
       const [through, direct] = await Promise.all([suite(served.url), suite(own.url)]);
       expect(verdicts(direct.stdout).length).toBeGreaterThan(10);
-      expect(verdicts(through.stdout)).toEqual(verdicts(direct.stdout));
+      expect(besides(verdicts(through.stdout))).toEqual(besides(verdicts(direct.stdout)));
+      expect(verdicts(through.stdout).find((line) => line.includes(JSON_COUNTED_APART))).toMatch(/^✓ .* 0 failed$/);
     },
     SEAM_GUARD_MS,
   );

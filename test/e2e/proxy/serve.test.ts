@@ -70,6 +70,23 @@ process.stdin.on("data", (chunk) => {
 });
 `;
 
+/** A raw JSON-RPC stdio server that never answers a tools/call, and says on stderr that it holds one. */
+const HOLDING_SERVER = `
+let buffer = "";
+process.stdin.on("data", (chunk) => {
+  buffer += chunk;
+  let newline;
+  while ((newline = buffer.indexOf("\\n")) !== -1) {
+    const { id, method, params } = JSON.parse(buffer.slice(0, newline));
+    buffer = buffer.slice(newline + 1);
+    const answer = (result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\\n");
+    if (method === "initialize") answer({ protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "holding", version: "1" } });
+    else if (method === "tools/call") process.stderr.write("holding " + id + "\\n");
+    else if (id !== undefined) answer({});
+  }
+});
+`;
+
 const text = (result: { content?: unknown }) => (result.content as { type: string; text: string }[])[0]!.text;
 const whoami = async (client: Client) => text(await client.callTool({ name: "whoami", arguments: {} }));
 
@@ -356,6 +373,93 @@ describe("2025 sessions", () => {
       const slow = await client.callTool({ name: "slow", arguments: { steps: 5, delayMs: 700 } });
       expect(text(slow)).toBe("done 5 steps");
       expect(text(await client.callTool({ name: "echo", arguments: { message: "still mine" } }))).toBe("still mine");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "an answer the server sends at once is one JSON body (a batch's, one array); progress first makes it an SSE stream with event ids",
+    async () => {
+      const { url } = await serve(["--log-level", "warn"]);
+      const id = await openSession(url);
+      const headers = { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
+      const echo = (callId: number, message: string) => ({
+        jsonrpc: "2.0",
+        id: callId,
+        method: "tools/call",
+        params: { name: "echo", arguments: { message } },
+      });
+      const single = await post(url, echo(2, "plain"), headers);
+      expect(single.headers.get("content-type")).toBe("application/json");
+      expect(single.headers.get("mcp-session-id")).toBe(id);
+      expect((await single.json()).result.content[0].text).toBe("plain");
+      const batch = await post(url, [echo(3, "three"), echo(4, "four")], headers);
+      expect(batch.headers.get("content-type")).toBe("application/json");
+      const answers = (await batch.json()) as { id: number; result: { content: { text: string }[] } }[];
+      expect(answers.map((answer) => [answer.id, answer.result.content[0]!.text])).toEqual([
+        [3, "three"],
+        [4, "four"],
+      ]);
+      const slow = { name: "slow", arguments: { steps: 3, delayMs: 10 }, _meta: { progressToken: "t" } };
+      const streamed = await post(url, { jsonrpc: "2.0", id: 5, method: "tools/call", params: slow }, headers);
+      expect(streamed.headers.get("content-type")).toBe("text/event-stream");
+      const events = (await streamed.text()).split("\n\n").filter(Boolean);
+      // The priming event (an id, no data) first, so a client that loses the stream can resume from it.
+      expect(events[0]).toMatch(/^id: \S+\ndata: $/);
+      const messages = events.slice(1).map((event) => {
+        expect(event).toMatch(/^event: message\nid: \S+\ndata: /);
+        return JSON.parse(event.slice(event.indexOf("data: ") + 6));
+      });
+      expect(messages.filter((message) => message.method === "notifications/progress").map((m) => m.params.progress)).toEqual([1, 2, 3]);
+      expect(messages.at(-1).result.content[0].text).toBe("done 3 steps");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a session's refusals: 406 without the Accept, 409 for a second GET stream, 400 for an unknown version, an unknown event id or a second initialize, 405",
+    async () => {
+      const { url } = await serve(["--log-level", "warn"]);
+      const id = await openSession(url);
+      const headers = { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
+      const ping = { jsonrpc: "2.0", id: 2, method: "ping" };
+      expect((await post(url, ping, { ...headers, accept: "application/json" })).status).toBe(406);
+      expect((await fetch(url, { headers: { ...headers, accept: "application/json" } })).status).toBe(406);
+      const version = await post(url, ping, { ...headers, "mcp-protocol-version": "1999-01-01" });
+      expect(version.status).toBe(400);
+      expect((await version.json()).error.message).toContain("Unsupported protocol version: 1999-01-01");
+      const stream = await fetch(url, { headers: { ...headers, accept: "text/event-stream" } });
+      expect(stream.status).toBe(200);
+      expect((await fetch(url, { headers: { ...headers, accept: "text/event-stream" } })).status).toBe(409);
+      const badEvent = await fetch(url, { headers: { ...headers, accept: "text/event-stream", "last-event-id": "nonsense" } });
+      expect(badEvent.status).toBe(400);
+      const put = await fetch(url, { method: "PUT", headers });
+      expect(put.status).toBe(405);
+      expect(put.headers.get("allow")).toBe("GET, POST, DELETE");
+      expect((await post(url, { jsonrpc: "2.0", id: 3, method: "initialize", params: INITIALIZE() }, headers)).status).toBe(400);
+      await stream.body!.cancel();
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a call still waiting when its session is deleted is answered 404, and the session's GET stream ends",
+    async () => {
+      const dir = tempDir();
+      const server = join(dir, "holding.mjs");
+      writeFileSync(server, HOLDING_SERVER);
+      const served = await serve(["--log-level", "warn"], [BUN, server]);
+      const id = await openSession(served.url);
+      const headers = { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" };
+      const stream = await fetch(served.url, { headers: { ...headers, accept: "text/event-stream" } });
+      const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "hold", arguments: {} } };
+      const waiting = post(served.url, call, headers);
+      await until(() => served.stderr().includes("holding 2"), "the server to hold the call");
+      expect((await fetch(served.url, { method: "DELETE", headers })).status).toBe(200);
+      const answer = await waiting;
+      expect(answer.status).toBe(404);
+      expect((await answer.json()).error.message).toBe("Session not found");
+      expect(await stream.text()).toBe(": open\n\n");
     },
     TEST_GUARD_MS,
   );
