@@ -80,7 +80,8 @@ process.stdin.on("data", (chunk) => {
     const { id, method, params } = JSON.parse(buffer.slice(0, newline));
     buffer = buffer.slice(newline + 1);
     const answer = (result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\\n");
-    if (method === "initialize") answer({ protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "holding", version: "1" } });
+    const serverInfo = { name: "holding", version: "1" };
+    if (method === "initialize") answer({ protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo });
     else if (method === "tools/call") process.stderr.write("holding " + id + "\\n");
     else if (id !== undefined) answer({});
   }
@@ -417,7 +418,8 @@ describe("2025 sessions", () => {
   );
 
   test(
-    "a session's refusals: 406 without the Accept, 409 for a second GET stream, 400 for an unknown version, an unknown event id or a second initialize, 405",
+    "a session's refusals: 406 without the Accept, 409 for a second GET stream, " +
+      "400 for an unknown version, an unknown event id or a second initialize, 405",
     async () => {
       const { url } = await serve(["--log-level", "warn"]);
       const id = await openSession(url);
