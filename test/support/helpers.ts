@@ -274,6 +274,30 @@ export async function until<T>(
   return seen;
 }
 
+/** How many of a concurrent group's runs go at once: each spawns processes, and the box has two cores. */
+export const RUNS_AT_ONCE = 4;
+
+/**
+ * For a describe.concurrent group whose tests each spawn processes that mostly wait (a server, a
+ * grace period): a gate that lets `width` jobs run at once and queues the rest, so the group's
+ * waits overlap without every process starting on the same two cores at the same moment.
+ */
+export function lanes(width = RUNS_AT_ONCE): <T>(job: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (job) => {
+    if (running >= width) await new Promise<void>((go) => waiting.push(go));
+    else running++;
+    try {
+      return await job();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
 /** A process's own peak RSS (VmHWM, which leaves its children out), sampled until it exits. */
 export class PeakRss {
   #peakKb = 0;
