@@ -173,15 +173,21 @@ export class LinePeer {
 
   async #read(stream: ReadableStream<Uint8Array>, online: (line: string) => void): Promise<void> {
     const decoder = new TextDecoder();
-    let buffer = "";
+    // A line's pieces so far: only each new chunk is searched for its end, so a 40 MB line costs
+    // one pass over it, not a search of everything held on every chunk.
+    let pieces: string[] = [];
     for await (const chunk of stream) {
-      buffer += decoder.decode(chunk, { stream: true });
+      const text = decoder.decode(chunk, { stream: true });
+      let start = 0;
       let newline: number;
-      while ((newline = buffer.indexOf("\n")) !== -1) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
+      while ((newline = text.indexOf("\n", start)) !== -1) {
+        pieces.push(text.slice(start, newline));
+        const line = pieces.join("");
+        pieces = [];
+        start = newline + 1;
         if (line.trim()) online(line);
       }
+      if (start < text.length) pieces.push(text.slice(start));
       this.#check();
     }
     this.#check();
