@@ -35,7 +35,7 @@ afterAll(() => http.stop());
 const textOf = (result: { content?: unknown }) => (result.content as { type: string; text: string }[])[0]?.text ?? "";
 
 // The eras' tests and server-everything's go side by side (each task its own, on the one HTTP server):
-// the two --timeout tests wait 10 s each, and overlap everything else.
+// the two --timeout tests wait 20 s each, and overlap everything else.
 describe.concurrent.each(ERAS)("tasks on %s", (era, pin) => {
   const url = () => ["--url", http.url, ...pin];
 
@@ -81,9 +81,10 @@ describe.concurrent.each(ERAS)("tasks on %s", (era, pin) => {
   test(
     "at --timeout the task keeps running: exit 4 with its id in the envelope, and task get finds it still working",
     async () => {
-      // One step of 60 s: no progress, so --timeout fires while the task runs (10 s: the task is surely
-      // created by then, even on a loaded box; 2 s was not, once at load 5).
-      const timedOut = await inspect(["call-tool", "slow_task", "steps=1", "delayMs=60000", "--timeout", "10000", ...url()]);
+      // One step of 60 s: no progress, so --timeout fires while the task runs (20 s: the task is surely
+      // created by then, even on a loaded box; 2 s was not, once at load 5, nor 10 s at load 29 with
+      // this file's tests side by side). The wait overlaps the other tests, and the other era's.
+      const timedOut = await inspect(["call-tool", "slow_task", "steps=1", "delayMs=60000", "--timeout", "20000", ...url()]);
       expect(timedOut.code).toBe(4);
       expect(timedOut.json.error.code).toBe("TIMEOUT");
       const taskId = timedOut.json.error.details.taskId;
