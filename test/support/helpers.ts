@@ -173,15 +173,21 @@ export class LinePeer {
 
   async #read(stream: ReadableStream<Uint8Array>, online: (line: string) => void): Promise<void> {
     const decoder = new TextDecoder();
-    let buffer = "";
+    // A line's pieces so far: only each new chunk is searched for its end, so a 40 MB line costs
+    // one pass over it, not a search of everything held on every chunk.
+    let pieces: string[] = [];
     for await (const chunk of stream) {
-      buffer += decoder.decode(chunk, { stream: true });
+      const text = decoder.decode(chunk, { stream: true });
+      let start = 0;
       let newline: number;
-      while ((newline = buffer.indexOf("\n")) !== -1) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
+      while ((newline = text.indexOf("\n", start)) !== -1) {
+        pieces.push(text.slice(start, newline));
+        const line = pieces.join("");
+        pieces = [];
+        start = newline + 1;
         if (line.trim()) online(line);
       }
+      if (start < text.length) pieces.push(text.slice(start));
       this.#check();
     }
     this.#check();
@@ -272,6 +278,30 @@ export async function until<T>(
   );
   if (seen === undefined) throw new Error(`still waiting for ${what} after ${withinMs} ms${last}`);
   return seen;
+}
+
+/** How many of a concurrent group's runs go at once: each spawns processes, and the box has two cores. */
+export const RUNS_AT_ONCE = 4;
+
+/**
+ * For a describe.concurrent group whose tests each spawn processes that mostly wait (a server, a
+ * grace period): a gate that lets `width` jobs run at once and queues the rest, so the group's
+ * waits overlap without every process starting on the same two cores at the same moment.
+ */
+export function lanes(width = RUNS_AT_ONCE): <T>(job: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (job) => {
+    if (running >= width) await new Promise<void>((go) => waiting.push(go));
+    else running++;
+    try {
+      return await job();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }
 
 /** A process's own peak RSS (VmHWM, which leaves its children out), sampled until it exits. */

@@ -1,6 +1,7 @@
 // `mcp-proxy serve` as the tests start it, and raw HTTP as a client without an SDK sends it.
 import { expect } from "bun:test";
 import { join } from "node:path";
+import { Client, type ClientOptions, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { spawn } from "bun";
 import { BUN, INITIALIZE, REFERENCE, ROOT, WAIT_GUARD_MS } from "./helpers.ts";
 
@@ -91,3 +92,35 @@ export async function openSession(url: string): Promise<string> {
   expect(initialized.status).toBe(202);
   return id;
 }
+
+export const MODERN = "2026-07-28";
+/** Every SDK client connected and not closed yet (closeClients() closes them, for an afterEach). */
+export const clients: Client[] = [];
+
+/** For an afterEach: closes every client sdkClient() connected. */
+export async function closeClients(): Promise<void> {
+  await Promise.all(clients.splice(0).map((client) => client.close().catch(() => {})));
+}
+
+/** An SDK client that answers sampling, elicitation and roots with answers of its own (`who`). */
+export async function sdkClient(url: string, era: "legacy" | "modern", who = "Ann"): Promise<{ client: Client; notes: string[] }> {
+  const options: ClientOptions = { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } };
+  if (era === "modern") options.versionNegotiation = { mode: { pin: MODERN } };
+  const client = new Client({ name: `serve-test-${who}`, version: "0" }, options);
+  client.setRequestHandler("sampling/createMessage", async () => ({
+    role: "assistant",
+    content: { type: "text", text: `sampled for ${who}` },
+    model: "test-model",
+  }));
+  client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { name: who } }));
+  client.setRequestHandler("roots/list", async () => ({ roots: [{ uri: `file:///tmp/${who}`, name: who }] }));
+  const notes: string[] = [];
+  client.setNotificationHandler("notifications/tools/list_changed", () => void notes.push("tools/list_changed"));
+  client.setNotificationHandler("notifications/message", (n) => void notes.push(`log ${String(n.params.data)}`));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  clients.push(client);
+  return { client, notes };
+}
+
+export const text = (result: { content?: unknown }) => (result.content as { type: string; text: string }[])[0]!.text;
+export const whoami = async (client: Client) => text(await client.callTool({ name: "whoami", arguments: {} }));

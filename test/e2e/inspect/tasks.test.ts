@@ -31,11 +31,12 @@ beforeAll(async () => {
   http = await startReferenceHttp();
 });
 afterAll(() => http.stop());
-afterEach(stopDaemons);
 
 const textOf = (result: { content?: unknown }) => (result.content as { type: string; text: string }[])[0]?.text ?? "";
 
-describe.each(ERAS)("tasks on %s", (era, pin) => {
+// The eras' tests and server-everything's go side by side (each task its own, on the one HTTP server):
+// the two --timeout tests wait 20 s each, and overlap everything else.
+describe.concurrent.each(ERAS)("tasks on %s", (era, pin) => {
   const url = () => ["--url", http.url, ...pin];
 
   test(
@@ -80,9 +81,10 @@ describe.each(ERAS)("tasks on %s", (era, pin) => {
   test(
     "at --timeout the task keeps running: exit 4 with its id in the envelope, and task get finds it still working",
     async () => {
-      // One step of 60 s: no progress, so --timeout fires while the task runs (10 s: the task is surely
-      // created by then, even on a loaded box; 2 s was not, once at load 5).
-      const timedOut = await inspect(["call-tool", "slow_task", "steps=1", "delayMs=60000", "--timeout", "10000", ...url()]);
+      // One step of 60 s: no progress, so --timeout fires while the task runs (20 s: the task is surely
+      // created by then, even on a loaded box; 2 s was not, once at load 5, nor 10 s at load 29 with
+      // this file's tests side by side). The wait overlaps the other tests, and the other era's.
+      const timedOut = await inspect(["call-tool", "slow_task", "steps=1", "delayMs=60000", "--timeout", "20000", ...url()]);
       expect(timedOut.code).toBe(4);
       expect(timedOut.json.error.code).toBe("TIMEOUT");
       const taskId = timedOut.json.error.details.taskId;
@@ -153,7 +155,23 @@ describe.each(ERAS)("tasks on %s", (era, pin) => {
   );
 });
 
+describe.concurrent("server-everything (v1 SDK, 2025-11-25)", () => {
+  test(
+    "simulate-research-query, whose taskSupport is required, just works with plain call-tool",
+    async () => {
+      const { code, json, stderr } = await inspect(["call-tool", "simulate-research-query", "topic=tasks", "--", BUN, EVERYTHING]);
+      expect(code).toBe(0);
+      expect(json.data.content[0].text).toContain("# Research Report: tasks");
+      expect(stderr).toMatch(/task \S+: working \(Gathering sources\.\.\.\)/);
+      expect(stderr).toMatch(/task \S+: completed/);
+    },
+    TEST_GUARD_MS,
+  );
+});
+
 describe("tasks that outlive mcp-inspect", () => {
+  afterEach(stopDaemons);
+
   test(
     "--detach and task follow a task that mcp-daemon keeps for a stdio server (--stateful)",
     async () => {
@@ -184,20 +202,6 @@ describe("tasks that outlive mcp-inspect", () => {
       expect(json.error.code).toBe("USAGE_ERROR");
       expect(json.error.message).toStartWith(message);
       expect(json.error.message).toContain("--stateful");
-    },
-    TEST_GUARD_MS,
-  );
-});
-
-describe("server-everything (v1 SDK, 2025-11-25)", () => {
-  test(
-    "simulate-research-query, whose taskSupport is required, just works with plain call-tool",
-    async () => {
-      const { code, json, stderr } = await inspect(["call-tool", "simulate-research-query", "topic=tasks", "--", BUN, EVERYTHING]);
-      expect(code).toBe(0);
-      expect(json.data.content[0].text).toContain("# Research Report: tasks");
-      expect(stderr).toMatch(/task \S+: working \(Gathering sources\.\.\.\)/);
-      expect(stderr).toMatch(/task \S+: completed/);
     },
     TEST_GUARD_MS,
   );

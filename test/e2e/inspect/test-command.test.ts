@@ -1,6 +1,7 @@
 // `mcp-inspect test` end to end: the reference server and server-everything show what passes (or
-// what they really break); the rule-breaker fixture breaks one rule at a time, and exactly the
-// check for that rule fails, for that reason, with exit 10 when its severity is error.
+// what they really break), over stdio and HTTP; the reports (--junit, --baseline) and the usage
+// errors. test-command-rules.test.ts breaks one rule at a time. Every test here starts its own
+// servers, so the tests go side by side (a few runs at once) and their waits overlap.
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +11,7 @@ import {
   closedPort,
   EVERYTHING,
   inspect,
+  lanes,
   REFERENCE_CMD,
   ROOT,
   startHttpServer,
@@ -21,17 +23,18 @@ const BREAKER = [BUN, join(ROOT, "test/fixtures/rule-breaker.ts")];
 const HOSTILE_HTTP = [BUN, join(ROOT, "test/fixtures/hostile-http.ts")];
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-test-command-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const lane = lanes();
+const run = (args: string[], options?: Parameters<typeof inspect>[1]) => lane(() => inspect(["test", ...args], options));
 
 type Check = { id: string; clause: string; severity: string; status: string; seen: string };
 const checksOf = (json: any): Check[] => json.data.checks;
 const failing = (json: any) => checksOf(json).filter((c) => c.status === "fail");
 
-describe("servers that keep the rules", () => {
+describe.concurrent("servers that keep the rules", () => {
   test(
     "the reference server passes every check it can be given, the calls, prompts and cancellation named with --call and --prompt",
     async () => {
-      const { code, json, stderr } = await inspect([
-        "test",
+      const { code, json, stderr } = await run([
         "--json",
         ...["--call", "slow", "--params", '{"steps":100,"delayMs":20}'],
         ...["--call", "add", "--params", '{"a":2,"b":3}'],
@@ -61,7 +64,10 @@ describe("servers that keep the rules", () => {
   test(
     "server-everything passes, but for its unknown tool answered as a tool result (a warning: exit 0)",
     async () => {
-      const { code, json } = await inspect(["test", "--json", "--", EVERYTHING]);
+      // Its long-running operation (readOnlyHint, no input needed) is named to take half a second, not
+      // its default 10; get-env before it stays the first call, the one the cancellation check takes.
+      const quick = ["--call", "get-env", "--call", "trigger-long-running-operation", "--params", '{"duration":0.5,"steps":2}'];
+      const { code, json } = await run(["--json", ...quick, "--", EVERYTHING]);
       expect(code).toBe(0);
       expect(failing(json).map((c) => [c.id, c.severity, c.seen])).toEqual([
         ["unknown-tool", "warning", "a result (isError) instead of a JSON-RPC error"],
@@ -77,7 +83,7 @@ describe("servers that keep the rules", () => {
   test(
     "the rule-breaker with no rule broken passes everything, on text a line per check",
     async () => {
-      const { code, stdout } = await inspect(["test", "--text", "--", ...BREAKER]);
+      const { code, stdout } = await run(["--text", "--", ...BREAKER]);
       expect(code).toBe(0);
       expect(stdout).toContain("pass  cancellation: count: nothing about it after the ping");
       expect(stdout).toContain("pass  pagination: tools: 2 in 2 page(s)");
@@ -87,72 +93,13 @@ describe("servers that keep the rules", () => {
   );
 });
 
-// rule broken -> the one check that fails, its severity, and what it must have seen.
-const BROKEN: [string, string, "error" | "warning", string][] = [
-  ["junk-stdout", "stdout-clean", "error", "rule-breaker: starting up"],
-  ["no-exit", "shutdown", "warning", "still running 5000 ms after its stdin closed (ended by SIGTERM)"],
-  ["bad-names", "tool-names", "warning", '"count tool!" breaks the rules; "echo" twice'],
-  ["bad-schema", "schemas-valid", "error", "can't resolve reference #/$defs/nowhere"],
-  ["loop-cursor", "pagination", "error", 'tools: page 2 repeats the cursor "page-2"'],
-  ["unknown-method-result", "unknown-method", "error", "got a result instead of error -32601"],
-  ["unknown-tool-result", "unknown-tool", "warning", "a result (isError) instead of a JSON-RPC error"],
-  ["invalid-args-error", "invalid-arguments", "warning", "error -32602, not a result with isError (protocol 2025-11-25)"],
-  ["bad-structured", "structured-content", "error", "count: data/counted must be integer"],
-  ["ignore-cancel", "cancellation", "warning", "count went on after the cancel"],
-  ["drop-concurrent", "concurrency", "error", "15 of 20 ping unanswered"],
-  ["dead-resource", "resources-read", "error", "fixture://hello: resource not found"],
-  ["prompt-error", "prompts-get", "error", "hello: prompts are broken"],
-  ["no-completion", "completion", "error", "prompt hello, who: no completion here"],
-];
-
-describe("each check fails on a server that breaks its rule, and only that check", () => {
-  for (const [rule, id, severity, seen] of BROKEN) {
-    test(
-      `${rule}: ${id} fails (${severity})`,
-      async () => {
-        const { code, json } = await inspect(["test", "--json", "--timeout", "3000", "--", ...BREAKER, rule]);
-        const failed = failing(json);
-        expect(failed.map((c) => c.id)).toEqual([id]);
-        expect(failed[0]!.severity).toBe(severity);
-        expect(failed[0]!.seen).toContain(seen);
-        expect(code).toBe(severity === "error" ? 10 : 0);
-        if (severity === "error") expect(json.error).toMatchObject({ code: "CHECKS_FAILED", message: expect.stringContaining(id) });
-      },
-      TEST_GUARD_MS,
-    );
-  }
-
-  test(
-    "no-ping: liveness and concurrency fail, and cancellation, whose ping after the cancel is never answered",
-    async () => {
-      const { code, json } = await inspect(["test", "--json", "--timeout", "2000", "--", ...BREAKER, "no-ping"]);
-      expect(code).toBe(10);
-      expect(failing(json).map((c) => c.id)).toEqual(["cancellation", "liveness", "concurrency"]);
-    },
-    TEST_GUARD_MS,
-  );
-
-  test(
-    "call-error: the tool call fails with the server's error (and invalid arguments get that error too)",
-    async () => {
-      const { code, json } = await inspect(["test", "--json", "--", ...BREAKER, "call-error"]);
-      expect(code).toBe(10);
-      expect(failing(json).map((c) => [c.id, c.seen])).toEqual([
-        ["tool-calls", "count: count is broken"],
-        ["invalid-arguments", expect.stringContaining("error -32603, not a result with isError")],
-      ]);
-    },
-    TEST_GUARD_MS,
-  );
-});
-
-describe("over HTTP", () => {
+describe.concurrent("over HTTP", () => {
   test(
     "the reference server keeps its sessions (2025-11-25) and refuses a foreign Origin",
     async () => {
       const server = await startReferenceHttp();
       try {
-        const { code, json } = await inspect(["test", "--json", "--protocol-version", "2025-11-25", "--url", server.url]);
+        const { code, json } = await run(["--json", "--protocol-version", "2025-11-25", "--url", server.url]);
         expect(code).toBe(0);
         const byId = Object.fromEntries(checksOf(json).map((c) => [c.id, c]));
         expect(byId["http-session"]!.seen).toBe("unknown session 404; DELETE ends it (then 404)");
@@ -170,7 +117,7 @@ describe("over HTTP", () => {
     async () => {
       const server = await startHttpServer([...HOSTILE_HTTP, "0"]);
       try {
-        const { code, json } = await inspect(["test", "--json", "--url", `${server.url}/mcp-sessions`]);
+        const { code, json } = await run(["--json", "--url", `${server.url}/mcp-sessions`]);
         expect(code).toBe(10);
         expect(failing(json).map((c) => [c.id, c.seen])).toEqual([
           ["http-session", "an unknown Mcp-Session-Id: HTTP 200, not 404"],
@@ -184,15 +131,19 @@ describe("over HTTP", () => {
   );
 });
 
-describe("reports and baselines", () => {
+describe.concurrent("reports and baselines", () => {
+  // One loop-cursor run, with its JUnit file, serves both report tests: the file, and the JSON report kept as a baseline.
+  const junitFile = join(dir, "checks.xml");
+  let loopCursor: ReturnType<typeof run> | undefined;
+  const loopCursorRun = () => (loopCursor ??= run(["--json", "--junit", junitFile, "--", ...BREAKER, "loop-cursor"]));
+
   test(
     "--junit writes a 0600 JUnit file with a testcase per check and the failure's clause; a link there is refused",
     async () => {
-      const file = join(dir, "checks.xml");
-      const { code } = await inspect(["test", "--json", "--junit", file, "--", ...BREAKER, "loop-cursor"]);
+      const { code } = await loopCursorRun();
       expect(code).toBe(10);
-      expect(statSync(file).mode & 0o777).toBe(0o600);
-      const xml = readFileSync(file, "utf8");
+      expect(statSync(junitFile).mode & 0o777).toBe(0o600);
+      const xml = readFileSync(junitFile, "utf8");
       expect(xml).toStartWith('<?xml version="1.0" encoding="UTF-8"?>');
       expect(xml.match(/<testcase /g)?.length).toBe(18);
       expect(xml).toContain('<testcase classname="mcp-inspect.test" name="pagination"><failure type="error"');
@@ -201,7 +152,7 @@ describe("reports and baselines", () => {
       const elsewhere = join(dir, "elsewhere.txt");
       writeFileSync(elsewhere, "keep");
       symlinkSync(elsewhere, link);
-      const refused = await inspect(["test", "--json", "--junit", link, "--", ...BREAKER]);
+      const refused = await run(["--json", "--junit", link, "--", ...BREAKER]);
       expect(refused.code).toBe(1);
       expect(refused.json.error.message).toContain("is a symbolic link: not writing through it");
       expect(readFileSync(elsewhere, "utf8")).toBe("keep");
@@ -213,12 +164,11 @@ describe("reports and baselines", () => {
     "--baseline: a known failure does not fail the run; an entry that no longer fails does",
     async () => {
       const known = join(dir, "known.json");
-      const first = await inspect(["test", "--json", "--", ...BREAKER, "loop-cursor"]);
-      writeFileSync(known, first.stdout);
-      const again = await inspect(["test", "--json", "--baseline", known, "--", ...BREAKER, "loop-cursor"]);
+      writeFileSync(known, (await loopCursorRun()).stdout);
+      const again = await run(["--json", "--baseline", known, "--", ...BREAKER, "loop-cursor"]);
       expect(again.code).toBe(0);
       expect(checksOf(again.json).find((c) => c.id === "pagination")).toMatchObject({ status: "fail", known: true });
-      const fixed = await inspect(["test", "--json", "--baseline", known, "--", ...BREAKER]);
+      const fixed = await run(["--json", "--baseline", known, "--", ...BREAKER]);
       expect(fixed.code).toBe(10);
       expect(failing(fixed.json).map((c) => [c.id, c.seen])).toEqual([
         ["baseline", "no longer failing (remove from the baseline): pagination"],
@@ -227,29 +177,37 @@ describe("reports and baselines", () => {
     TEST_GUARD_MS,
   );
 
-  test("bad input is a usage error: --params before any --call, a baseline that is not JSON", async () => {
-    const orphan = await inspect(["test", "--json", "--params", "{}", "--", ...BREAKER]);
-    expect(orphan.code).toBe(1);
-    expect(orphan.json.error.message).toBe("--params goes after the --call NAME or --prompt NAME it is for");
-    const bad = join(dir, "bad.json");
-    writeFileSync(bad, "not json");
-    const baseline = await inspect(["test", "--json", "--baseline", bad, "--", ...BREAKER]);
-    expect(baseline.code).toBe(1);
-    expect(baseline.json.error.message).toStartWith(`--baseline ${bad} is not JSON`);
-    const params = await inspect(["test", "--json", "--call", "count", "--params", "{nope", "--", ...BREAKER]);
-    expect(params.code).toBe(1);
-  });
+  test(
+    "bad input is a usage error: --params before any --call, a baseline that is not JSON",
+    async () => {
+      const orphan = await run(["--json", "--params", "{}", "--", ...BREAKER]);
+      expect(orphan.code).toBe(1);
+      expect(orphan.json.error.message).toBe("--params goes after the --call NAME or --prompt NAME it is for");
+      const bad = join(dir, "bad.json");
+      writeFileSync(bad, "not json");
+      const baseline = await run(["--json", "--baseline", bad, "--", ...BREAKER]);
+      expect(baseline.code).toBe(1);
+      expect(baseline.json.error.message).toStartWith(`--baseline ${bad} is not JSON`);
+      const params = await run(["--json", "--call", "count", "--params", "{nope", "--", ...BREAKER]);
+      expect(params.code).toBe(1);
+    },
+    TEST_GUARD_MS,
+  );
 
-  test("--conformance with no node of 22 or later is a usage error naming --node, before any check runs", async () => {
-    const nowhere = join(dir, "no-node");
-    mkdirSync(nowhere, { recursive: true });
-    const onPath = await inspect(["test", "--json", "--conformance", "--", ...BREAKER], { env: { PATH: nowhere } });
-    expect(onPath.code).toBe(1);
-    expect(onPath.json.error.message).toBe("--conformance needs node 22 or later (no node on PATH): give one with --node PATH");
-    const given = await inspect(["test", "--json", "--conformance", "--node", join(nowhere, "node"), "--", ...BREAKER]);
-    expect(given.code).toBe(1);
-    expect(given.json.error.message).toContain(`${join(nowhere, "node")} does not run (ENOENT)): give one with --node PATH`);
-  });
+  test(
+    "--conformance with no node of 22 or later is a usage error naming --node, before any check runs",
+    async () => {
+      const nowhere = join(dir, "no-node");
+      mkdirSync(nowhere, { recursive: true });
+      const onPath = await run(["--json", "--conformance", "--", ...BREAKER], { env: { PATH: nowhere } });
+      expect(onPath.code).toBe(1);
+      expect(onPath.json.error.message).toBe("--conformance needs node 22 or later (no node on PATH): give one with --node PATH");
+      const given = await run(["--json", "--conformance", "--node", join(nowhere, "node"), "--", ...BREAKER]);
+      expect(given.code).toBe(1);
+      expect(given.json.error.message).toContain(`${join(nowhere, "node")} does not run (ENOENT)): give one with --node PATH`);
+    },
+    TEST_GUARD_MS,
+  );
 
   test(
     "--conformance with the registry unreachable: one line naming the suite and the registry, exit 2, nothing left half-installed",
@@ -258,9 +216,9 @@ describe("reports and baselines", () => {
       const registry = `http://127.0.0.1:${closedPort()}/`;
       // Bun answers as the node its process.versions claims (26): a node of 22+ without a download.
       const env = { XDG_CACHE_HOME: cache, npm_config_registry: registry, npm_config_fetch_retries: "0" };
-      const run = await inspect(["test", "--json", "--conformance", "--node", BUN, "--", ...BREAKER], { env });
-      expect(run.code).toBe(2);
-      const message: string = run.json.error.message;
+      const refused = await run(["--json", "--conformance", "--node", BUN, "--", ...BREAKER], { env });
+      expect(refused.code).toBe(2);
+      const message: string = refused.json.error.message;
       expect(message).toStartWith("cannot install @modelcontextprotocol/conformance@0.2.0-alpha.11 with npm (exit 1; is ");
       expect(message).toContain(`${registry} reachable?)`);
       expect(message).not.toContain("\n");
