@@ -238,7 +238,11 @@ class ChildInput extends FileSinkOutput {
 
   constructor(sink: BunFileSink) {
     super(sink);
-    this.onfailure = () => this.#events.emit("error", Object.assign(new Error("EPIPE: broken pipe, write"), { code: "EPIPE" }));
+    // Unlike node's, a pipe nobody listens on for errors fails quietly (its writes return false).
+    this.onfailure = () => {
+      if (this.#events.listenerCount("error") > 0)
+        this.#events.emit("error", Object.assign(new Error("EPIPE: broken pipe, write"), { code: "EPIPE" }));
+    };
   }
 
   get destroyed(): boolean {

@@ -1,7 +1,7 @@
 // Spawning a server with piped stdio, the runtime's fastest way (part of the native-I/O seam,
 // lib/io/runtime.ts): Bun.spawn's own pipes on Bun (lib/io/bun-pipes.ts), node:child_process
-// elsewhere. Apart from runtime.ts so that what only connects (a daemon client) never loads this.
-import { spawn } from "node:child_process";
+// elsewhere, loaded only there (on Bun it would cost a one-shot's start-up several ms for nothing).
+// Apart from runtime.ts so that what only connects (a daemon client) never loads this.
 import type { LineSink } from "../wire/line-writer.ts";
 import { BunChild, type BunSpawn } from "./bun-pipes.ts";
 import type { NodeReadable } from "./reading.ts";
@@ -43,5 +43,6 @@ export interface SpawnOptions {
 /** Spawns `command` with piped stdio, without a shell: Bun.spawn on Bun, node:child_process elsewhere. */
 export function spawnPiped(command: string, args: string[], options: SpawnOptions): PipedChild {
   if (bun) return new BunChild(bun, command, args, options);
+  const { spawn } = process.getBuiltinModule("node:child_process") as typeof import("node:child_process");
   return spawn(command, args, { ...options, stdio: ["pipe", "pipe", "pipe"], windowsHide: true }) as PipedChild;
 }
