@@ -1,8 +1,8 @@
-// lib/io/bun-pipes: Bun.spawn's pipes behind the ChildProcess surface lib/transport/stdio.ts uses,
+// lib/io/spawn and lib/io/bun-pipes: Bun.spawn's pipes behind the ChildProcess surface lib/transport/stdio.ts uses,
 // against real processes: bytes both ways, pause and resume, a child that exits before we write
 // (the broken pipe is an "error" event, never an unhandled rejection), and a spawn that fails.
 import { expect, test } from "bun:test";
-import { BunChild, type BunSpawn } from "../../../lib/io/bun-pipes.ts";
+import { BunChild, type BunSpawn } from "../../../lib/io/spawn.ts";
 import { until } from "../../support/helpers.ts";
 
 const runtime = Bun as unknown as BunSpawn;
