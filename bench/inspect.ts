@@ -8,8 +8,10 @@
 //   - the floor of a client: `list-tools` against bench/raw-server.mjs (plain node, no SDK) beside that
 //     server's own run fed the same requests from a file, in the environment mcp-inspect gives it.
 //     mcp-inspect spawns such a server before it loads the rest of itself, so the two start-ups overlap.
-// Usage: bun bench/inspect.ts [--runs N]
-import { rmSync, writeFileSync } from "node:fs";
+//   - with --against DIR, another checkout's mcp-inspect (main, say) in the same turns, on the
+//     fixture and on the raw server: an A/B free of the machine's drift.
+// Usage: bun bench/inspect.ts [--runs N] [--against DIR]
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { serverEnvironment } from "../lib/transport/environment.ts";
 import { compile, compileFloors, median, percentile, printTable, ROOT, runsFlag, scratchDir, timeRun } from "./common.ts";
@@ -24,6 +26,12 @@ const GOAL_PEAK_RSS_MB = 60;
 const GOAL_RAW_OVER_TRIVIAL = 1.5;
 
 const runs = runsFlag(RUNS_DEFAULT, 3);
+const againstFlag = process.argv.indexOf("--against");
+const against = againstFlag === -1 ? undefined : process.argv[againstFlag + 1];
+if (against !== undefined && !existsSync(join(against, "mcp-inspect.ts"))) {
+  process.stderr.write(`error: --against takes a checkout of mcpkit (no mcp-inspect.ts in ${against})\n`);
+  process.exit(1);
+}
 
 const dir = scratchDir();
 try {
@@ -31,6 +39,7 @@ try {
   const fixture = await compile("host/reference/main.ts", join(dir, "reference-server"));
   const inspect = await compile("mcp-inspect.ts", join(dir, "mcp-inspect"));
   const { released, trivial } = await compileFloors(dir);
+  const base = against === undefined ? undefined : await compile("mcp-inspect.ts", join(dir, "base-inspect"), [], against);
 
   // Exactly what mcp-inspect sends, so the fixture does the same work without any client.
   const meta = {
@@ -64,6 +73,8 @@ try {
     rawFed: [],
     rawInspect: [],
     rawReleased: [],
+    baseInspect: [],
+    baseRawInspect: [],
   };
   const once = async () => {
     const fed = await timeRun([fixture], { stdinFile: requests });
@@ -89,6 +100,12 @@ try {
       rawFed: rawFed.ms,
       rawInspect: rawInspect.ms,
       rawReleased: (await timeRun([released, "list-tools", "--", ...raw])).ms,
+      ...(base
+        ? {
+            baseInspect: (await timeRun([base, "list-tools", "--", fixture])).ms,
+            baseRawInspect: (await timeRun([base, "list-tools", "--", ...raw])).ms,
+          }
+        : {}),
     };
   };
   await once(); // warm the page cache
@@ -118,6 +135,12 @@ try {
       row("raw node server start-to-exit, fed discover+tools/list", "rawFed"),
       row("mcp-inspect list-tools -- node raw-server.mjs", "rawInspect"),
       row("release binary (mcpkit via link) list-tools -- node raw-server.mjs", "rawReleased"),
+      ...(base
+        ? [
+            row("--against's mcp-inspect list-tools -- fixture", "baseInspect"),
+            row("--against's mcp-inspect list-tools -- node raw-server.mjs", "baseRawInspect"),
+          ]
+        : []),
     ],
   );
   const overheadFed = median(samples.inspect!) - median(samples.fed!);
@@ -143,6 +166,12 @@ try {
       `${overTrivial("rawInspect")}x a trivial compiled script (goal <= ${GOAL_RAW_OVER_TRIVIAL}x); the release binary's ` +
       `(mcpkit.ts spawns the server early too) ${rawOver("rawReleased").toFixed(1)} ms = ${overTrivial("rawReleased")}x`,
   );
+  if (base)
+    console.log(
+      `--against's mcp-inspect on the raw server: ${rawOver("baseRawInspect").toFixed(1)} ms over the server's own fed run = ` +
+        `${overTrivial("baseRawInspect")}x a trivial compiled script; on the fixture ${median(samples.baseInspect!).toFixed(1)} ms ` +
+        `vs ours ${median(samples.inspect!).toFixed(1)} ms`,
+    );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -13,7 +13,7 @@ import { checkValue, type ValueKind } from "../lib/cli/values.ts";
 import { type ExitSignal, onExitSignals } from "../lib/io/signals.ts";
 import type { StdioTarget, Target } from "../lib/targets/target.ts";
 import type { MessageChannel } from "../lib/transport/channel.ts";
-import { StdioChannel } from "../lib/transport/stdio.ts";
+import type { StdioChannel } from "../lib/transport/stdio.ts";
 import type { JsonRpcMessage, RawMessage } from "../lib/wire/jsonrpc.ts";
 import { type CommandSpec, type EarlyValue, ONE_SHOT, type OneShotName, OUTPUT_FORMATS, oneShotArgs } from "./flags.ts";
 
@@ -57,6 +57,9 @@ type Held =
   | { kind: "error"; error: Error }
   | { kind: "close"; reason?: string };
 
+/** The one transport an early server needs, loaded for it alone: a warm call never loads the stdio one. */
+type Channels = { daemon: new (target: Target) => MessageChannel & { pause(): void; resume(): void } } | { stdio: typeof StdioChannel };
+
 /** A started server (or an attached daemon session) waiting for its session: what it says meanwhile is held, to be replayed in order. */
 class EarlyServer {
   readonly #held: Held[] = [];
@@ -68,12 +71,13 @@ class EarlyServer {
   constructor(
     readonly target: StdioTarget,
     readonly stateful: boolean,
-    daemonChannel?: new (target: Target) => MessageChannel & { pause(): void; resume(): void },
+    channel: Channels,
   ) {
     const { command, args, env, cwd } = target;
+    const daemonChannel = "daemon" in channel ? channel.daemon : undefined;
     this.channel = daemonChannel
       ? new daemonChannel(target)
-      : new StdioChannel({ command, args, env, cwd, onstderr: (line) => this.#onstderr?.(line) });
+      : new (channel as { stdio: typeof StdioChannel }).stdio({ command, args, env, cwd, onstderr: (line) => this.#onstderr?.(line) });
     this.channel.onmessage = (message, raw) => this.#held.push({ kind: "message", message, raw });
     this.channel.onerror = (error) => this.#held.push({ kind: "error", error });
     this.channel.onclose = (reason) => this.#held.push({ kind: "close", reason });
@@ -94,9 +98,9 @@ class EarlyServer {
   adopt<T>(onstderr: ((line: string) => void) | undefined, attach: (channel: MessageChannel) => T): T {
     this.#adopted = true;
     const taken = attach(this.channel);
-    if (onstderr && this.channel instanceof StdioChannel) {
+    if (onstderr && !this.stateful) {
       // The lines written before now are the tail the channel keeps for error reports.
-      const tail = this.channel.stderrTail;
+      const tail = (this.channel as StdioChannel).stderrTail;
       if (tail) for (const line of tail.split("\n")) onstderr(line);
       this.#onstderr = onstderr;
     }
@@ -130,7 +134,13 @@ export async function startEarly(argv: string[]): Promise<void> {
     interruption = { signal, code, command };
     void discardEarly();
   });
-  early = new EarlyServer(target, stateful, stateful ? (await import("../lib/daemon/client.ts")).DaemonChannel : undefined);
+  early = new EarlyServer(
+    target,
+    stateful,
+    stateful
+      ? { daemon: (await import("../lib/daemon/client.ts")).DaemonChannel }
+      : { stdio: (await import("../lib/transport/stdio.ts")).StdioChannel },
+  );
 }
 
 /** A signal that came before the command could answer it: run() reports it, with its exit code. */
@@ -160,7 +170,7 @@ export function adoptEarlyServer<T>(
 export async function discardEarly(): Promise<void> {
   const server = early;
   early = undefined;
-  await (server?.channel instanceof StdioChannel ? server.channel.discard() : server?.channel.close());
+  await (server && !server.stateful ? (server.channel as StdioChannel).discard() : server?.channel.close());
   if (!interruption) stopGuarding?.();
 }
 

@@ -11,6 +11,12 @@ import { parameterNames, signature, type ToolLike } from "./signatures.ts";
 
 /** Servers asked at once: enough to hide latency, few enough not to start a herd of processes. */
 export const GREP_CONCURRENCY = 4;
+/**
+ * With --stateful, through mcp-daemon: a session already running costs one socket and the daemon's
+ * cached list, not a process, so more are asked at once (the daemon starts a cold one as it would
+ * for any caller).
+ */
+export const GREP_STATEFUL_CONCURRENCY = 16;
 /** Each server's time to start and list its tools, unless --timeout says otherwise. */
 export const GREP_SERVER_TIMEOUT_MS = 15_000;
 
@@ -60,7 +66,7 @@ export function toolMatches(tool: ToolLike, test: (text: string) => boolean): bo
   return fields.some(test) || parameterNames(tool.inputSchema).some(test);
 }
 
-/** Each server's tools, or why they could not be had: asked in parallel, GREP_CONCURRENCY at a time. */
+/** Each server's tools, or why they could not be had: asked in parallel, GREP_CONCURRENCY (or GREP_STATEFUL_CONCURRENCY) at a time. */
 export async function survey(
   targets: NamedTarget[],
   options: GrepOptions,
@@ -78,7 +84,8 @@ export async function survey(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(GREP_CONCURRENCY, targets.length) }, worker));
+  const concurrency = options.stateful ? GREP_STATEFUL_CONCURRENCY : GREP_CONCURRENCY;
+  await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, worker));
   return results;
 }
 

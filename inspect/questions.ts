@@ -5,9 +5,6 @@
 // answers them on the next call (2026: the retried request, with the server's request state).
 
 import { PARKED_KEY_PREFIX } from "../lib/daemon/questions.ts";
-import { terminalAsker } from "../lib/terminal/asker.ts";
-import { openInBrowser } from "../lib/terminal/browser.ts";
-import { answerElicitation } from "../lib/terminal/elicitation-form.ts";
 import { isJsonObject, type JsonObject } from "../lib/wire/jsonrpc.ts";
 import { CommandError, EXIT } from "./output.ts";
 
@@ -88,7 +85,7 @@ export function answersForParked(method: string, params: JsonObject, policy: Que
 
 /** A 2025 server's elicitation/create, answered on the terminal (else the command ends with exit 8). */
 export async function answerLegacyQuestion(params: JsonObject, policy: QuestionPolicy, signal: AbortSignal): Promise<JsonObject> {
-  if (policy.terminal) return answerElicitation(policy.server, params, terminalAsker(), openInBrowser, signal);
+  if (policy.terminal) return askOnTerminal(policy.server, params, signal);
   throw inputRequired(
     { question: { method: "elicitation/create", params } },
     undefined,
@@ -107,9 +104,19 @@ async function answerOnTerminal(requests: Record<string, InputRequest>, server: 
         `the server asked for ${String(request.method)}, which mcp-inspect does not offer (it declared elicitation only)`,
       );
     }
-    answers[key] = await answerElicitation(server, (request.params ?? {}) as JsonObject, terminalAsker(), openInBrowser, signal);
+    answers[key] = await askOnTerminal(server, (request.params ?? {}) as JsonObject, signal);
   }
   return answers;
+}
+
+/** One question put to the person at the terminal: the form and the browser load only then, never on a call nobody is asked in. */
+async function askOnTerminal(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+  const [{ answerElicitation }, { terminalAsker }, { openInBrowser }] = await Promise.all([
+    import("../lib/terminal/elicitation-form.ts"),
+    import("../lib/terminal/asker.ts"),
+    import("../lib/terminal/browser.ts"),
+  ]);
+  return answerElicitation(server, params, terminalAsker(), openInBrowser, signal);
 }
 
 /** The end of a call that needs answers nobody here can give: the questions, and how to answer them. */

@@ -14,7 +14,6 @@ import { stripControl } from "../lib/io/text.ts";
 import { type ChannelAuth, openChannel } from "../lib/open.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { type CloseOptions, DroppedLineError, type MessageChannel } from "../lib/transport/channel.ts";
-import { StdioChannel } from "../lib/transport/stdio.ts";
 import { ErrorCode, type JsonObject, type JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 import { adoptEarlyServer } from "./early-server.ts";
 import { CommandError, EXIT } from "./output.ts";
@@ -175,7 +174,8 @@ export class Session {
   }
 
   get stderrTail(): string | undefined {
-    return this.#channel instanceof StdioChannel ? this.#channel.stderrTail : undefined;
+    // A stdio server's (its transport is not loaded here: a warm --stateful call never needs it).
+    return "stderrTail" in this.#channel ? (this.#channel as { stderrTail: string }).stderrTail : undefined;
   }
 
   get closed(): boolean {

@@ -1,6 +1,7 @@
 // The one way every tool turns a target into a channel: a stdio child, an HTTP session, or the
-// daemon's session for that target. The daemon's client and the OAuth client are loaded only when
-// they are needed, so a stdio command pays for neither.
+// daemon's session for that target. Each transport, the daemon's client and the OAuth client are
+// loaded only when they are needed: a stdio command pays for none of the others, and a warm
+// --stateful call for the daemon's client alone.
 
 import type { Registration } from "./auth/client-identity.ts";
 import type { OAuthSession } from "./auth/oauth.ts";
@@ -10,8 +11,6 @@ import { ownStderr } from "./io/log.ts";
 import type { HttpTarget, Target } from "./targets/target.ts";
 import type { Asker } from "./terminal/asker.ts";
 import type { MessageChannel } from "./transport/channel.ts";
-import { HttpChannel } from "./transport/http/streamable.ts";
-import { StdioChannel } from "./transport/stdio.ts";
 
 export interface OpenChannelOptions {
   /** Through mcp-daemon, which keeps the server running between calls (also when the target says so). */
@@ -122,6 +121,7 @@ export async function openChannel(target: Target, options: OpenChannelOptions = 
     return new DaemonChannel(withClient, options.daemon);
   }
   if (target.kind === "http") {
+    const { HttpChannel } = await import("./transport/http/streamable.ts");
     return new HttpChannel({
       url: target.url,
       headers: target.headers,
@@ -131,6 +131,7 @@ export async function openChannel(target: Target, options: OpenChannelOptions = 
       auth: await oauthFor(target, options.auth),
     });
   }
+  const { StdioChannel } = await import("./transport/stdio.ts");
   return new StdioChannel({
     command: target.command,
     args: target.args,

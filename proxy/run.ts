@@ -7,7 +7,7 @@ import { EXIT } from "../lib/cli/exit-codes.ts";
 import { errorLine } from "../lib/cli/fail.ts";
 import { createLogger, ownStderr } from "../lib/io/log.ts";
 import { readChunks } from "../lib/io/reading.ts";
-import { stdoutSink } from "../lib/io/runtime.ts";
+import { stdinSource, stdoutSink } from "../lib/io/runtime.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { openChannel } from "../lib/open.ts";
 import { describeTarget } from "../lib/targets/target.ts";
@@ -63,7 +63,8 @@ export async function runProxy(settings: Settings): Promise<number> {
       if (error.kind === "oversize") proxy.refuseOversize(error.head, error.tail, error.bytes, MAX_LINE_BYTES);
     },
   });
-  const input = readChunks(process.stdin, {
+  const stdin = stdinSource();
+  const input = readChunks(stdin, {
     onchunk: (chunk) => splitter.push(chunk),
     onend: () => {
       splitter.end();
@@ -111,7 +112,7 @@ export async function runProxy(settings: Settings): Promise<number> {
     await Promise.race([proxy.drain(settings.drainTimeoutMs).then(() => toClient.flushed()), interrupted]);
   }
   await proxy.close({ quick: signalCode !== undefined });
-  process.stdin.destroy();
+  stdin.destroy();
   recorder?.close();
   return signalCode ?? 0;
 }

@@ -1,12 +1,12 @@
 // What the flags (and the argv after `--`) name, in DESIGN.md's order: with --config an entry of that
 // file, else an http(s) URL, else a configured server's name (lib/targets/discovery, loaded only
-// then), else a command line; and what -H, --env, --cwd and --transport add on top.
+// then), else a command line; and what -H, --env, --cwd and --transport add on top. The config
+// file parsers (JSON with comments, TOML) load only when a --config is given.
 import { existsSync } from "node:fs";
 import { splitCommandLine } from "../io/command-line.ts";
 import type { Asker } from "../terminal/asker.ts";
 import type { Result } from "../wire/result.ts";
 import { failed as fail } from "../wire/result.ts";
-import { loadConfigTarget } from "./config-entry.ts";
 import {
   checkUrl,
   type Env,
@@ -24,12 +24,12 @@ import { expandVariables } from "./variables.ts";
  * resolveTargetDiscovering found under that name); else a command line, quoted as a shell would
  * quote it. `--` always means a command.
  */
-export function resolveTarget(
+export async function resolveTarget(
   flags: TargetFlags,
   command: string[],
   environment: Env = process.env,
   discovered?: Result<Target>,
-): Result<Target> {
+): Promise<Result<Target>> {
   const named = [command.length > 0, Boolean(flags.url), Boolean(flags.config || flags.server)].filter(Boolean).length;
   if (named === 0) {
     return fail(
@@ -49,6 +49,7 @@ export function resolveTarget(
     if (!url.ok) return url;
     target = { kind: "http", url: url.value, headers: {}, transport: "auto" };
   } else if (flags.config) {
+    const { loadConfigTarget } = await import("./config-entry.ts");
     const loaded = loadConfigTarget(flags.config, flags.server, environment);
     if (!loaded.ok) return loaded;
     target = loaded.value;

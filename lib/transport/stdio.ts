@@ -3,9 +3,9 @@
 // backpressure, and shut down in the order the spec gives: close stdin, then SIGTERM, then SIGKILL.
 // A server whose stdout closes, or that stops reading its stdin, is a crashed server.
 // One concept past 250 lines: one child process's life as a channel, from spawn to the last signal.
-import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { type Flow, pollUntil, readChunks, settlesWithin } from "../io/reading.ts";
+import { type PipedChild, spawnPiped } from "../io/spawn.ts";
 import { CutThroughSplitter, type LineStream, type MessageHead } from "../wire/cut-through.ts";
 import { parseForRouting } from "../wire/json-scan.ts";
 import { isBlank, type JsonRpcMessage, parseMessage, type RawMessage, rawText, serializeMessage } from "../wire/jsonrpc.ts";
@@ -53,7 +53,7 @@ export class StdioChannel implements MessageChannel {
   onlong?: (head: MessageHead) => LineStream | undefined;
 
   readonly options: StdioServerOptions;
-  #child?: ChildProcess;
+  #child?: PipedChild;
   #exit?: { code: number | null; signal: string | null };
   #exited?: Promise<void>;
   #started?: Promise<void>;
@@ -107,13 +107,7 @@ export class StdioChannel implements MessageChannel {
     }
     const base = this.options.baseEnv ?? process.env;
     const env = this.options.inheritEnvironment ? { ...definedOnly(base), ...this.options.env } : serverEnvironment(this.options.env, base);
-    const child = spawn(command, args, {
-      cwd,
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: process.platform !== "win32",
-      windowsHide: true,
-    });
+    const child = spawnPiped(command, args, { cwd, env, detached: process.platform !== "win32" });
     this.#child = child;
     // A process that never started has no exit event (bun emits only "error"): settle on both.
     this.#exited = new Promise((resolve) => {

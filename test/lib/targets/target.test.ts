@@ -16,16 +16,16 @@ function configFile(name: string, content: unknown): string {
 }
 
 describe("resolveTarget", () => {
-  test("a command after -- becomes a stdio target with --env and --cwd", () => {
-    const result = resolveTarget({ env: ["A=1", "B=x=y"], cwd: "/tmp" }, ["node", "server.js", "--help"]);
+  test("a command after -- becomes a stdio target with --env and --cwd", async () => {
+    const result = await resolveTarget({ env: ["A=1", "B=x=y"], cwd: "/tmp" }, ["node", "server.js", "--help"]);
     expect(result).toEqual({
       ok: true,
       value: { kind: "stdio", command: "node", args: ["server.js", "--help"], env: { A: "1", B: "x=y" }, cwd: "/tmp" },
     });
   });
 
-  test("--url with repeated --header becomes an http target", () => {
-    const result = resolveTarget({ url: "http://127.0.0.1:3000/mcp", header: ["Authorization: Bearer t:k", "X-A:b"] }, []);
+  test("--url with repeated --header becomes an http target", async () => {
+    const result = await resolveTarget({ url: "http://127.0.0.1:3000/mcp", header: ["Authorization: Bearer t:k", "X-A:b"] }, []);
     expect(result.ok && result.value).toEqual({
       kind: "http",
       url: "http://127.0.0.1:3000/mcp",
@@ -47,18 +47,18 @@ describe("resolveTarget", () => {
     [{ server: "localhost:3000" }, [], "give a full http:// or https:// URL"],
     [{ server: "node 'unterminated" }, [], "unterminated"],
     [{ header: ["A: b"] }, ["node"], "--header and --transport apply to URL servers only"],
-  ])("bad flags %j %j are refused: %s", (flags, command, fragment) => {
-    const result = resolveTarget(flags, command as string[]);
+  ])("bad flags %j %j are refused: %s", async (flags, command, fragment) => {
+    const result = await resolveTarget(flags, command as string[]);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toContain(fragment);
   });
 
-  test("--server without --config: an http(s) URL, else a command line split as a shell would", () => {
-    expect(resolveTarget({ server: "https://example.com/mcp", header: ["X-Key: k"] }, [])).toEqual({
+  test("--server without --config: an http(s) URL, else a command line split as a shell would", async () => {
+    expect(await resolveTarget({ server: "https://example.com/mcp", header: ["X-Key: k"] }, [])).toEqual({
       ok: true,
       value: { kind: "http", url: "https://example.com/mcp", headers: { "X-Key": "k" }, transport: "auto" },
     });
-    expect(resolveTarget({ server: `npx -y "@scope/server" --flag='a b'`, env: ["A=1"] }, [])).toEqual({
+    expect(await resolveTarget({ server: `npx -y "@scope/server" --flag='a b'`, env: ["A=1"] }, [])).toEqual({
       ok: true,
       value: { kind: "stdio", command: "npx", args: ["-y", "@scope/server", "--flag=a b"], env: { A: "1" } },
     });
@@ -66,11 +66,11 @@ describe("resolveTarget", () => {
 });
 
 describe("config files", () => {
-  test("Claude Desktop mcpServers entry with ${VAR} and ${VAR:-default} expansion", () => {
+  test("Claude Desktop mcpServers entry with ${VAR} and ${VAR:-default} expansion", async () => {
     const file = configFile("claude.json", {
       mcpServers: { ref: { command: "${RUNNER}", args: ["${DIR:-/srv}/server.js"], env: { TOKEN: "${SECRET}" } } },
     });
-    const result = resolveTarget({ config: file, server: "ref" }, [], { RUNNER: "bun", SECRET: "s3" });
+    const result = await resolveTarget({ config: file, server: "ref" }, [], { RUNNER: "bun", SECRET: "s3" });
     expect(result.ok && result.value).toEqual({
       kind: "stdio",
       command: "bun",
@@ -80,11 +80,11 @@ describe("config files", () => {
     });
   });
 
-  test("Claude Code .mcp.json http entry with headers and type", () => {
+  test("Claude Code .mcp.json http entry with headers and type", async () => {
     const file = configFile(".mcp.json", {
       mcpServers: { remote: { type: "http", url: "https://example.com/mcp", headers: { Authorization: "Bearer ${T}" } } },
     });
-    const result = resolveTarget({ config: file, server: "remote" }, [], { T: "abc" });
+    const result = await resolveTarget({ config: file, server: "remote" }, [], { T: "abc" });
     expect(result.ok && result.value).toEqual({
       kind: "http",
       url: "https://example.com/mcp",
@@ -95,7 +95,7 @@ describe("config files", () => {
     });
   });
 
-  test("an entry's oauth block: a pre-registered client (its secret from the environment), scopes and a callback port", () => {
+  test("an entry's oauth block: a pre-registered client (its secret from the environment), scopes and a callback port", async () => {
     const file = configFile("oauth.json", {
       mcpServers: {
         linear: {
@@ -104,7 +104,7 @@ describe("config files", () => {
         },
       },
     });
-    const result = resolveTarget({ config: file, server: "linear" }, [], { SECRET: "s3cr3t" });
+    const result = await resolveTarget({ config: file, server: "linear" }, [], { SECRET: "s3cr3t" });
     expect(result.ok && result.value.kind === "http" && result.value.oauth).toEqual({
       clientId: "abc",
       clientSecret: "s3cr3t",
@@ -112,13 +112,13 @@ describe("config files", () => {
       callbackPort: 8765,
     });
     const bad = configFile("bad-oauth.json", { mcpServers: { x: { url: "https://x.example/mcp", oauth: { callbackPort: "soon" } } } });
-    expect(resolveTarget({ config: bad }, [])).toMatchObject({
+    expect(await resolveTarget({ config: bad }, [])).toMatchObject({
       ok: false,
       error: expect.stringContaining('"oauth.callbackPort" must be a port number'),
     });
   });
 
-  test("VS Code servers in JSONC with comments, trailing commas and ${env:VAR}", () => {
+  test("VS Code servers in JSONC with comments, trailing commas and ${env:VAR}", async () => {
     const file = configFile(
       "mcp.json",
       `{
@@ -128,13 +128,13 @@ describe("config files", () => {
         },
       }`,
     );
-    const result = resolveTarget({ config: file, server: "ref" }, [], { HOME_DIR: "/home/u" });
+    const result = await resolveTarget({ config: file, server: "ref" }, [], { HOME_DIR: "/home/u" });
     expect(result.ok && result.value).toMatchObject({ command: "node", args: ["--flag=//not-a-comment", "/home/u"] });
   });
 
-  test("a config with one server needs no --server; stateful and timeout_ms are kept", () => {
+  test("a config with one server needs no --server; stateful and timeout_ms are kept", async () => {
     const file = configFile("one.json", { mcpServers: { only: { command: "x", stateful: true, timeout_ms: 5000 } } });
-    const result = resolveTarget({ config: file }, []);
+    const result = await resolveTarget({ config: file }, []);
     expect(result.ok && result.value).toMatchObject({ name: "only", stateful: true, timeoutMs: 5000 });
   });
 
@@ -146,16 +146,16 @@ describe("config files", () => {
     ["nocmd.json", { mcpServers: { a: { args: [] } } }, 'neither "command" nor "url"'],
     ["badargs.json", { mcpServers: { a: { command: "x", args: "not-array" } } }, '"args" must be an array'],
     ["unset.json", { mcpServers: { a: { command: "${NOPE_NOT_SET}" } } }, "${NOPE_NOT_SET} is not set"],
-  ])("%s is refused clearly", (name, content, fragment) => {
+  ])("%s is refused clearly", async (name, content, fragment) => {
     const file = content === undefined ? join(dir, name) : configFile(name, content);
-    const result = resolveTarget({ config: file }, [], {});
+    const result = await resolveTarget({ config: file }, [], {});
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error).toContain(fragment);
   });
 
-  test("an unknown --server names the ones that exist", () => {
+  test("an unknown --server names the ones that exist", async () => {
     const file = configFile("named.json", { mcpServers: { alpha: { command: "x" } } });
-    const result = resolveTarget({ config: file, server: "beta" }, []);
+    const result = await resolveTarget({ config: file, server: "beta" }, []);
     expect(!result.ok && result.error).toContain('no server "beta"');
     expect(!result.ok && result.error).toContain("alpha");
   });
