@@ -23,6 +23,7 @@ export async function captured<T>(run: () => T | Promise<T>): Promise<Captured<T
   } finally {
     stdout.write = writes.stdout;
     stderr.write = writes.stderr;
-    process.exitCode = exitCode;
+    // Bun keeps a code set before when given undefined back: 0 is the same "no code" and does reset it.
+    process.exitCode = exitCode ?? 0;
   }
 }
