@@ -9,10 +9,18 @@ export interface FailingSink extends LineSink {
 }
 
 export interface BunFileSink {
-  write(chunk: string | Uint8Array): number | Promise<number>;
-  /** A number when all is written; a promise while the pipe is full; undefined once the pipe is closed. */
-  flush(): number | Promise<number> | undefined;
+  write(chunk: string | Uint8Array): number | boolean | Promise<number>;
+  /**
+   * A number when all is written; a promise while the pipe is full; undefined once the pipe is closed.
+   * Bun 1.4 also answers `true` at times (seen with stdout a regular file), which its types do not say.
+   */
+  flush(): number | boolean | Promise<number> | undefined;
   end(): unknown;
+}
+
+/** A pending write or flush (a promise), as opposed to one that is done (a number, or Bun's undocumented boolean). */
+function isPending(value: unknown): value is Promise<number> {
+  return typeof (value as Promise<number> | undefined)?.then === "function";
 }
 
 /** A FileSink as a LineSink: a write the pipe cannot take now is pending until its flush settles ("drain"). */
@@ -36,7 +44,7 @@ export class FileSinkOutput implements FailingSink {
     try {
       // Past its buffer a FileSink's write returns a promise, which rejects when the pipe breaks.
       const written = this.#sink.write(chunk);
-      if (typeof written !== "number") written.catch(() => this.#fail());
+      if (isPending(written)) written.catch(() => this.#fail());
       if (this.#waiting) return false;
       return this.#flushed(this.#sink.flush());
     } catch {
@@ -64,12 +72,12 @@ export class FileSinkOutput implements FailingSink {
     }
   }
 
-  #flushed(flushed: number | Promise<number> | undefined): boolean {
-    if (typeof flushed === "number") return true;
+  #flushed(flushed: ReturnType<BunFileSink["flush"]>): boolean {
     if (flushed === undefined) {
       this.#fail();
       return false;
     }
+    if (!isPending(flushed)) return true;
     this.#wait(flushed);
     return false;
   }
@@ -79,14 +87,14 @@ export class FileSinkOutput implements FailingSink {
     this.#waiting = true;
     flushed.then(
       () => {
-        let again: number | Promise<number> | undefined;
+        let again: ReturnType<BunFileSink["flush"]>;
         try {
           again = this.#sink.flush();
         } catch {
           return this.#fail();
         }
         if (again === undefined) return this.#fail();
-        if (typeof again !== "number") return this.#wait(again);
+        if (isPending(again)) return this.#wait(again);
         this.#waiting = false;
         this.#emit("drain");
       },

@@ -36,6 +36,23 @@ describe("FileSinkOutput", () => {
     expect(output.write("four\n")).toBe(true);
   });
 
+  test("Bun's undocumented `true` from write and flush is all written, never a failure (stdout a regular file)", async () => {
+    const full = Promise.withResolvers<number>();
+    const flushes: (boolean | number | Promise<number>)[] = [true, full.promise, true];
+    const written: string[] = [];
+    const sink: BunFileSink = { write: (chunk) => (written.push(String(chunk)), true), flush: () => flushes.shift() ?? 0, end: () => {} };
+    const output = new FileSinkOutput(sink);
+    expect(output.write("one\n")).toBe(true);
+    expect(output.write("two\n")).toBe(false);
+    let drained = false;
+    output.once("drain", () => (drained = true));
+    full.resolve(4);
+    await until(() => drained, "drain after a flush that answered true");
+    expect(output.failed).toBe(false);
+    expect(output.write("three\n")).toBe(true);
+    expect(written).toEqual(["one\n", "two\n", "three\n"]);
+  });
+
   test("a closed pipe is close and onfailure, once; later writes are refused and end does nothing", () => {
     const { sink, written } = fakeSink([undefined]);
     const output = new FileSinkOutput(sink);
