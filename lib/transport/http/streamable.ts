@@ -40,6 +40,13 @@ import { ToolListing } from "./tool-listing.ts";
 export { HttpStatusError };
 /** How long a DELETE of the session may take on close before we stop waiting. */
 export const SESSION_DELETE_TIMEOUT_MS = 2_000;
+/**
+ * After notifications/initialized, what the client sends next waits (at most this long) for the
+ * standalone GET stream to open: a server that asks something on it at once would otherwise ask
+ * into no stream, and the question is lost (a call then waits for its answer until it times out).
+ * Bounded, for a server that sends a stream's headers only with its first event.
+ */
+export const LISTEN_OPEN_WAIT_MS = 500;
 
 export interface HttpChannelOptions {
   url: string;
@@ -100,6 +107,8 @@ export class HttpChannel implements MessageChannel {
   readonly #held = new Map<JsonRpcId, AbortController>();
   /** Bytes of request bodies on their way to the server (backpressure for whoever feeds us). */
   #sending = 0;
+  /** From notifications/initialized until the standalone GET stream is open (or the wait is over). */
+  #opening?: { promise: Promise<void>; resolve(): void };
   /** While set, no response body is read further: the consumer downstream is slow. */
   #paused?: PromiseWithResolvers<void>;
 
@@ -169,7 +178,21 @@ export class HttpChannel implements MessageChannel {
     // the server is not, for a server that asks something before it answers initialize.
     if (this.#handshake && "method" in message) await this.#handshake.promise;
     if (this.#closed) throw new Error("the HTTP channel is closed");
+    if (isInitialized(message) && this.#options.listen && !this.#legacy) this.#opening ??= this.#openingWait();
+    else if (this.#opening && "method" in message) await this.#opening.promise;
     return this.#sendNow(message, body);
+  }
+
+  /** The wait for the GET stream: over when it opens, when it cannot, or after LISTEN_OPEN_WAIT_MS. */
+  #openingWait(): { promise: Promise<void>; resolve(): void } {
+    const waiting = Promise.withResolvers<void>();
+    const timer = setTimeout(() => done(), LISTEN_OPEN_WAIT_MS);
+    const done = () => {
+      clearTimeout(timer);
+      if (this.#opening?.promise === waiting.promise) this.#opening = undefined;
+      waiting.resolve();
+    };
+    return { promise: waiting.promise, resolve: done };
   }
 
   #handshakeDone(): void {
@@ -193,10 +216,10 @@ export class HttpChannel implements MessageChannel {
     if (this.#legacy) return this.#legacy.post(body);
     try {
       await this.#post(message, body);
-      if (this.#options.listen && this.sessionId && "method" in message && message.method === "notifications/initialized") {
-        void this.#listen(this.sessionId);
-      }
+      if (this.#options.listen && this.sessionId && isInitialized(message)) void this.#listen(this.sessionId);
+      else if (isInitialized(message)) this.#opening?.resolve();
     } catch (error) {
+      if (isInitialized(message)) this.#opening?.resolve();
       // A server that answers initialize with 400/404/405 and no modern error may be a
       // 2024-11-05 HTTP+SSE server: try that transport before giving up (spec: backward compatibility).
       const fallback =
@@ -237,6 +260,7 @@ export class HttpChannel implements MessageChannel {
   async close(_options?: CloseOptions): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#opening?.resolve();
     this.#aborter.abort();
     this.#toolListing.abandon();
     this.#handshakeDone();
@@ -417,6 +441,8 @@ export class HttpChannel implements MessageChannel {
     } catch (error) {
       if (!this.#closed) this.onerror?.(new Error(`could not open the server's event stream: ${(error as Error).message}`));
       return;
+    } finally {
+      this.#opening?.resolve();
     }
     // 405: the server offers no standalone stream, which the spec allows.
     if (!response.ok || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
@@ -431,4 +457,8 @@ export class HttpChannel implements MessageChannel {
   #answerMissing(id: JsonRpcId, why: string): void {
     this.#deliver(errorResponse(id, ErrorCode.ConnectionClosed, why, TRANSPORT_ERROR_DATA));
   }
+}
+
+function isInitialized(message: JsonRpcMessage): boolean {
+  return "method" in message && message.method === "notifications/initialized";
 }
