@@ -57,27 +57,24 @@ type Held =
   | { kind: "error"; error: Error }
   | { kind: "close"; reason?: string };
 
-/** The one transport an early server needs, loaded for it alone: a warm call never loads the stdio one. */
-type Channels = { daemon: new (target: Target) => MessageChannel & { pause(): void; resume(): void } } | { stdio: typeof StdioChannel };
+type EarlyChannel = MessageChannel & { pause(): void; resume(): void };
+/** Opens the one transport an early server needs (loaded for it alone: a warm call never loads the stdio one). */
+type OpenEarly = (onstderr: (line: string) => void) => EarlyChannel;
 
 /** A started server (or an attached daemon session) waiting for its session: what it says meanwhile is held, to be replayed in order. */
 class EarlyServer {
   readonly #held: Held[] = [];
   #onstderr?: (line: string) => void;
   #adopted = false;
-  readonly channel: MessageChannel & { pause(): void; resume(): void };
+  readonly channel: EarlyChannel;
   readonly started: Promise<void>;
 
   constructor(
     readonly target: StdioTarget,
     readonly stateful: boolean,
-    channel: Channels,
+    open: OpenEarly,
   ) {
-    const { command, args, env, cwd } = target;
-    const daemonChannel = "daemon" in channel ? channel.daemon : undefined;
-    this.channel = daemonChannel
-      ? new daemonChannel(target)
-      : new (channel as { stdio: typeof StdioChannel }).stdio({ command, args, env, cwd, onstderr: (line) => this.#onstderr?.(line) });
+    this.channel = open((line) => this.#onstderr?.(line));
     this.channel.onmessage = (message, raw) => this.#held.push({ kind: "message", message, raw });
     this.channel.onerror = (error) => this.#held.push({ kind: "error", error });
     this.channel.onclose = (reason) => this.#held.push({ kind: "close", reason });
@@ -86,7 +83,7 @@ class EarlyServer {
     this.started.catch(() => {});
     // Nothing is read until a session has set its handlers: no message waits here in memory. A
     // daemon channel reads its attach answer first, and only then has a stream to pause.
-    if (daemonChannel)
+    if (stateful)
       void this.started.then(
         () => this.#adopted || this.channel.pause(),
         () => {},
@@ -134,13 +131,16 @@ export async function startEarly(argv: string[]): Promise<void> {
     interruption = { signal, code, command };
     void discardEarly();
   });
-  early = new EarlyServer(
-    target,
-    stateful,
-    stateful
-      ? { daemon: (await import("../lib/daemon/client.ts")).DaemonChannel }
-      : { stdio: (await import("../lib/transport/stdio.ts")).StdioChannel },
-  );
+  let open: OpenEarly;
+  if (stateful) {
+    const { DaemonChannel } = await import("../lib/daemon/client.ts");
+    open = () => new DaemonChannel(target);
+  } else {
+    const { StdioChannel } = await import("../lib/transport/stdio.ts");
+    const { command, args, env, cwd } = target;
+    open = (onstderr) => new StdioChannel({ command, args, env, cwd, onstderr });
+  }
+  early = new EarlyServer(target, stateful, open);
 }
 
 /** A signal that came before the command could answer it: run() reports it, with its exit code. */

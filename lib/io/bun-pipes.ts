@@ -3,8 +3,9 @@
 // node:stream layer per chunk: at 1 KB a message, that layer was most of a forwarder's cost.
 import type { LineSink } from "../wire/line-writer.ts";
 
-/** A sink that also says when its reader went away for good (EPIPE). */
+/** A sink that also says when its reader went away for good. */
 export interface FailingSink extends LineSink {
+  /** The reader went away (EPIPE): nothing more can reach it. */
   onfailure?: () => void;
 }
 

@@ -5,15 +5,8 @@
 // Bun.connect where it can (node:net's first connect costs ~5 ms of a warm call's start-up, and
 // loading node:net more). Everything else in lib/ stays runtime-neutral.
 
-import type { LineSink } from "../wire/line-writer.ts";
-import { type BunFileSink, FileSinkOutput, WebStreamSource } from "./bun-pipes.ts";
+import { type BunFileSink, type FailingSink, FileSinkOutput, WebStreamSource } from "./bun-pipes.ts";
 import type { NodeReadable } from "./reading.ts";
-
-/** A sink for our stdout: a LineSink, which also says when the reader went away for good. */
-export interface OutputSink extends LineSink {
-  /** The reader went away (EPIPE): nothing more can reach it. */
-  onfailure?: () => void;
-}
 
 interface BunSocket {
   write(data: Uint8Array): number;
@@ -42,7 +35,7 @@ interface BunGlobal {
 const bun = (globalThis as { Bun?: BunGlobal }).Bun;
 
 /** Our stdout, for protocol lines: Bun's FileSink when on Bun, process.stdout otherwise. */
-export function stdoutSink(): OutputSink {
+export function stdoutSink(): FailingSink {
   return bun ? new FileSinkOutput(bun.stdout.writer()) : nodeOutput();
 }
 
@@ -51,8 +44,8 @@ export function stdinSource(): NodeReadable & { destroy(): void } {
   return bun ? new WebStreamSource(bun.stdin.stream()) : process.stdin;
 }
 
-function nodeOutput(): OutputSink {
-  const sink: OutputSink = {
+function nodeOutput(): FailingSink {
+  const sink: FailingSink = {
     write: (chunk) => process.stdout.write(chunk),
     once: (event, listener) => process.stdout.once(event, listener),
     off: (event, listener) => process.stdout.off(event, listener),
