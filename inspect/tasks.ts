@@ -144,8 +144,14 @@ async function follow(
 }
 
 async function outcome(call: Call, task: JsonObject, taskId: string): Promise<JsonObject> {
-  const message = typeof task.statusMessage === "string" && task.statusMessage ? `: ${stripControl(task.statusMessage)}` : "";
-  if (task.status === "cancelled") throw new CommandError(EXIT.toolError, `task ${taskId} was cancelled${message}`, { taskId, task });
+  // The server's status message is its own text of any length: the error and its details carry it clipped.
+  const said =
+    typeof task.statusMessage === "string" ? clip(stripControl(task.statusMessage.slice(0, MAX_STATUS_CHARS + 1)), MAX_STATUS_CHARS) : "";
+  const message = said ? `: ${said}` : "";
+  if (task.status === "cancelled") {
+    const shown = typeof task.statusMessage === "string" ? { ...task, statusMessage: said } : task;
+    throw new CommandError(EXIT.toolError, `task ${taskId} was cancelled${message}`, { taskId, task: shown });
+  }
   // 2025: tasks/result gives exactly what tools/call would have, a JSON-RPC error included.
   if (call.identity().era !== "modern") return call.request("tasks/result", { taskId });
   if (task.status === "completed") {

@@ -144,10 +144,13 @@ describe("a hostile task server", () => {
   );
 
   test(
-    "a 20 MB status message is shown clipped to one line of 1,000 characters",
+    "a 20 MB status message is shown clipped to one line of 1,000 characters, and clipped in the error it ends with",
     async () => {
-      const run = await task("huge", ["--timeout", "1500"]);
-      expect(run.code).toBe(4);
+      const run = await task("huge");
+      expect(run.code).toBe(6);
+      expect(run.json.error.message).toStartWith("task t-1 was cancelled: xxx");
+      expect(run.json.error.message.length).toBeLessThanOrEqual(1_100);
+      expect(run.stdout.length).toBeLessThan(20_000);
       const lines = run.stderr.split("\n").filter((line) => line.startsWith("task t-1: working (x"));
       expect(lines.length).toBeGreaterThan(0);
       for (const line of lines) expect(line.length).toBeLessThanOrEqual(1_000);
