@@ -16,6 +16,7 @@ import {
   runTool,
   stopDaemons,
   TEST_GUARD_MS,
+  toolCommand,
   until,
 } from "../support/helpers.ts";
 
@@ -96,7 +97,8 @@ describe("callers", () => {
         `while [ ! -e ${go} ]; do sleep 0.05; done; exec ${BUN} ${join(ROOT, "mcp-daemon.ts")} "$@"`,
         "sh",
       ]);
-      const child = spawnChild(BUN, [join(ROOT, "mcp-inspect.ts"), "ping", "--stateful", "--", BUN, REFERENCE], {
+      const [inspectCommand, ...start] = toolCommand("mcp-inspect.ts");
+      const child = spawnChild(inspectCommand!, [...start, "ping", "--stateful", "--", BUN, REFERENCE], {
         env: { ...process.env, MCPKIT_DAEMON_DIR: dir, MCPKIT_DAEMON_COMMAND: slowStart },
       });
       let out = "";
@@ -115,7 +117,7 @@ describe("callers", () => {
 
 describe("a disk that takes nothing (these mount a tmpfs in a mount namespace of their own, as root)", () => {
   const root = process.getuid?.() === 0;
-  const inspectCommand = `${BUN} ${join(ROOT, "mcp-inspect.ts")} ping --stateful -- ${BUN} ${REFERENCE}`;
+  const inspectCommand = `${toolCommand("mcp-inspect.ts").join(" ")} ping --stateful -- ${BUN} ${REFERENCE}`;
 
   test.skipIf(!root)(
     "a full disk: a one-line error that says so, and no lock left to block the next call",
@@ -198,7 +200,8 @@ describe("the daemon process", () => {
         ["SIGINT", 130],
       ] as const) {
         const dir = daemonDir();
-        const child = spawnChild(BUN, [join(ROOT, "mcp-daemon.ts"), "run"], { env: { ...process.env, MCPKIT_DAEMON_DIR: dir } });
+        const [daemonCommand, ...start] = toolCommand("mcp-daemon.ts");
+        const child = spawnChild(daemonCommand!, [...start, "run"], { env: { ...process.env, MCPKIT_DAEMON_DIR: dir } });
         let err = "";
         child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
         await until(() => err.includes("listening"), "the daemon to listen");

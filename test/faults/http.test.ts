@@ -15,6 +15,7 @@ import {
   runTool,
   startHttpServer,
   TEST_GUARD_MS,
+  toolCommand,
   WAIT_GUARD_MS,
 } from "../support/helpers.ts";
 
@@ -51,7 +52,7 @@ describe("bodies that never end", () => {
   test(
     "mcp-proxy --url: a request answered by a body that never ends gets an error, and the proxy lives on",
     async () => {
-      const peer = new LinePeer([BUN, join(ROOT, "mcp-proxy.ts"), "--url", `${here.url}/endless-json`]);
+      const peer = new LinePeer([...toolCommand("mcp-proxy.ts"), "--url", `${here.url}/endless-json`]);
       const answer = await peer.request(1, "initialize", INITIALIZE());
       expect(answer.error.message).toContain("limit");
       expect(await peer.close()).toBe(0);
@@ -149,8 +150,7 @@ describe("redirects", () => {
     async () => {
       const target = `${elsewhere.url}/mcp?from=proxy`;
       const peer = new LinePeer([
-        BUN,
-        join(ROOT, "mcp-proxy.ts"),
+        ...toolCommand("mcp-proxy.ts"),
         "--url",
         `${here.url}/redirect?to=${encodeURIComponent(target)}`,
         "-H",

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, FAULTY, inspect, ROOT, TEST_GUARD_MS } from "../support/helpers.ts";
+import { BUN, FAULTY, inspect, TEST_GUARD_MS, toolCommand } from "../support/helpers.ts";
 
 /** A 32 MB cap on what is read, plus the runtime itself. */
 const READ_BOUND_MB = 160;
@@ -30,15 +30,17 @@ test(
 test(
   "--params - from a stdin that never ends: --timeout covers the read (exit 4), and a signal ends it (143)",
   async () => {
-    const args = [join(ROOT, "mcp-inspect.ts"), "call-tool", "echo", "--params", "-", "--", BUN, FAULTY];
-    const timed = spawn(BUN, [...args.slice(0, 3), "--timeout", "300", ...args.slice(3)], { stdio: ["pipe", "pipe", "pipe"] });
+    const [command, ...start] = toolCommand("mcp-inspect.ts");
+    const args = [...start, "call-tool", "echo", "--params", "-", "--", BUN, FAULTY];
+    const at = start.length + 2;
+    const timed = spawn(command!, [...args.slice(0, at), "--timeout", "300", ...args.slice(at)], { stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
     timed.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     const timedCode = await new Promise<number | null>((resolve) => timed.once("exit", (code) => resolve(code)));
     expect(timedCode).toBe(4);
     expect(JSON.parse(out).error.message).toContain("reading the arguments took longer than --timeout (300 ms)");
 
-    const signalled = spawn(BUN, args, { stdio: ["pipe", "pipe", "pipe"] });
+    const signalled = spawn(command!, args, { stdio: ["pipe", "pipe", "pipe"] });
     signalled.stdout.resume();
     signalled.stderr.resume();
     const exited = new Promise<number | null>((resolve) => signalled.once("exit", (code) => resolve(code)));
@@ -70,7 +72,7 @@ test(
   async () => {
     const { inTerminal } = await import("../support/terminal.ts");
     for (const mode of ["--text", "--json"]) {
-      const term = inTerminal([BUN, join(ROOT, "mcp-inspect.ts"), "server-info", mode, "--", BUN, FAULTY, "hostile-text"], {
+      const term = inTerminal([...toolCommand("mcp-inspect.ts"), "server-info", mode, "--", BUN, FAULTY, "hostile-text"], {
         env: { ...process.env, NO_COLOR: "1", TERM: "xterm" },
         cols: 1000,
       });

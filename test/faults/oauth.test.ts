@@ -17,6 +17,7 @@ import {
   startHttpServer,
   TEST_GUARD_MS,
   tempDir,
+  toolCommand,
   until,
 } from "../support/helpers.ts";
 
@@ -78,7 +79,7 @@ describe("answers that never end: 1 MB read, a clear error, a bounded memory", (
     test(
       `mcp-proxy --url (signs in by itself), endless ${stage}: the request gets the error, the proxy lives on`,
       async () => {
-        const peer = new LinePeer([BUN, join(ROOT, "mcp-proxy.ts"), "--url", urlFor("endless", stage)], { env: machine() });
+        const peer = new LinePeer([...toolCommand("mcp-proxy.ts"), "--url", urlFor("endless", stage)], { env: machine() });
         const rss = new PeakRss(peer.child.pid);
         const answer = await peer.request(1, "initialize", INITIALIZE());
         expect(answer.error.message).toContain(`the answer from ${server.url} ${TOO_LARGE}`);
@@ -92,9 +93,9 @@ describe("answers that never end: 1 MB read, a clear error, a bounded memory", (
 
 describe("a server that never answers", () => {
   const spawnAgainst = (url: string) => ({
-    inspect: [BUN, join(ROOT, "mcp-inspect.ts"), "call-tool", "whoami", "--url", url, "--oauth"],
-    proxy: [BUN, join(ROOT, "mcp-proxy.ts"), "--url", url],
-    host: [BUN, join(ROOT, "mcp-host.ts"), "--server", url, "--oauth", "-p", "hi"],
+    inspect: [...toolCommand("mcp-inspect.ts"), "call-tool", "whoami", "--url", url, "--oauth"],
+    proxy: [...toolCommand("mcp-proxy.ts"), "--url", url],
+    host: [...toolCommand("mcp-host.ts"), "--server", url, "--oauth", "-p", "hi"],
   });
 
   for (const tool of ["inspect", "proxy", "host"] as const) {

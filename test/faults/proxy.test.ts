@@ -12,15 +12,15 @@ import {
   LinePeer,
   PeakRss,
   REFERENCE,
-  ROOT,
   removeTempDirs,
   TEST_GUARD_MS,
   tempDir,
+  toolCommand,
   until,
   WAIT_GUARD_MS,
 } from "../support/helpers.ts";
 
-const PROXY = join(ROOT, "mcp-proxy.ts");
+const PROXY = toolCommand("mcp-proxy.ts");
 /** The goal of the issue: a slow consumer costs the proxy less than this. */
 const BOUND_MB = 100;
 const children: ChildProcess[] = [];
@@ -40,7 +40,10 @@ afterEach(async () => {
 });
 
 function proxyProcess(args: string[], env: Record<string, string> = {}, stdin: "pipe" | number = "pipe"): ChildProcess {
-  const child = spawn(BUN, [PROXY, ...args], { env: { ...process.env, NO_COLOR: "1", ...env }, stdio: [stdin, "pipe", "pipe"] });
+  const child = spawn(PROXY[0]!, [...PROXY.slice(1), ...args], {
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdio: [stdin, "pipe", "pipe"],
+  });
   children.push(child);
   return child;
 }
@@ -145,7 +148,7 @@ test.each(["a pipe", "a regular file"])(
     writeFileSync(file, lines.join(""));
     const outFile = join(dir, "answers.jsonl");
     const toFile = stdout === "a regular file";
-    const proxy = spawn(BUN, [PROXY, "--", BUN, FAULTY], {
+    const proxy = spawn(PROXY[0]!, [...PROXY.slice(1), "--", BUN, FAULTY], {
       env: { ...process.env, NO_COLOR: "1" },
       stdio: [openSync(file, "r"), toFile ? openSync(outFile, "w") : "pipe", "pipe"],
     });
@@ -169,7 +172,7 @@ test.each(["a pipe", "a regular file"])(
 test(
   "at the end of input a server that never answers gets --drain-timeout, and the request an error, never silence",
   async () => {
-    const peer = new LinePeer([BUN, PROXY, "--drain-timeout", "300", "--", BUN, FAULTY, "silent"]);
+    const peer = new LinePeer([...PROXY, "--drain-timeout", "300", "--", BUN, FAULTY, "silent"]);
     peer.send({ jsonrpc: "2.0", id: "owed", method: "tools/call", params: { name: "echo", arguments: { message: "x" } } });
     expect(await peer.close()).toBe(0);
     expect(peer.responseTo("owed").error.message).toContain("did not answer within 300 ms");
@@ -180,7 +183,7 @@ test(
 test(
   "a line that is not valid UTF-8 is passed to the server as it came, and answered",
   async () => {
-    const peer = new LinePeer([BUN, PROXY, "--", BUN, FAULTY]);
+    const peer = new LinePeer([...PROXY, "--", BUN, FAULTY]);
     await peer.request(0, "initialize", INITIALIZE());
     const stdin = peer.child.stdin as import("bun").FileSink;
     stdin.write(
@@ -201,7 +204,7 @@ test(
 test(
   "two requests in flight under the same id are each answered, each with that id",
   async () => {
-    const peer = new LinePeer([BUN, PROXY, "--", BUN, REFERENCE]);
+    const peer = new LinePeer([...PROXY, "--", BUN, REFERENCE]);
     await peer.request(0, "initialize", INITIALIZE());
     peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     peer.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "slow", arguments: { steps: 3, delayMs: 100 } } });
@@ -240,7 +243,7 @@ test(
   "a server that closes its stdout but keeps running (and ignores SIGTERM) is a crashed server: the call gets an error, the next one a " +
     "new process",
   async () => {
-    const peer = new LinePeer([BUN, PROXY, "--restart-delay", "10", "--", BUN, FAULTY, "close-stdout"]);
+    const peer = new LinePeer([...PROXY, "--restart-delay", "10", "--", BUN, FAULTY, "close-stdout"]);
     await peer.request(0, "initialize", INITIALIZE());
     const first = await peer.request(1, "tools/call", { name: "echo", arguments: { message: "lost" } });
     expect(first.error.message).toContain("closed its stdout");

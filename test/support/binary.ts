@@ -105,3 +105,7 @@ export function serveFiles(root: string): ReturnType<typeof Bun.serve> {
     },
   });
 }
+
+// `bun test/support/binary.ts` (npm test, before the suites): compiles this checkout's tools if no run has yet, and
+// prints their folder for MCPKIT_TEST_BINARIES.
+if (import.meta.main) process.stdout.write(`${await compiledTools()}\n`);

@@ -46,13 +46,41 @@ export interface RunResult {
   peakRssMb?: number;
 }
 
-/** Runs an entry script (e.g. "mcp-inspect.ts") with args; never hangs past timeoutMs. */
+/** One of our tools, named by its entry script. */
+export type ToolScript = "mcp-inspect.ts" | "mcp-proxy.ts" | "mcp-daemon.ts" | "mcp-host.ts" | "mcpkit.ts";
+
+/**
+ * The compiled tools of this checkout, when the run drives them (npm test sets MCPKIT_TEST_BINARIES to the folder
+ * test/support/binary.ts prepared): the binary is what users install, and it starts without transpiling a hundred
+ * modules, which was most of the suite's CPU. Unset (a `bun test` while editing), the entry scripts run under bun.
+ */
+export const TEST_BINARIES = process.env.MCPKIT_TEST_BINARIES || undefined;
+
+/** The command line that starts one of our tools: its compiled binary in a binaries run, else bun and the entry script. */
+export function toolCommand(script: ToolScript): string[] {
+  if (TEST_BINARIES === undefined) return [BUN, join(ROOT, script)];
+  return [join(TEST_BINARIES, script === "mcpkit.ts" ? "mcpkit" : script.slice(0, -".ts".length))];
+}
+
+/** The entry script under bun, whatever the run drives: for what only the script shows (its own path, its source). */
+export const scriptCommand = (script: ToolScript): string[] => [BUN, join(ROOT, script)];
+
+/** Runs one of our tools (e.g. "mcp-inspect.ts", see toolCommand) with args; never hangs past timeoutMs. */
 export async function runTool(
-  script: string,
+  script: ToolScript,
   args: string[],
-  options: { stdin?: string | number; env?: Record<string, string>; timeoutMs?: number; cwd?: string; watchRss?: boolean } = {},
+  options: {
+    stdin?: string | number;
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    cwd?: string;
+    watchRss?: boolean;
+    /** Run the entry script under bun even in a binaries run. */
+    asScript?: boolean;
+  } = {},
 ): Promise<RunResult> {
-  const child = spawn([BUN, join(ROOT, script), ...args], {
+  const command = options.asScript ? scriptCommand(script) : toolCommand(script);
+  const child = spawn([...command, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: "1", ...options.env },
     // A number is a file descriptor to read from (e.g. an open /dev/zero).

@@ -1,11 +1,10 @@
 // Drives the real mcp-host process as a user would: lines in on stdin, the transcript read back
 // from stdout, Ctrl-C as SIGINT.
 
-import { join } from "node:path";
 import { type Subprocess, spawn } from "bun";
-import { BUN, NO_VENDOR_KEYS, ROOT, WAIT_GUARD_MS } from "./helpers.ts";
+import { NO_VENDOR_KEYS, ROOT, toolCommand, WAIT_GUARD_MS } from "./helpers.ts";
 
-export const HOST = join(ROOT, "mcp-host.ts");
+export const HOST = toolCommand("mcp-host.ts");
 
 export class HostDriver {
   readonly child: Subprocess<"pipe", "pipe", "pipe">;
@@ -19,7 +18,7 @@ export class HostDriver {
 
   constructor(args: string[], env: Record<string, string> = {}) {
     const environment = { ...process.env, ...NO_VENDOR_KEYS, NO_COLOR: "1", ...env };
-    this.child = spawn([BUN, HOST, ...args], { cwd: ROOT, env: environment, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    this.child = spawn([...HOST, ...args], { cwd: ROOT, env: environment, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     void this.#drain(this.child.stdout, (text) => (this.stdout += text)).then(() => {
       this.#ended = true;
       for (const look of this.#onoutput) look();

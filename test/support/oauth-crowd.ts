@@ -1,9 +1,4 @@
-// Many processes of every tool at once against one OAuth-protected server, all holding the same
-// stored tokens: mcp-inspect one-shot calls, mcp-proxy --url bridges (a client's initialize and
-// a tools/call), mcp-host -p runs (the keyless scripted provider calls the tool), and --stateful
-// calls through one daemon. The OAuth suites count what the authorization server saw.
-import { join } from "node:path";
-import { BUN, INITIALIZE, LinePeer, NO_VENDOR_KEYS, ROOT, runTool } from "./helpers.ts";
+import { INITIALIZE, LinePeer, NO_VENDOR_KEYS, runTool, type ToolScript, toolCommand } from "./helpers.ts";
 
 export type CrowdKind = "inspect" | "proxy" | "host" | "stateful";
 
@@ -29,7 +24,7 @@ export function crowdOf(total: number): CrowdCounts {
 export function crowd(url: string, tool: string, env: Record<string, string>, counts: CrowdCounts): Promise<CrowdResult[]> {
   const runs: Promise<CrowdResult>[] = [];
   const withEnv = { ...NO_VENDOR_KEYS, ...env };
-  const oneShot = async (kind: CrowdKind, script: string, args: string[]): Promise<CrowdResult> => {
+  const oneShot = async (kind: CrowdKind, script: ToolScript, args: string[]): Promise<CrowdResult> => {
     const run = await runTool(script, args, { env: withEnv });
     return { kind, ok: run.code === 0, detail: `exit ${run.code}: ${(run.stdout + run.stderr).slice(-400)}` };
   };
@@ -43,7 +38,7 @@ export function crowd(url: string, tool: string, env: Record<string, string>, co
 
 /** A client behind mcp-proxy --url: initialize, then the tool. */
 async function bridge(url: string, tool: string, env: Record<string, string>): Promise<CrowdResult> {
-  const peer = new LinePeer([BUN, join(ROOT, "mcp-proxy.ts"), "--url", url], { env });
+  const peer = new LinePeer([...toolCommand("mcp-proxy.ts"), "--url", url], { env });
   try {
     const hello = await peer.request(0, "initialize", INITIALIZE());
     if (!hello.result) return { kind: "proxy", ok: false, detail: JSON.stringify(hello.error) };

@@ -1,14 +1,12 @@
-// mcp-proxy at the wire, as the proxy suites drive it: a raw JSON-lines client (LinePeer) of the
-// real entry script; closeProxies() in an afterEach ends every proxy a test started.
-import { join } from "node:path";
-import { BUN, INITIALIZE, LinePeer, ROOT } from "./helpers.ts";
+import { INITIALIZE, LinePeer, toolCommand } from "./helpers.ts";
 
-export const PROXY = join(ROOT, "mcp-proxy.ts");
+/** The command line that starts mcp-proxy (its binary in a binaries run). */
+export const PROXY = toolCommand("mcp-proxy.ts");
 /** The peers closeProxies() will close: a test that closes one itself takes it out; one it starts otherwise goes in. */
 export const peers: LinePeer[] = [];
 
 export function proxy(args: string[], env: Record<string, string> = {}): LinePeer {
-  const peer = new LinePeer([BUN, PROXY, ...args], { env });
+  const peer = new LinePeer([...PROXY, ...args], { env });
   peers.push(peer);
   return peer;
 }

@@ -1,11 +1,10 @@
 // `mcp-proxy serve` as the tests start it, and raw HTTP as a client without an SDK sends it.
 import { expect } from "bun:test";
-import { join } from "node:path";
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { spawn } from "bun";
-import { BUN, INITIALIZE, REFERENCE, ROOT, WAIT_GUARD_MS } from "./helpers.ts";
+import { BUN, INITIALIZE, REFERENCE, ROOT, toolCommand, WAIT_GUARD_MS } from "./helpers.ts";
 
-const PROXY = join(ROOT, "mcp-proxy.ts");
+const PROXY = toolCommand("mcp-proxy.ts");
 
 export interface Served {
   url: string;
@@ -27,7 +26,7 @@ export async function serve(
   flags: string[],
   server: string[] = [BUN, REFERENCE],
   env: Record<string, string> = {},
-  proxy: string[] = [BUN, PROXY],
+  proxy: string[] = PROXY,
 ): Promise<Served> {
   const child = spawn([...proxy, "serve", ...flags, "--", ...server], {
     cwd: ROOT,

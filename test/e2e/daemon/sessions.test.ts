@@ -23,6 +23,7 @@ import {
   runTool,
   stopDaemons,
   TEST_GUARD_MS,
+  toolCommand,
   until,
 } from "../../support/helpers.ts";
 
@@ -280,7 +281,7 @@ describe("faults", () => {
       const dir = daemonDir();
       await daemon(dir, ["start", "--log-level", "debug"]);
       const child = Bun.spawn(
-        [BUN, "mcp-inspect.ts", "call-tool", "slow", "steps=100", "delayMs=50", "--stateful", "--", ...REFERENCE_CMD],
+        [...toolCommand("mcp-inspect.ts"), "call-tool", "slow", "steps=100", "delayMs=50", "--stateful", "--", ...REFERENCE_CMD],
         {
           cwd: ROOT,
           env: { ...process.env, MCPKIT_DAEMON_DIR: dir },

@@ -8,7 +8,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { BUN, FAULTY, homeAndRepository, inspect, ROOT, removeTempDirs } from "../../support/helpers.ts";
+import { BUN, FAULTY, homeAndRepository, inspect, removeTempDirs, toolCommand } from "../../support/helpers.ts";
+
+const INSPECT = toolCommand("mcp-inspect.ts");
 
 afterAll(removeTempDirs);
 
@@ -190,9 +192,9 @@ test("mcp-inspect mcp CMD ARGS without `--` (as Gemini CLI and Qwen Code write i
   const client = new Client({ name: "gemini-like", version: "0" });
   await client.connect(
     new StdioClientTransport({
-      command: BUN,
+      command: INSPECT[0]!,
       // Our own options first, then the server command with an option of its own.
-      args: [join(ROOT, "mcp-inspect.ts"), "mcp", "--timeout", "60000", BUN, FAULTY, "--not-ours"],
+      args: [...INSPECT.slice(1), "mcp", "--timeout", "60000", BUN, FAULTY, "--not-ours"],
       env: { ...getDefaultEnvironment(), FROM_THE_CLIENT_ENTRY: "set by the client" },
       stderr: "pipe",
     }),

@@ -6,7 +6,10 @@ import { parse as parseToml } from "smol-toml";
 import { tomlWithServer } from "../../../lib/targets/client-config/toml.ts";
 import { clientEntry, mergeIntoConfig, toolCommand } from "../../../lib/targets/client-config/write.ts";
 import { parseJsonc } from "../../../lib/targets/jsonc.ts";
-import { BUN, FAULTY, ROOT, runTool } from "../../support/helpers.ts";
+import { BUN, FAULTY, ROOT, runTool as runAnyTool } from "../../support/helpers.ts";
+
+// The entries printed here name the entry script they were printed by: the script runs, in a binaries run too.
+const runTool = (...[script, args, options]: Parameters<typeof runAnyTool>) => runAnyTool(script, args, { ...options, asScript: true });
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { AuthStore } from "../../../lib/auth/store.ts";
 import { configEntryTarget } from "../../../lib/targets/config-entry.ts";
-import { BUN, FAULTY, homeAndRepository, inspect, REFERENCE, ROOT, removeTempDirs, tempDir } from "../../support/helpers.ts";
+import { BUN, FAULTY, homeAndRepository, inspect, REFERENCE, removeTempDirs, tempDir, toolCommand } from "../../support/helpers.ts";
 import { inTerminal } from "../../support/terminal.ts";
 
 afterAll(removeTempDirs);
@@ -362,7 +362,7 @@ test("a config file that cannot be parsed is named once, and the other files are
 
 /** mcp-inspect in a pseudo-terminal (the one screen helper), run in the layout's project. */
 function inspectInTerminal(layout: Layout, args: string[]) {
-  return inTerminal([BUN, join(ROOT, "mcp-inspect.ts"), ...args], {
+  return inTerminal([...toolCommand("mcp-inspect.ts"), ...args], {
     cwd: layout.project,
     env: { ...process.env, ...layout.env, NO_COLOR: "1", TERM: "xterm" },
   });

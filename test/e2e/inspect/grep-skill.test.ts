@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { firstSentence, signature } from "../../../inspect/signatures.ts";
-import { BUN, EVERYTHING, inspect, REFERENCE, ROOT, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
+import { BUN, EVERYTHING, inspect, REFERENCE, ROOT, removeTempDirs, TEST_GUARD_MS, tempDir, toolCommand } from "../../support/helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -175,7 +175,7 @@ describe("skill", () => {
       const skill = (await Bun.file(join(out, "SKILL.md")).text()) as string;
       expect(skill).toStartWith("---\nname: my-servers\ndescription: ");
       // The absolute command line `config` writes, not a name PATH may not hold.
-      expect(skill).toContain(`${BUN} ${join(ROOT, "mcp-inspect.ts")} grep <pattern> --format signatures`);
+      expect(skill).toContain(`${toolCommand("mcp-inspect.ts").join(" ")} grep <pattern> --format signatures`);
       expect(skill).toContain("--input-responses @answers.json");
       expect(skill).toContain(`Select with: \`--config ${file} --server reference\``);
       expect(skill).toContain("echo(message: string) - Echo the message back");

@@ -1,9 +1,19 @@
 // `mcp-inspect mcp`: the SDK v2 Client talks to our entry script over stdio, which talks to a target.
 import { afterEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { BUN, closedPort, REFERENCE, ROOT, startHttpServer, startReferenceHttp, TEST_GUARD_MS, until } from "../../support/helpers.ts";
+import {
+  BUN,
+  closedPort,
+  REFERENCE,
+  startHttpServer,
+  startReferenceHttp,
+  TEST_GUARD_MS,
+  toolCommand,
+  until,
+} from "../../support/helpers.ts";
+
+const INSPECT = toolCommand("mcp-inspect.ts");
 
 const INSPECTOR_TOOLS = [
   "call_tool",
@@ -29,8 +39,8 @@ async function inspector(targetArgs: string[], mode: "legacy" | "auto" = "auto")
   const client = new Client({ name: "mcp-mode-test", version: "0" }, mode === "auto" ? { versionNegotiation: { mode: "auto" } } : {});
   await client.connect(
     new StdioClientTransport({
-      command: BUN,
-      args: [join(ROOT, "mcp-inspect.ts"), "mcp", ...targetArgs],
+      command: INSPECT[0]!,
+      args: [...INSPECT.slice(1), "mcp", ...targetArgs],
       env: getDefaultEnvironment(),
       stderr: "pipe",
     }),
@@ -136,7 +146,7 @@ describe("mcp-inspect mcp", () => {
   ])(
     "bad flags %j are refused with one line on stderr and exit 1, nothing on stdout",
     async (args, message) => {
-      const child = Bun.spawn([BUN, join(ROOT, "mcp-inspect.ts"), "mcp", ...args], { stdout: "pipe", stderr: "pipe", stdin: "pipe" });
+      const child = Bun.spawn([...toolCommand("mcp-inspect.ts"), "mcp", ...args], { stdout: "pipe", stderr: "pipe", stdin: "pipe" });
       const [stdout, stderr, code] = await Promise.all([
         new Response(child.stdout).text(),
         new Response(child.stderr).text(),

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, EVERYTHING, FAULTY, inspect, REFERENCE_CMD, ROOT, readUntil, TEST_GUARD_MS, until } from "../../support/helpers.ts";
+import { BUN, EVERYTHING, FAULTY, inspect, REFERENCE_CMD, readUntil, TEST_GUARD_MS, toolCommand, until } from "../../support/helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-inspect-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -37,7 +37,7 @@ describe("stdio servers that misbehave", () => {
   test(
     "mcp-inspect through mcp-proxy to a 2025-only server: the server's -32601 to server/discover passes through as the error it is",
     async () => {
-      const list = await inspect(["list-tools", "--", BUN, join(ROOT, "mcp-proxy.ts"), "--", BUN, FAULTY]);
+      const list = await inspect(["list-tools", "--", ...toolCommand("mcp-proxy.ts"), "--", BUN, FAULTY]);
       expect(list.code).toBe(0);
       expect(list.json.metadata.protocolVersion).toBe("2025-11-25");
       expect(list.json.data.tools.map((t: { name: string }) => t.name)).toEqual(["echo", "restart_server"]);
@@ -106,7 +106,7 @@ describe("stdio servers that misbehave", () => {
     "Ctrl-C cancels the call, tells the server, and exits 130",
     async () => {
       const child = Bun.spawn(
-        [BUN, "mcp-inspect.ts", "call-tool", "slow", "steps=100", "delayMs=100", "--verbose", "--", ...REFERENCE_CMD],
+        [...toolCommand("mcp-inspect.ts"), "call-tool", "slow", "steps=100", "delayMs=100", "--verbose", "--", ...REFERENCE_CMD],
         {
           stdout: "pipe",
           stderr: "pipe",
@@ -136,7 +136,7 @@ describe("stdio servers that misbehave", () => {
     "SIGHUP and a second Ctrl-C still end with an envelope, and no server is left behind",
     async () => {
       const token = `--hup-${process.pid}-${Date.now()}`;
-      const child = Bun.spawn([BUN, "mcp-inspect.ts", "list-tools", "--", BUN, FAULTY, "stubborn", token], {
+      const child = Bun.spawn([...toolCommand("mcp-inspect.ts"), "list-tools", "--", BUN, FAULTY, "stubborn", token], {
         stdout: "pipe",
         stderr: "pipe",
       });

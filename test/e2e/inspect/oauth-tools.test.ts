@@ -2,9 +2,8 @@
 // share one sign-in), mcp-inspect asks on a terminal, mcp-daemon's stateful sessions use the store,
 // and mcp-host asks, signs in (a step-up too) and keeps the tokens. oauth.test.ts has mcp-inspect's own sign-in.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { ADMIN_SCOPE, FIXTURE_SCOPE } from "../../fixtures/oauth-server.ts";
-import { BUN, INITIALIZE, LinePeer, NO_VENDOR_KEYS, ROOT, removeTempDirs, runTool, TEST_GUARD_MS } from "../../support/helpers.ts";
+import { INITIALIZE, LinePeer, NO_VENDOR_KEYS, removeTempDirs, runTool, TEST_GUARD_MS, toolCommand } from "../../support/helpers.ts";
 import { EXIT_AUTH, fixture, machine, stopFixtures, text } from "../../support/oauth-machine.ts";
 
 const peers: LinePeer[] = [];
@@ -17,14 +16,14 @@ afterAll(async () => {
 });
 
 describe("mcp-proxy --url", () => {
-  const PROXY = join(ROOT, "mcp-proxy.ts");
+  const PROXY = toolCommand("mcp-proxy.ts");
 
   test(
     "signs in like mcp-remote: URL on stderr, the browser opened, the client's requests held until it is done",
     async () => {
       const server = await fixture();
       const m = machine();
-      const peer = new LinePeer([BUN, PROXY, "--url", server.url], { env: m.env });
+      const peer = new LinePeer([...PROXY, "--url", server.url], { env: m.env });
       peers.push(peer);
       // Sent at once, before any sign-in: all are held, then answered.
       peer.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE() });
@@ -44,7 +43,7 @@ describe("mcp-proxy --url", () => {
     async () => {
       const server = await fixture();
       const m = machine({ BROWSER: "true" }); // a browser that opens nothing
-      const peer = new LinePeer([BUN, PROXY, "--url", server.url, "--callback-timeout", "300"], { env: m.env });
+      const peer = new LinePeer([...PROXY, "--url", server.url, "--callback-timeout", "300"], { env: m.env });
       peers.push(peer);
       peer.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE() });
       peer.send({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
@@ -59,7 +58,7 @@ describe("mcp-proxy --url", () => {
     async () => {
       const server = await fixture({ refreshTokens: false });
       const m = machine();
-      const peer = new LinePeer([BUN, PROXY, "--url", server.url], { env: m.env });
+      const peer = new LinePeer([...PROXY, "--url", server.url], { env: m.env });
       peers.push(peer);
       await peer.request(0, "initialize", INITIALIZE());
       peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
@@ -78,7 +77,7 @@ describe("mcp-proxy --url", () => {
     async () => {
       const server = await fixture();
       const m = machine();
-      const three = [0, 1, 2].map(() => new LinePeer([BUN, PROXY, "--url", server.url], { env: m.env }));
+      const three = [0, 1, 2].map(() => new LinePeer([...PROXY, "--url", server.url], { env: m.env }));
       peers.push(...three);
       for (const peer of three) peer.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE() });
       await Promise.all(three.map((peer) => peer.waitFor(() => peer.responseTo(0) !== undefined)));
@@ -96,7 +95,7 @@ describe("mcp-proxy --url", () => {
       const server = await fixture();
       const m = machine();
       expect((await m.inspect(["auth", "--url", server.url])).code).toBe(0);
-      const two = [0, 1].map(() => new LinePeer([BUN, PROXY, "--url", server.url], { env: m.env }));
+      const two = [0, 1].map(() => new LinePeer([...PROXY, "--url", server.url], { env: m.env }));
       peers.push(...two);
       for (const peer of two) {
         await peer.request(0, "initialize", INITIALIZE());
@@ -121,7 +120,7 @@ describe("on a terminal", () => {
       const server = await fixture();
       const m = machine();
       const { inTerminal } = await import("../../support/terminal.ts");
-      const term = inTerminal([BUN, join(ROOT, "mcp-inspect.ts"), "call-tool", "whoami", "--url", server.url], {
+      const term = inTerminal([...toolCommand("mcp-inspect.ts"), "call-tool", "whoami", "--url", server.url], {
         env: { ...process.env, ...m.env, NO_COLOR: "1", TERM: "xterm" },
       });
       try {

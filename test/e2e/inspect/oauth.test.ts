@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ADMIN_SCOPE, FIXTURE_SCOPE } from "../../fixtures/oauth-server.ts";
-import { BUN, inspect, ROOT, readUntil, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
+import { inspect, readUntil, removeTempDirs, TEST_GUARD_MS, tempDir, toolCommand } from "../../support/helpers.ts";
 import { EXIT_AUTH, fixture, machine, stopFixtures, text } from "../../support/oauth-machine.ts";
 
 afterAll(async () => {
@@ -309,7 +309,7 @@ describe("mcp-inspect", () => {
     async () => {
       const server = await fixture();
       const m = machine({ BROWSER: "true" }); // opens nothing: the sign-in waits
-      const child = Bun.spawn([BUN, join(ROOT, "mcp-inspect.ts"), "call-tool", "whoami", "--url", server.url, "--oauth"], {
+      const child = Bun.spawn([...toolCommand("mcp-inspect.ts"), "call-tool", "whoami", "--url", server.url, "--oauth"], {
         env: { ...process.env, ...m.env, NO_COLOR: "1" },
         stdin: "ignore",
         stdout: "pipe",
@@ -352,7 +352,7 @@ describe("mcp-inspect", () => {
       const server = await fixture();
       const m = machine();
       // Play the user on another machine: open the printed URL there, copy where it lands.
-      const child = Bun.spawn([BUN, join(ROOT, "mcp-inspect.ts"), "auth", "--no-browser", "--url", server.url], {
+      const child = Bun.spawn([...toolCommand("mcp-inspect.ts"), "auth", "--no-browser", "--url", server.url], {
         env: { ...process.env, ...m.env, NO_COLOR: "1" },
         stdin: "pipe",
         stdout: "pipe",

@@ -15,6 +15,7 @@ import {
   stopDaemons,
   TEST_GUARD_MS,
   tempDir,
+  toolCommand,
 } from "../../support/helpers.ts";
 import { inTerminal } from "../../support/terminal.ts";
 
@@ -212,7 +213,7 @@ describe("on a terminal", () => {
     test(
       `${era}: the form is shown and answered, and the call goes on`,
       async () => {
-        const term = inTerminal([BUN, join(ROOT, "mcp-inspect.ts"), "call-tool", "elicit", "--json", ...flags, ...SERVER], {
+        const term = inTerminal([...toolCommand("mcp-inspect.ts"), "call-tool", "elicit", "--json", ...flags, ...SERVER], {
           env: { ...process.env, NO_COLOR: "1", TERM: "xterm" },
         });
         try {

@@ -4,9 +4,8 @@
 // a server that keeps breaking gets a bounded number of tries. Driven through the real mcp-inspect
 // and mcp-host entry scripts (the host runs on the same lib channel).
 import { afterEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { MAX_STREAM_RECOVERIES, REISSUE_ID_PREFIX } from "../../../lib/transport/http/recovery.ts";
-import { BUN, inspect, LinePeer, NO_VENDOR_KEYS, ROOT, runTool, TEST_GUARD_MS } from "../../support/helpers.ts";
+import { inspect, LinePeer, NO_VENDOR_KEYS, runTool, TEST_GUARD_MS, toolCommand } from "../../support/helpers.ts";
 
 const SERVER_INFO = { name: "breaking", version: "0" };
 const SLOW_TOOL = { name: "slow", description: "answers on a stream that breaks first", inputSchema: { type: "object", properties: {} } };
@@ -237,7 +236,7 @@ describe("2026-07-28: a broken stream loses the request", () => {
     "mcp-proxy --url re-issues too, and its client gets the answer under its own id",
     async () => {
       const { url, seen } = breakingServer({ era: "2026", breaks: 1 });
-      const peer = new LinePeer([BUN, join(ROOT, "mcp-proxy.ts"), "--url", url]);
+      const peer = new LinePeer([...toolCommand("mcp-proxy.ts"), "--url", url]);
       try {
         const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
         const answer = await peer.request("mine-7", "tools/list", { _meta: meta });
@@ -254,7 +253,7 @@ describe("2026-07-28: a broken stream loses the request", () => {
     "a ping changes nothing either: re-issued after its stream broke, and answered under the caller's id",
     async () => {
       const { url, seen } = breakingServer({ era: "2026", breaks: 1 });
-      const peer = new LinePeer([BUN, join(ROOT, "mcp-proxy.ts"), "--url", url]);
+      const peer = new LinePeer([...toolCommand("mcp-proxy.ts"), "--url", url]);
       try {
         const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
         const answer = await peer.request("ping-3", "ping", { _meta: meta });

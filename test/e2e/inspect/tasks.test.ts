@@ -2,7 +2,6 @@
 // 2026-07-28 tasks extension. The peers are the reference server's slow_task (it runs only as a
 // task) and server-everything's simulate-research-query, over stdio, HTTP and mcp-daemon.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
@@ -14,11 +13,13 @@ import {
   LinePeer,
   REFERENCE,
   REFERENCE_CMD,
-  ROOT,
   startReferenceHttp,
   stopDaemons,
   TEST_GUARD_MS,
+  toolCommand,
 } from "../../support/helpers.ts";
+
+const INSPECT = toolCommand("mcp-inspect.ts");
 
 const ERAS = [
   ["2026-07-28", []],
@@ -56,8 +57,7 @@ describe.concurrent.each(ERAS)("tasks on %s", (era, pin) => {
     "--task waits for the task, and Ctrl-C cancels it with tasks/cancel, then exits 130 with its id in the envelope",
     async () => {
       const run = new LinePeer([
-        BUN,
-        join(ROOT, "mcp-inspect.ts"),
+        ...toolCommand("mcp-inspect.ts"),
         "call-tool",
         "slow_task",
         "steps=1000",
@@ -127,8 +127,8 @@ describe.concurrent.each(ERAS)("tasks on %s", (era, pin) => {
       const client = new Client({ name: "tasks-test", version: "0" }, { versionNegotiation: { mode: "auto" } });
       await client.connect(
         new StdioClientTransport({
-          command: BUN,
-          args: [join(ROOT, "mcp-inspect.ts"), "mcp", ...pin, "--", BUN, REFERENCE],
+          command: INSPECT[0]!,
+          args: [...INSPECT.slice(1), "mcp", ...pin, "--", BUN, REFERENCE],
           env: getDefaultEnvironment(),
           stderr: "pipe",
         }),

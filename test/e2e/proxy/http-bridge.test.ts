@@ -1,20 +1,19 @@
 // mcp-proxy as a stdio bridge to HTTP servers: sessions that expire, endpoints that are slow.
 import { afterEach, expect, test } from "bun:test";
-import { join } from "node:path";
 import {
   BUN,
   closedPort,
   INITIALIZE,
   LinePeer,
   REFERENCE,
-  ROOT,
   startHttpServer,
   startReferenceHttp,
   TEST_GUARD_MS,
+  toolCommand,
   WAIT_GUARD_MS,
 } from "../../support/helpers.ts";
 
-const PROXY = join(ROOT, "mcp-proxy.ts");
+const PROXY = toolCommand("mcp-proxy.ts");
 const peers: LinePeer[] = [];
 afterEach(async () => {
   await Promise.all(peers.splice(0).map((peer) => peer.close()));
@@ -27,7 +26,7 @@ test(
     const start = () => startHttpServer([BUN, REFERENCE, "--http", String(port)]);
     let server = await start();
     try {
-      const peer = new LinePeer([BUN, PROXY, "--url", `http://127.0.0.1:${port}/mcp`]);
+      const peer = new LinePeer([...PROXY, "--url", `http://127.0.0.1:${port}/mcp`]);
       peers.push(peer);
       await peer.request(0, "initialize", INITIALIZE());
       peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
@@ -86,7 +85,7 @@ test(
       },
     });
     try {
-      const peer = new LinePeer([BUN, PROXY, "--transport", "sse", "--url", `http://127.0.0.1:${fake.port}/sse`]);
+      const peer = new LinePeer([...PROXY, "--transport", "sse", "--url", `http://127.0.0.1:${fake.port}/sse`]);
       peers.push(peer);
       peer.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE("2024-11-05") });
       await peer.waitFor(() => peer.responseTo(0) !== undefined, WAIT_GUARD_MS, "the answer to the early initialize");
@@ -110,7 +109,7 @@ test(
   async () => {
     const server = await startReferenceHttp();
     try {
-      const peer = new LinePeer([BUN, PROXY, "--url", server.url]);
+      const peer = new LinePeer([...PROXY, "--url", server.url]);
       peers.push(peer);
       const call = { name: "region_query", arguments: { region: "eu", query: "q" }, _meta: MODERN_META };
       const answer = await peer.request("first", "tools/call", call);
@@ -133,7 +132,7 @@ test(
   async () => {
     const server = await startReferenceHttp();
     try {
-      const peer = new LinePeer([BUN, PROXY, "--url", server.url]);
+      const peer = new LinePeer([...PROXY, "--url", server.url]);
       peers.push(peer);
       peer.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE() });
       peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { alive, BUN, FAULTY, LinePeer, REFERENCE, ROOT, runTool, TEST_GUARD_MS, until } from "../../support/helpers.ts";
+import { alive, BUN, FAULTY, LinePeer, REFERENCE, runTool, TEST_GUARD_MS, toolCommand, until } from "../../support/helpers.ts";
 import { closeProxies, initialized, peers, pidOf, proxy } from "../../support/proxy-peer.ts";
 
 afterEach(async () => {
@@ -133,10 +133,10 @@ describe("lifecycle", () => {
       debug.send({ jsonrpc: "2.0", id: 9, method: "ping" });
       await debug.waitFor(() => debug.messages.filter((m) => m.id === 9).length === 2);
       expect(debug.stderr).toContain("debug: the client reused id 9");
-      const viaMcpkit = new LinePeer([BUN, join(ROOT, "mcpkit.ts"), "proxy", "--", BUN, REFERENCE]);
+      const viaMcpkit = new LinePeer([...toolCommand("mcpkit.ts"), "proxy", "--", BUN, REFERENCE]);
       peers.push(viaMcpkit);
       expect((await initialized(viaMcpkit)).result.serverInfo.name).toBe("mcpkit-reference");
-      const inspected = Bun.spawnSync([BUN, join(ROOT, "mcpkit.ts"), "inspect", "list-tools", "--", BUN, REFERENCE]);
+      const inspected = Bun.spawnSync([...toolCommand("mcpkit.ts"), "inspect", "list-tools", "--", BUN, REFERENCE]);
       expect(JSON.parse(inspected.stdout.toString()).data.tools.length).toBeGreaterThan(5);
     },
     TEST_GUARD_MS,

@@ -6,12 +6,21 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, EVERYTHING, INITIALIZE, inspect, LinePeer, ROOT, runTool, startReferenceHttp, TEST_GUARD_MS } from "../../support/helpers.ts";
+import {
+  EVERYTHING,
+  INITIALIZE,
+  inspect,
+  LinePeer,
+  runTool,
+  startReferenceHttp,
+  TEST_GUARD_MS,
+  toolCommand,
+} from "../../support/helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-record-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const PROXY = join(ROOT, "mcp-proxy.ts");
-const MOCK = (file: string) => [BUN, join(ROOT, "mcp-inspect.ts"), "mock", file];
+const PROXY = toolCommand("mcp-proxy.ts");
+const MOCK = (file: string) => [...toolCommand("mcp-inspect.ts"), "mock", file];
 const lines = (file: string) =>
   readFileSync(file, "utf8")
     .trim()
@@ -20,7 +29,7 @@ const lines = (file: string) =>
 
 /** A short session through the recording proxy: the handshake, tools/list, one echo call. */
 async function recordSession(file: string, target: string[], extra: string[] = []): Promise<LinePeer> {
-  const client = new LinePeer([BUN, PROXY, "--record", file, ...extra, ...target]);
+  const client = new LinePeer([...PROXY, "--record", file, ...extra, ...target]);
   await client.request(1, "initialize", INITIALIZE());
   client.send({ jsonrpc: "2.0", method: "notifications/initialized" });
   await client.request(2, "tools/list");
@@ -58,8 +67,7 @@ describe("mcp-proxy --record", () => {
       try {
         const file = join(dir, "http.jsonl");
         const client = new LinePeer([
-          BUN,
-          PROXY,
+          ...PROXY,
           "--record",
           file,
           "--url",

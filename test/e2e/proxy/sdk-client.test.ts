@@ -1,12 +1,20 @@
 // The SDK v2 Client talks through mcp-proxy to real servers: every client feature works, and keeps
 // working across a restart.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { Client, type ClientOptions } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { BUN, EVERYTHING, type HttpFixture, REFERENCE, ROOT, startReferenceHttp, TEST_GUARD_MS, until } from "../../support/helpers.ts";
+import {
+  BUN,
+  EVERYTHING,
+  type HttpFixture,
+  REFERENCE,
+  startReferenceHttp,
+  TEST_GUARD_MS,
+  toolCommand,
+  until,
+} from "../../support/helpers.ts";
 
-const PROXY = join(ROOT, "mcp-proxy.ts");
+const PROXY = toolCommand("mcp-proxy.ts");
 const open: Client[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((client) => client.close().catch(() => {})));
@@ -32,8 +40,8 @@ async function throughProxy(proxyArgs: string[], era: Era): Promise<{ client: Cl
   client.setNotificationHandler("notifications/resources/updated", (n) => void notes.push(`updated ${n.params.uri}`));
   client.setNotificationHandler("notifications/message", (n) => void notes.push(`log ${String(n.params.data)}`));
   const transport = new StdioClientTransport({
-    command: BUN,
-    args: [PROXY, "--log-level", "warn", ...proxyArgs],
+    command: PROXY[0]!,
+    args: [...PROXY.slice(1), "--log-level", "warn", ...proxyArgs],
     env: getDefaultEnvironment(),
     stderr: "pipe",
   });
