@@ -4,23 +4,29 @@
 // with a code that says what happened. `mcp` turns it into an MCP server of inspection tools.
 //
 // Start-up: for a one-shot command against a plain stdio server, inspect/early-server.ts spawns the
-// server first and only then is the rest loaded, so that the two start-ups overlap. That is why
-// modules are imported with `await import()` below and each command loads only when it runs; a
-// static import is loaded before the first line of this file runs. New imports belong with them.
+// server first (or attaches to its mcp-daemon session) and only then is the rest loaded, so that
+// the two start-ups overlap; such a command then runs from early-server's reading of argv, without
+// citty (inspect/early-call.ts). That is why modules are imported with `await import()` where they
+// are used and each command loads only when it runs; a static import is loaded before the first line
+// of this file runs. New imports belong with them.
 import type { CommandDef } from "citty";
-import { discardEarly, earlyInterruption, startEarly } from "./inspect/early-server.ts";
+import { discardEarly, earlyCall, earlyInterruption, startEarly } from "./inspect/early-server.ts";
+import { ONE_SHOT, type OneShotName } from "./inspect/flags.ts";
 import type { Invocation } from "./lib/cli/argv.ts";
 import pkg from "./package.json" with { type: "json" };
 
 // The server first: a plain stdio server of a one-shot command is spawned before the rest loads.
 if (import.meta.main) await startEarly(process.argv.slice(2));
-const { defineCommand, runMain } = await import("citty");
-const { prepareArgv, separateServerCommand, unknownCommandProblem, valueFlags } = await import("./lib/cli/argv.ts");
-const { REPEATABLE_TARGET_FLAGS } = await import("./lib/cli/args.ts");
-const { showHelp, withExamples } = await import("./lib/cli/help.ts");
-const { EXIT } = await import("./lib/cli/exit-codes.ts");
-const { COMMAND_ARGS, CONFIG_ARGS, ONE_SHOT } = await import("./inspect/flags.ts");
-type OneShotName = import("./inspect/flags.ts").OneShotName;
+/** What the command line needs beyond early-server, loaded only when argv goes through citty. */
+const loadCli = async () => ({
+  ...(await import("citty")),
+  ...(await import("./lib/cli/argv.ts")),
+  ...(await import("./lib/cli/args.ts")),
+  ...(await import("./lib/cli/help.ts")),
+  ...(await import("./lib/cli/exit-codes.ts")),
+  ...(await import("./inspect/flags.ts")),
+});
+type Cli = Awaited<ReturnType<typeof loadCli>>;
 
 /** Each command, loaded only when it runs (or when --help lists them all), reading this run's argv. */
 type LazyCommand = (invocation: Invocation) => () => Promise<CommandDef<any>>;
@@ -43,22 +49,22 @@ const COMMANDS: Record<string, LazyCommand> = {
   mock: (invocation) => async () => (await import("./inspect/commands/mock.ts")).mockCommand(invocation),
   diff: (invocation) => async () => (await import("./inspect/commands/contract.ts")).diffCommand(invocation, pkg.version),
   // Listed in --help; `config` is run before citty sees argv (its flags pass on into the entry it prints).
-  config: () => () =>
-    Promise.resolve(
-      defineCommand({
-        meta: {
-          name: "config",
-          description:
-            "Print (or --write) the entry a client needs to run `mcp-inspect mcp` against a server: config --client <name> [--write] " +
-            "-- <server command>",
-        },
-        args: CONFIG_ARGS,
-      }),
-    ),
+  config: () => async () => {
+    const { defineCommand, CONFIG_ARGS } = await loadCli();
+    return defineCommand({
+      meta: {
+        name: "config",
+        description:
+          "Print (or --write) the entry a client needs to run `mcp-inspect mcp` against a server: config --client <name> [--write] " +
+          "-- <server command>",
+      },
+      args: CONFIG_ARGS,
+    });
+  },
 };
 
 /** The command tree of one run: every subcommand reads the argv it was prepared from. */
-function mainCommand(invocation: Invocation): CommandDef<any> {
+function mainCommand({ defineCommand, withExamples }: Cli, invocation: Invocation): CommandDef<any> {
   const main = defineCommand({
     meta: {
       name: "mcp-inspect",
@@ -86,10 +92,6 @@ function mainCommand(invocation: Invocation): CommandDef<any> {
 
 /** Runs mcp-inspect with these arguments (what follows the program name). */
 export async function run(argv: string[]): Promise<void> {
-  // A reader that hangs up early (`| head`) is not an error worth a stack trace.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-  });
   const interrupted = earlyInterruption();
   if (interrupted) {
     // A signal while this file loaded, with a server started early (and now stopped): said as a signal during a command is.
@@ -99,7 +101,9 @@ export async function run(argv: string[]): Promise<void> {
     return;
   }
   try {
-    await runCommand(argv);
+    const call = earlyCall();
+    if (call) await (await import("./inspect/early-call.ts")).runEarlyCall(call, pkg.version);
+    else await runCommand(argv);
   } finally {
     // A server started early that no session took (a usage error, --help after all) goes now.
     await discardEarly();
@@ -110,6 +114,12 @@ export async function run(argv: string[]): Promise<void> {
 
 /** The command argv names: `config` before citty, an unknown one as a usage error, the rest through citty. */
 async function runCommand(argv: string[]): Promise<void> {
+  // A reader that hangs up early (`| head`) is not an error worth a stack trace.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  });
+  const cli = await loadCli();
+  const { prepareArgv, separateServerCommand, unknownCommandProblem, valueFlags, COMMAND_ARGS, REPEATABLE_TARGET_FLAGS, EXIT } = cli;
   const commands = Object.keys(COMMANDS);
   const defs = Object.values(COMMAND_ARGS);
   const separated = separateServerCommand(argv, "mcp", valueFlags(defs));
@@ -127,7 +137,7 @@ async function runCommand(argv: string[]): Promise<void> {
   }
   const badCommand = unknownCommandProblem(own, commands, "mcp-inspect", valueFlags(defs));
   if (badCommand) return endBeforeCommand(badCommand, EXIT.usage, own.find((arg) => !arg.startsWith("-")) ?? "");
-  await runMain(mainCommand(invocation), { rawArgs: own, showUsage: showHelp });
+  await cli.runMain(mainCommand(cli, invocation), { rawArgs: own, showUsage: cli.showHelp });
 }
 
 async function endBeforeCommand(message: string, exitCode: number, command: string): Promise<void> {

@@ -19,8 +19,12 @@ import { type CommandSpec, type EarlyValue, ONE_SHOT, type OneShotName, OUTPUT_F
 
 /** How one spelling of a flag is read early: its value's shape, and for `value`, the kind its declaration names. */
 interface EarlyFlag {
+  /** The flag's name in its declaration (what citty would name it in the parsed args). */
+  name: string;
   takes: EarlyValue;
   kind?: ValueKind;
+  /** --no-<flag>: the switch given as off. */
+  off?: true;
 }
 
 /** The early path's view of one command: the spellings of the flags it may carry, each with how its value is checked. */
@@ -42,9 +46,9 @@ function earlyCommand(name: string): EarlyCommand | undefined {
     if (def.early === undefined) continue;
     const aliases = "alias" in def && def.alias ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : [];
     for (const spelling of [`--${flag}`, ...aliases.map((alias) => (alias.length === 1 ? `-${alias}` : `--${alias}`))])
-      flags.set(spelling, { takes: def.early, ...(def.value ? { kind: def.value } : {}) });
+      flags.set(spelling, { name: flag, takes: def.early, ...(def.value ? { kind: def.value } : {}) });
     // A switch that is on by default is turned off by --no-<flag>.
-    if (def.type === "boolean" && def.default === true) flags.set(`--no-${flag}`, { takes: "none" });
+    if (def.type === "boolean" && def.default === true) flags.set(`--no-${flag}`, { name: flag, takes: "none", off: true });
   }
   return { flags, takesPositionals };
 }
@@ -111,7 +115,18 @@ class EarlyServer {
   }
 }
 
+/** A one-shot command as the early path read its argv: all of it, so nothing else need read it (inspect/early-call.ts). */
+export interface EarlyCall {
+  command: OneShotName;
+  target: StdioTarget;
+  /** The words after the command's name. */
+  positionals: string[];
+  /** Each flag given, by its declared name: a switch's state, or the value (the last --env pair is in `target`). */
+  flags: Record<string, string | boolean>;
+}
+
 let early: EarlyServer | undefined;
+let earlyCallRead: EarlyCall | undefined;
 let stopGuarding: (() => void) | undefined;
 let interruption: { signal: ExitSignal; code: number; command: string } | undefined;
 
@@ -123,7 +138,8 @@ export async function startEarly(argv: string[]): Promise<void> {
   if (early || stopGuarding) return;
   const found = await earlyTarget(argv);
   if (!found) return;
-  const { command, target, stateful } = found;
+  const { call, stateful } = found;
+  const { command, target } = call;
   // Our signal handlers are in place before the server exists: a Ctrl-C now must not orphan it.
   stopGuarding = onExitSignals((signal, code) => {
     // Once the command has its own handlers, it answers the signal (and closes the server).
@@ -141,6 +157,12 @@ export async function startEarly(argv: string[]): Promise<void> {
     open = (onstderr) => new StdioChannel({ command, args, env, cwd, onstderr });
   }
   early = new EarlyServer(target, stateful, open);
+  earlyCallRead = call;
+}
+
+/** The one-shot command whose server (or daemon session) the early path started, while no session has taken it and no signal came. */
+export function earlyCall(): EarlyCall | undefined {
+  return early && !interruption ? earlyCallRead : undefined;
 }
 
 /** A signal that came before the command could answer it: run() reports it, with its exit code. */
@@ -175,11 +197,12 @@ export async function discardEarly(): Promise<void> {
 }
 
 /** The command and the stdio target argv names, if this file understands all of argv; undefined otherwise. */
-async function earlyTarget(argv: string[]): Promise<{ command: string; target: StdioTarget; stateful: boolean } | undefined> {
+async function earlyTarget(argv: string[]): Promise<{ call: EarlyCall; stateful: boolean } | undefined> {
   const dashes = argv.indexOf("--");
   const own = dashes === -1 ? argv : argv.slice(0, dashes);
   const server = dashes === -1 ? [] : argv.slice(dashes + 1);
   const flags: Record<string, string> = {};
+  const values: Record<string, string | boolean> = {};
   const env: Record<string, string> = {};
   const positionals: string[] = [];
   // The command word may come after options, so argv is read with every command's early flags, and
@@ -200,10 +223,12 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
     if (takes === "none") {
       if (equals !== -1) return undefined;
       flags[flag] = "";
+      values[early.name] = !early.off;
       continue;
     }
     const value = equals !== -1 ? word.slice(equals + 1) : own[++i];
     if (value === undefined || !valueFits(flag, early, value)) return undefined;
+    values[early.name] = value;
     if (takes === "pair") env[value.slice(0, value.indexOf("="))] = value.slice(value.indexOf("=") + 1);
     else if (flag in flags) return undefined;
     else flags[flag] = value;
@@ -216,11 +241,12 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
   if ("--format" in flags && ("--json" in flags || "--text" in flags)) return undefined;
   const cwd = flags["--cwd"];
   const stateful = "--stateful" in flags;
+  const command = name as OneShotName;
+  const call = (target: StdioTarget): EarlyCall => ({ command, target, positionals: rest, flags: values });
   if (server.length > 0) {
     if ("--config" in flags || "--server" in flags) return undefined;
     return {
-      command: name!,
-      target: { kind: "stdio", command: server[0]!, args: server.slice(1), env, ...(cwd !== undefined ? { cwd } : {}) },
+      call: call({ kind: "stdio", command: server[0]!, args: server.slice(1), env, ...(cwd !== undefined ? { cwd } : {}) }),
       stateful,
     };
   }
@@ -233,7 +259,7 @@ async function earlyTarget(argv: string[]): Promise<{ command: string; target: S
     [],
   );
   return resolved.ok && resolved.value.kind === "stdio"
-    ? { command: name!, target: resolved.value, stateful: stateful || Boolean(resolved.value.stateful) }
+    ? { call: call(resolved.value), stateful: stateful || Boolean(resolved.value.stateful) }
     : undefined;
 }
 

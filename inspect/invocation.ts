@@ -7,8 +7,8 @@ import { type Invocation, unknownFlagsProblem } from "../lib/cli/argv.ts";
 import { checkFlagValues } from "../lib/cli/values.ts";
 import { ownStderr } from "../lib/io/log.ts";
 import { isLogLevelName, type LogLevelName } from "../lib/io/log-levels.ts";
+import { isTerminal } from "../lib/io/runtime.ts";
 import type { ChannelAuth } from "../lib/open.ts";
-import { resolveTargetDiscovering } from "../lib/targets/resolve.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { atTerminal, printingAsker, terminalAsker } from "../lib/terminal/asker.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../lib/wire/limits.ts";
@@ -26,11 +26,13 @@ export type Args = Record<string, unknown> & { _: string[] } & {
 export function wantsJson(args: Args): boolean {
   if (args.format === "json") return true;
   if (args.format === "text" || args.format === "signatures") return false;
-  return Boolean(args.json) || (!args.text && !process.stdout.isTTY);
+  return Boolean(args.json) || (!args.text && !isTerminal(1));
 }
 
 /** The target the flags name; a --server name is looked up among the configured servers (asking at a terminal). */
-export function checkTarget(args: Args, invocation: Invocation): Promise<Result<Target>> {
+export async function checkTarget(args: Args, invocation: Invocation): Promise<Result<Target>> {
+  // Loaded here: a call whose target early-server already read (inspect/early-call.ts) never needs it.
+  const { resolveTargetDiscovering } = await import("../lib/targets/resolve.ts");
   return resolveTargetDiscovering(
     {
       url: args.url,

@@ -2,6 +2,7 @@
 // stdout, success or failure, with the same metadata; on a terminal, the result as text on stdout
 // and a failure as one `error:` line on stderr. The exit code is the failure's.
 import { errorLine } from "../lib/cli/fail.ts";
+import { isTerminal, writeStdout } from "../lib/io/runtime.ts";
 import { type CommandError, EXIT, errorEnvelope, type Metadata, successEnvelope } from "./output.ts";
 
 export interface Report {
@@ -27,13 +28,13 @@ export function reporter(command: string, json: boolean, target = ""): Report {
       durationMs: Math.round(performance.now() - started),
     }),
     succeed(data, text) {
-      process.stdout.write(json ? `${successEnvelope(data, report.metadata())}\n` : text(data));
+      writeStdout(json ? `${successEnvelope(data, report.metadata())}\n` : text(data));
       process.exitCode = EXIT.ok;
     },
     fail(error, data, text) {
-      if (json) process.stdout.write(`${errorEnvelope(error, report.metadata(), data)}\n`);
+      if (json) writeStdout(`${errorEnvelope(error, report.metadata(), data)}\n`);
       else {
-        if (data !== undefined && text) process.stdout.write(text(data));
+        if (data !== undefined && text) writeStdout(text(data));
         process.stderr.write(errorLine(error.message));
       }
       process.exitCode = error.exitCode;
@@ -44,5 +45,5 @@ export function reporter(command: string, json: boolean, target = ""): Report {
 
 /** Ends the run before any command parsed its flags: the envelope off a terminal, a line on one. */
 export function endBeforeCommand(error: CommandError, command: string): void {
-  reporter(command, !process.stdout.isTTY).fail(error);
+  reporter(command, !isTerminal(1)).fail(error);
 }

@@ -103,6 +103,13 @@ export class DroppingLineWriter {
 let stderrLines: DroppingLineWriter | undefined;
 /** Our stderr, bounded (see DroppingLineWriter); every log line and server stderr line goes here. */
 export function ownStderr(): DroppingLineWriter {
-  stderrLines ??= new DroppingLineWriter(process.stderr as unknown as LineSink);
+  stderrLines ??= new DroppingLineWriter(stderrSink);
   return stderrLines;
 }
+
+/** process.stderr, reached only when a line is written: building its stream costs a few ms of start-up that a quiet run never needs. */
+const stderrSink: LineSink = {
+  write: (chunk) => process.stderr.write(chunk),
+  once: (event, listener) => process.stderr.once(event, listener),
+  off: (event, listener) => process.stderr.off(event, listener),
+};

@@ -3,7 +3,9 @@
 // spawned with Bun.spawn: lib/io/spawn.ts), and through node:stream and node:child_process elsewhere
 // (Deno runs this fallback); a client reaches mcp-daemon through
 // Bun.connect where it can (node:net's first connect costs ~5 ms of a warm call's start-up, and
-// loading node:net more). Everything else in lib/ stays runtime-neutral.
+// loading node:net more). A one-shot command's answer and its terminal checks go through Bun too:
+// the first touch of process.stdout, stdin or stderr builds a node stream (and loads node:stream,
+// node:net and node:tty), a few ms of a start-up whose floor is ~8. Everything else in lib/ stays runtime-neutral.
 
 import { type BunFileSink, type FailingSink, FileSinkOutput, WebStreamSource } from "./bun-pipes.ts";
 import type { NodeReadable } from "./reading.ts";
@@ -28,6 +30,7 @@ interface BunSocketHandlers {
 
 interface BunGlobal {
   stdout: { writer(options?: { highWaterMark?: number }): BunFileSink };
+  write(destination: unknown, text: string): Promise<number>;
   stdin: { stream(): ReadableStream<Uint8Array> };
   connect(options: { unix: string; socket: BunSocketHandlers }): Promise<BunSocket>;
 }
@@ -42,6 +45,31 @@ export function stdoutSink(): FailingSink {
 /** Our stdin, read like a node stream: Bun's own pipe reader when on Bun, process.stdin otherwise. */
 export function stdinSource(): NodeReadable & { destroy(): void } {
   return bun ? new WebStreamSource(bun.stdin.stream()) : process.stdin;
+}
+
+/** Bun's own tty_wrap binding: isatty(3) without building a stream for the descriptor. */
+type TtyBinding = { isTTY(fd: number): boolean };
+
+/** Whether our stdin (0), stdout (1) or stderr (2) is a terminal, as process.std*.isTTY says, without building that stream on Bun. */
+export function isTerminal(fd: 0 | 1 | 2): boolean {
+  if (bun) {
+    const binding = (process as unknown as { binding(name: string): TtyBinding }).binding("tty_wrap");
+    return binding.isTTY(fd);
+  }
+  const stream = fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr;
+  return Boolean(stream.isTTY);
+}
+
+/**
+ * Writes a command's answer to our stdout (the process stays up until it is out). A reader that
+ * hung up (`| head`) is not an error worth a stack trace: the process ends with the exit code it has.
+ */
+export function writeStdout(text: string): void {
+  if (!bun) {
+    process.stdout.write(text);
+    return;
+  }
+  bun.write(bun.stdout, text).catch(() => process.exit(process.exitCode ?? 0));
 }
 
 function nodeOutput(): FailingSink {

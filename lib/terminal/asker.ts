@@ -4,6 +4,7 @@
 // stdin (a terminal, or a pipe when a script answers), everything shown stripped of control
 // sequences first (it may have come from a server).
 import { ownStderr } from "../io/log.ts";
+import { isTerminal } from "../io/runtime.ts";
 import { stripControl } from "../io/text.ts";
 
 export type AskStyle = "yellow" | "dim" | "red" | "green";
@@ -19,7 +20,7 @@ export interface Asker {
 
 /** Whether a person is there to answer: stdin and stderr both terminals. */
 export function atTerminal(): boolean {
-  return Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  return isTerminal(0) && isTerminal(2);
 }
 
 /** The person at this terminal (no colours: stderr may be a log). */

@@ -102,7 +102,9 @@ test("mcp-inspect.ts loads nothing statically but the early server (else the ser
   const source = readFileSync(join(ROOT, "mcp-inspect.ts"), "utf8");
   const loaded = source.split("\n").filter((line) => /^import (?!type )/.test(line));
   expect(loaded).toEqual([
-    'import { discardEarly, earlyInterruption, startEarly } from "./inspect/early-server.ts";',
+    'import { discardEarly, earlyCall, earlyInterruption, startEarly } from "./inspect/early-server.ts";',
+    // The declarations early-server itself is read from: no more loads for them.
+    'import { ONE_SHOT, type OneShotName } from "./inspect/flags.ts";',
     'import pkg from "./package.json" with { type: "json" };',
   ]);
 });
