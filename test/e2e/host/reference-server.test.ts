@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { alive, BUN, FAULTY, REFERENCE, TEST_GUARD_MS, until } from "../../support/helpers.ts";
+import { alive, BUN, FAULTY, REFERENCE_CMD, REFERENCE_ENTRY, TEST_GUARD_MS, until } from "../../support/helpers.ts";
 
 const TOOLS = [
   "add",
@@ -68,8 +68,7 @@ function makeClient(era: Era, extra: Partial<ClientOptions> = {}): Client {
 async function stdioClient(era: Era, extra: Partial<ClientOptions> = {}, env: Record<string, string> = {}) {
   const client = makeClient(era, extra);
   const transport = new StdioClientTransport({
-    command: BUN,
-    args: [REFERENCE],
+    ...REFERENCE_ENTRY,
     env: { ...getDefaultEnvironment(), ...env },
     stderr: "pipe",
   });
@@ -80,7 +79,7 @@ async function stdioClient(era: Era, extra: Partial<ClientOptions> = {}, env: Re
 
 /** Starts the reference server on HTTP port 0 and resolves with its URL (from the one stderr line). */
 async function startHttp(env: Record<string, string> = {}): Promise<{ url: string; proc: Bun.Subprocess; stderrLine: string }> {
-  const proc = Bun.spawn([BUN, REFERENCE, "--http", "0"], {
+  const proc = Bun.spawn([...REFERENCE_CMD, "--http", "0"], {
     stdin: "ignore",
     stdout: "ignore",
     stderr: "pipe",
@@ -265,6 +264,26 @@ describe("reference server over stdio", () => {
       expect(firstText(await client.callTool({ name: "echo", arguments: { message: "still alive" } }))).toBe("still alive");
       expect(seen.length).toBe(atAbort); // no progress after the cancel
       await client.close();
+    },
+    TEST_GUARD_MS,
+  );
+});
+
+describe("reference server over stdio, past its cap", () => {
+  test(
+    "a line over the 64 MB cap, in 64 KB pieces: one error line, and the server exits though its stdin stays open",
+    async () => {
+      const proc = Bun.spawn(REFERENCE_CMD, { stdin: "pipe", stdout: "ignore", stderr: "pipe" });
+      procs.push(proc);
+      const piece = new Uint8Array(64 * 1024).fill(0x78);
+      for (let sent = 0; sent <= 64 * 1024 * 1024; sent += piece.length) {
+        proc.stdin.write(piece);
+        await proc.stdin.flush();
+      }
+      proc.stdin.write("\n");
+      await proc.stdin.flush();
+      expect(await proc.exited).toBe(0);
+      expect(await new Response(proc.stderr).text()).toContain("a message of 67174400 bytes is over the 67108864 cap");
     },
     TEST_GUARD_MS,
   );
