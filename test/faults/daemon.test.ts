@@ -11,7 +11,8 @@ import {
   FAULTY,
   INITIALIZE,
   inspect,
-  REFERENCE,
+  REFERENCE_CMD,
+  REFERENCE_LINE,
   ROOT,
   runTool,
   stopDaemons,
@@ -22,7 +23,7 @@ import {
 
 afterEach(stopDaemons);
 
-const pingStateful = (dir: string) => inspect(["ping", "--stateful", "--", BUN, REFERENCE], { env: { MCPKIT_DAEMON_DIR: dir } });
+const pingStateful = (dir: string) => inspect(["ping", "--stateful", "--", ...REFERENCE_CMD], { env: { MCPKIT_DAEMON_DIR: dir } });
 
 describe("debris a crashed start leaves behind", () => {
   test(
@@ -98,7 +99,7 @@ describe("callers", () => {
         "sh",
       ]);
       const [inspectCommand, ...start] = toolCommand("mcp-inspect.ts");
-      const child = spawnChild(inspectCommand!, [...start, "ping", "--stateful", "--", BUN, REFERENCE], {
+      const child = spawnChild(inspectCommand!, [...start, "ping", "--stateful", "--", ...REFERENCE_CMD], {
         env: { ...process.env, MCPKIT_DAEMON_DIR: dir, MCPKIT_DAEMON_COMMAND: slowStart },
       });
       let out = "";
@@ -117,7 +118,7 @@ describe("callers", () => {
 
 describe("a disk that takes nothing (these mount a tmpfs in a mount namespace of their own, as root)", () => {
   const root = process.getuid?.() === 0;
-  const inspectCommand = `${toolCommand("mcp-inspect.ts").join(" ")} ping --stateful -- ${BUN} ${REFERENCE}`;
+  const inspectCommand = `${toolCommand("mcp-inspect.ts").join(" ")} ping --stateful -- ${REFERENCE_LINE}`;
 
   test.skipIf(!root)(
     "a full disk: a one-line error that says so, and no lock left to block the next call",

@@ -11,7 +11,7 @@ import {
   INITIALIZE,
   LinePeer,
   PeakRss,
-  REFERENCE,
+  REFERENCE_CMD,
   removeTempDirs,
   TEST_GUARD_MS,
   tempDir,
@@ -204,7 +204,7 @@ test(
 test(
   "two requests in flight under the same id are each answered, each with that id",
   async () => {
-    const peer = new LinePeer([...PROXY, "--", BUN, REFERENCE]);
+    const peer = new LinePeer([...PROXY, "--", ...REFERENCE_CMD]);
     await peer.request(0, "initialize", INITIALIZE());
     peer.send({ jsonrpc: "2.0", method: "notifications/initialized" });
     peer.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "slow", arguments: { steps: 3, delayMs: 100 } } });

@@ -12,7 +12,7 @@ import {
   EVERYTHING,
   type HttpFixture,
   inspect,
-  REFERENCE,
+  REFERENCE_CMD,
   ROOT,
   removeTempDirs,
   startHttpServer,
@@ -48,13 +48,13 @@ describe("mcp-inspect test --conformance", () => {
       "fixture scenarios not applicable",
     async () => {
       const [node, runner] = await Promise.all([node24(), peerBin(...CONFORMANCE)]);
-      const own = await startHttpServer([BUN, REFERENCE, "--http", "0"]);
+      const own = await startHttpServer([...REFERENCE_CMD, "--http", "0"]);
       started.push(own);
       // First use: installed from the registry into an empty cache, the node found on PATH.
       const cache = tempDir();
       const onPath = { PATH: `${dirname(node)}:${process.env.PATH}`, XDG_CACHE_HOME: cache };
       const [stdio, http, official] = await Promise.all([
-        inspect(["test", "--json", "--conformance", "--", BUN, REFERENCE], { env: onPath, timeoutMs: SEAM_GUARD_MS }),
+        inspect(["test", "--json", "--conformance", "--", ...REFERENCE_CMD], { env: onPath, timeoutMs: SEAM_GUARD_MS }),
         inspect(["test", "--json", "--conformance", "--node", node, "--url", own.url], { timeoutMs: SEAM_GUARD_MS }),
         run([node, runner, "server", "--url", own.url], tempDir()),
       ]);

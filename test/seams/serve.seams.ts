@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { BUN, closedPort, type HttpFixture, REFERENCE, ROOT, removeTempDirs, startHttpServer, tempDir } from "../support/helpers.ts";
+import { BUN, closedPort, type HttpFixture, REFERENCE_CMD, ROOT, removeTempDirs, startHttpServer, tempDir } from "../support/helpers.ts";
 import { node24, peerBin } from "../support/peers.ts";
 
 const INSPECTOR = ["@modelcontextprotocol/inspector", "2.12.0", "mcp-inspector"] as const;
@@ -16,7 +16,7 @@ const NGINX = "/usr/sbin/nginx";
 const SEAM_GUARD_MS = 20 * 60_000;
 
 const serve = (flags: string[] = []) =>
-  startHttpServer([BUN, join(ROOT, "mcp-proxy.ts"), "serve", "--log-level", "warn", ...flags, "--", BUN, REFERENCE]);
+  startHttpServer([BUN, join(ROOT, "mcp-proxy.ts"), "serve", "--log-level", "warn", ...flags, "--", ...REFERENCE_CMD]);
 const started: HttpFixture[] = [];
 afterAll(async () => {
   await Promise.all(started.map((server) => server.stop()));
@@ -64,7 +64,7 @@ describe("the official conformance suite", () => {
     "%s %s: the reference server served from stdio gets the same verdicts as on its own --http",
     async (flag, version) => {
       const [node, conformance] = await Promise.all([node24(), peerBin(...CONFORMANCE)]);
-      const [served, own] = await Promise.all([serve(), startHttpServer([BUN, REFERENCE, "--http", "0"])]);
+      const [served, own] = await Promise.all([serve(), startHttpServer([...REFERENCE_CMD, "--http", "0"])]);
       started.push(served, own);
       const suite = (url: string) => run([node, conformance, "server", "--url", url, flag, version], tempDir());
       const [through, direct] = await Promise.all([suite(served.url), suite(own.url)]);

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "bun";
+import { SERVE_REFERENCE_ENV } from "../../host/options.ts";
 import { processAlive } from "../../lib/io/process.ts";
 import { pollUntil } from "../../lib/io/reading.ts";
 
@@ -12,8 +13,6 @@ export const BUN = process.execPath;
 export const REFERENCE = join(ROOT, "host/reference/main.ts");
 export const FAULTY = join(ROOT, "test/fixtures/faulty-server.ts");
 export const EVERYTHING = join(ROOT, "node_modules/.bin/mcp-server-everything");
-/** The stdio reference server as a command line after `--`. */
-export const REFERENCE_CMD = [BUN, REFERENCE];
 /** Empty vendor keys: whatever this machine has set, mcp-host picks its keyless scripted provider. */
 /** The variables that move a client's files away from HOME, emptied so a test's HOME holds them all. */
 export const NO_CLIENT_HOMES = {
@@ -55,6 +54,19 @@ export type ToolScript = "mcp-inspect.ts" | "mcp-proxy.ts" | "mcp-daemon.ts" | "
  * modules, which was most of the suite's CPU. Unset (a `bun test` while editing), the entry scripts run under bun.
  */
 export const TEST_BINARIES = process.env.MCPKIT_TEST_BINARIES || undefined;
+
+/**
+ * The stdio reference server as a command line (after `--`, or spread into a config entry): in a binaries run the
+ * compiled mcpkit serving it, as `mcp-host --reference` does (it costs half the CPU of bun transpiling the server's
+ * modules, and the suite starts it hundreds of times), else bun and the script. /usr/bin/env sets the one variable
+ * without a shell, so the server's pid is the command's.
+ */
+export const REFERENCE_CMD =
+  TEST_BINARIES === undefined ? [BUN, REFERENCE] : ["/usr/bin/env", `${SERVE_REFERENCE_ENV}=1`, join(TEST_BINARIES, "mcpkit")];
+/** REFERENCE_CMD as one line for a shell or a `--server` string. */
+export const REFERENCE_LINE = REFERENCE_CMD.map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(" ");
+/** REFERENCE_CMD as a config file's entry. */
+export const REFERENCE_ENTRY = { command: REFERENCE_CMD[0]!, args: REFERENCE_CMD.slice(1) };
 
 /** The command line that starts one of our tools: its compiled binary in a binaries run, else bun and the entry script. */
 export function toolCommand(script: ToolScript): string[] {
@@ -158,7 +170,7 @@ export async function startHttpServer(
   throw new Error(`server did not start: ${command.join(" ")}\n${seen}`);
 }
 
-export const startReferenceHttp = (extra: string[] = []) => startHttpServer([BUN, REFERENCE, "--http", "0", ...extra]);
+export const startReferenceHttp = (extra: string[] = []) => startHttpServer([...REFERENCE_CMD, "--http", "0", ...extra]);
 
 /** A free loopback port that nothing listens on (for "connection refused"). */
 export function closedPort(): number {

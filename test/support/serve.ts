@@ -2,7 +2,7 @@
 import { expect } from "bun:test";
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { spawn } from "bun";
-import { BUN, INITIALIZE, REFERENCE, ROOT, toolCommand, WAIT_GUARD_MS } from "./helpers.ts";
+import { INITIALIZE, REFERENCE_CMD, ROOT, toolCommand, WAIT_GUARD_MS } from "./helpers.ts";
 
 const PROXY = toolCommand("mcp-proxy.ts");
 
@@ -24,7 +24,7 @@ export async function stopServing(): Promise<void> {
 /** Starts `mcp-proxy serve FLAGS -- SERVER` and waits for its `listening <url>` line. */
 export async function serve(
   flags: string[],
-  server: string[] = [BUN, REFERENCE],
+  server: string[] = [...REFERENCE_CMD],
   env: Record<string, string> = {},
   proxy: string[] = PROXY,
 ): Promise<Served> {

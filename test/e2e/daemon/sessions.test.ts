@@ -17,8 +17,8 @@ import {
   daemonDir,
   FAULTY,
   inspect,
-  REFERENCE,
   REFERENCE_CMD,
+  REFERENCE_ENTRY,
   ROOT,
   runTool,
   stopDaemons,
@@ -151,7 +151,7 @@ function attachLines(dir: string, frame: Record<string, unknown>, count: number,
 }
 
 describe("the session extension: a warm call is one round trip", () => {
-  const reference: StdioTarget = { kind: "stdio", command: BUN, args: [REFERENCE], env: {} };
+  const reference: StdioTarget = { kind: "stdio", ...REFERENCE_ENTRY, env: {} };
 
   test(
     "once the session is warm, the handshake and the tool list come with the attach: call-tool sends only tools/call",
@@ -236,7 +236,7 @@ describe("the session extension: a warm call is one round trip", () => {
     async () => {
       const dir = daemonDir();
       expect((await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD])).code).toBe(0);
-      const server = { kind: "stdio", command: BUN, args: [REFERENCE], env: { PATH: process.env.PATH ?? "" }, cwd: ROOT };
+      const server = { kind: "stdio", ...REFERENCE_ENTRY, env: { PATH: process.env.PATH ?? "" }, cwd: ROOT };
       const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" });
       const [attached, next] = await attachLines(dir, { type: "attach", protocol: 1, server }, 2, request);
       expect(attached).toMatchObject({ type: "attached" });
@@ -325,9 +325,7 @@ describe("faults", () => {
       const answer = await new Promise<string>((resolve) => {
         let text = "";
         const connection = connect(socket, () => {
-          connection.write(
-            `${JSON.stringify({ type: "attach", protocol: 1, server: { kind: "stdio", command: BUN, args: [REFERENCE], env: {} } })}\n`,
-          );
+          connection.write(`${JSON.stringify({ type: "attach", protocol: 1, server: { kind: "stdio", ...REFERENCE_ENTRY, env: {} } })}\n`);
         });
         connection.on("data", (chunk) => {
           text += chunk;

@@ -6,11 +6,22 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, closedPort, EVERYTHING, NO_VENDOR_KEYS, REFERENCE, runTool, TEST_GUARD_MS, until } from "../../support/helpers.ts";
+import {
+  BUN,
+  closedPort,
+  EVERYTHING,
+  NO_VENDOR_KEYS,
+  REFERENCE_CMD,
+  REFERENCE_ENTRY,
+  REFERENCE_LINE,
+  runTool,
+  TEST_GUARD_MS,
+  until,
+} from "../../support/helpers.ts";
 
 const host = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
   runTool("mcp-host.ts", args, { ...options, env: { ...NO_VENDOR_KEYS, ...options.env } });
-const REFERENCE_SERVER = `${BUN} ${REFERENCE}`;
+const REFERENCE_SERVER = `${REFERENCE_LINE}`;
 const scratch = mkdtempSync(join(tmpdir(), "mcp-host-test-"));
 afterAll(async () => {
   await runTool("mcp-daemon.ts", ["stop"], { env: { MCPKIT_DAEMON_DIR: daemonDir } });
@@ -150,10 +161,7 @@ describe("servers from a config file", () => {
     "every entry is connected under its own name, tools namespaced apart",
     async () => {
       const config = join(scratch, "two.json");
-      writeFileSync(
-        config,
-        JSON.stringify({ mcpServers: { "alpha one": { command: BUN, args: [REFERENCE] }, beta: { command: BUN, args: [REFERENCE] } } }),
-      );
+      writeFileSync(config, JSON.stringify({ mcpServers: { "alpha one": { ...REFERENCE_ENTRY }, beta: { ...REFERENCE_ENTRY } } }));
       const result = await host(["--config", config], { stdin: "/tools\ncall mcp__beta__add a=1 b=2\n/quit\n" });
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("mcp__alpha_one__echo");
@@ -167,7 +175,7 @@ describe("servers from a config file", () => {
     "a stateful entry goes through mcp-daemon: the same server process answers two host runs",
     async () => {
       const config = join(scratch, "stateful.json");
-      writeFileSync(config, JSON.stringify({ mcpServers: { kept: { command: BUN, args: [REFERENCE], stateful: true } } }));
+      writeFileSync(config, JSON.stringify({ mcpServers: { kept: { ...REFERENCE_ENTRY, stateful: true } } }));
       const env = { MCPKIT_DAEMON_DIR: daemonDir };
       const first = await host(["--config", config, "-p", "whoami"], { env });
       const second = await host(["--config", config, "-p", "whoami"], { env });
@@ -185,7 +193,7 @@ describe("safety", () => {
   test(
     "a spawned server gets a minimal environment: never the host's API keys",
     async () => {
-      const probe = `sh -c 'echo "env-probe key=[$OPENAI_API_KEY] path=[$PATH]" >&2; exec ${BUN} ${REFERENCE}'`;
+      const probe = `sh -c 'echo "env-probe key=[$OPENAI_API_KEY] path=[$PATH]" >&2; exec ${REFERENCE_CMD.join(" ")}'`;
       const result = await host(["--server", probe, "--provider", "scripted", "-p", "hi"], { env: { OPENAI_API_KEY: "sk-must-not-leak" } });
       expect(result.code).toBe(0);
       expect(result.stderr).toContain("env-probe key=[] path=[");

@@ -12,8 +12,8 @@ import {
   type HttpFixture,
   inspect,
   lanes,
-  REFERENCE,
   REFERENCE_CMD,
+  REFERENCE_LINE,
   startReferenceHttp,
   TEST_GUARD_MS,
 } from "../../support/helpers.ts";
@@ -50,7 +50,7 @@ describe.concurrent("stdio, 2026-07-28 by default", () => {
       );
       expect(json.metadata).toMatchObject({ command: "list-tools", protocolVersion: "2026-07-28" });
       expect(typeof json.metadata.durationMs).toBe("number");
-      expect(json.metadata.target).toContain("reference/main.ts");
+      expect(json.metadata.target).toContain(REFERENCE_CMD.at(-1)!);
     },
     TEST_GUARD_MS,
   );
@@ -321,7 +321,7 @@ describe.concurrent("usage", () => {
   test(
     "--server takes a command line, quoted as a shell would, or a URL; a URL without a scheme is named",
     async () => {
-      const { code, json } = await run(["list-tools", "--server", `${BUN} "${REFERENCE}"`]);
+      const { code, json } = await run(["list-tools", "--server", `${REFERENCE_LINE}`]);
       expect(code).toBe(0);
       expect(json.data.tools.length).toBeGreaterThan(5);
       const schemeless = await run(["ping", "--server", "localhost:3000/mcp"]);
@@ -352,10 +352,10 @@ describe.concurrent("usage", () => {
       writeFileSync(
         config,
         JSON.stringify({
-          mcpServers: { ref: { command: "${RUNNER}", args: [REFERENCE], env: { FIXTURE_STARTUP_DELAY_MS: "${DELAY:-0}" } } },
+          mcpServers: { ref: { command: "${RUNNER}", args: REFERENCE_CMD.slice(1), env: { FIXTURE_STARTUP_DELAY_MS: "${DELAY:-0}" } } },
         }),
       );
-      const { code, json } = await run(["list-tools", "--config", config, "--server", "ref"], { env: { RUNNER: BUN } });
+      const { code, json } = await run(["list-tools", "--config", config, "--server", "ref"], { env: { RUNNER: REFERENCE_CMD[0]! } });
       expect(code).toBe(0);
       expect(json.metadata.target).toBe("ref");
       expect(json.data.tools.length).toBeGreaterThan(5);

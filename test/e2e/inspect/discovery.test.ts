@@ -6,7 +6,17 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { AuthStore } from "../../../lib/auth/store.ts";
 import { configEntryTarget } from "../../../lib/targets/config-entry.ts";
-import { BUN, FAULTY, homeAndRepository, inspect, REFERENCE, removeTempDirs, tempDir, toolCommand } from "../../support/helpers.ts";
+import {
+  BUN,
+  FAULTY,
+  homeAndRepository,
+  inspect,
+  REFERENCE_ENTRY,
+  REFERENCE_LINE,
+  removeTempDirs,
+  tempDir,
+  toolCommand,
+} from "../../support/helpers.ts";
 import { inTerminal } from "../../support/terminal.ts";
 
 afterAll(removeTempDirs);
@@ -259,7 +269,7 @@ test("two different entries of one name in one scope are an error naming both fi
   const cursor = join(layout.home, ".cursor", "mcp.json");
   const windsurf = join(layout.home, ".codeium", "windsurf", "mcp_config.json");
   write(cursor, JSON.stringify({ mcpServers: { dup: ECHO, same: ECHO } }));
-  write(windsurf, JSON.stringify({ mcpServers: { dup: { command: BUN, args: [REFERENCE] }, same: ECHO } }));
+  write(windsurf, JSON.stringify({ mcpServers: { dup: { ...REFERENCE_ENTRY }, same: ECHO } }));
   const ambiguous = await run(layout, ["list-tools", "--server", "dup"]);
   expect(ambiguous.code).toBe(1);
   expect(ambiguous.json.error.message).toContain(`"dup" names 2 different user servers, in ${cursor} and ${windsurf}`);
@@ -294,7 +304,7 @@ test("a project entry shadows a user entry of the same name, and a local entry s
 test("an entry wins over a command of the same name on PATH, and `--` always means the command", async () => {
   const layout = fullLayout();
   const bin = join(layout.home, "bin");
-  write(join(bin, "path-named"), `#!/bin/sh\nexec "${BUN}" "${REFERENCE}" "$@"\n`);
+  write(join(bin, "path-named"), `#!/bin/sh\nexec ${REFERENCE_LINE} "$@"\n`);
   chmodSync(join(bin, "path-named"), 0o755);
   const PATH = `${bin}:${process.env.PATH}`;
   const byName = await run(layout, ["server-info", "--server", "path-named"], { PATH });

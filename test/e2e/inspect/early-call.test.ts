@@ -2,7 +2,7 @@
 // the same call with one flag the early path does not take (--log-level) goes through citty. Both
 // must print the same envelope (or text) and exit with the same code, success or failure.
 import { afterAll, expect, test } from "bun:test";
-import { BUN, daemonDir, inspect, REFERENCE, stopDaemons, TEST_GUARD_MS } from "../../support/helpers.ts";
+import { daemonDir, inspect, REFERENCE_CMD, stopDaemons, TEST_GUARD_MS } from "../../support/helpers.ts";
 
 afterAll(stopDaemons);
 
@@ -17,8 +17,8 @@ function comparable(run: { code: number; stdout: string; stderr: string }) {
 
 async function bothWays(args: string[], env: Record<string, string>) {
   const [command, ...rest] = args;
-  const early = await inspect([command!, ...rest, "--", BUN, REFERENCE], { env });
-  const generic = await inspect([command!, ...rest, "--log-level", "warn", "--", BUN, REFERENCE], { env });
+  const early = await inspect([command!, ...rest, "--", ...REFERENCE_CMD], { env });
+  const generic = await inspect([command!, ...rest, "--log-level", "warn", "--", ...REFERENCE_CMD], { env });
   return { early: comparable(early), generic: comparable(generic) };
 }
 

@@ -4,7 +4,17 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { firstSentence, signature } from "../../../inspect/signatures.ts";
-import { BUN, EVERYTHING, inspect, REFERENCE, ROOT, removeTempDirs, TEST_GUARD_MS, tempDir, toolCommand } from "../../support/helpers.ts";
+import {
+  BUN,
+  EVERYTHING,
+  inspect,
+  REFERENCE_CMD,
+  REFERENCE_ENTRY,
+  removeTempDirs,
+  TEST_GUARD_MS,
+  tempDir,
+  toolCommand,
+} from "../../support/helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -69,7 +79,7 @@ describe("signatures", () => {
   );
 
   test("an unknown --format is a usage error", async () => {
-    const run = await inspect(["list-tools", "--format", "yaml", "--", BUN, REFERENCE]);
+    const run = await inspect(["list-tools", "--format", "yaml", "--", ...REFERENCE_CMD]);
     expect(run.code).toBe(1);
     expect(run.json.error.message).toContain('unknown --format "yaml" (use json, text, signatures)');
   });
@@ -83,7 +93,7 @@ describe("grep", () => {
       JSON.stringify({
         mcpServers: {
           everything: { command: BUN, args: [EVERYTHING] },
-          reference: { command: BUN, args: [REFERENCE] },
+          reference: { ...REFERENCE_ENTRY },
           broken: { command: "/nonexistent/mcp-server" },
         },
       }),
@@ -137,7 +147,7 @@ describe("grep", () => {
   test(
     "one server given as a command works the same",
     async () => {
-      const run = await inspect(["grep", "echo", "--", BUN, REFERENCE]);
+      const run = await inspect(["grep", "echo", "--", ...REFERENCE_CMD]);
       expect(run.code).toBe(0);
       expect(run.json.data.matches.map((m: { tool: string }) => m.tool)).toContain("echo");
     },
@@ -162,7 +172,7 @@ describe("skill", () => {
         file,
         JSON.stringify({
           mcpServers: {
-            reference: { command: BUN, args: [REFERENCE], env: { API_TOKEN: "s3cret-token-value" } },
+            reference: { ...REFERENCE_ENTRY, env: { API_TOKEN: "s3cret-token-value" } },
             broken: { command: "/nonexistent/mcp-server", env: { OTHER_SECRET: "another-s3cret" } },
           },
         }),
@@ -188,7 +198,7 @@ describe("skill", () => {
   );
 
   test("--out is required", async () => {
-    const run = await inspect(["skill", "--", BUN, REFERENCE]);
+    const run = await inspect(["skill", "--", ...REFERENCE_CMD]);
     expect(run.code).toBe(1);
     expect(run.json.error.message).toContain("--out DIR is required");
   });
@@ -202,11 +212,11 @@ describe("grep and skill over the configured servers", () => {
       const project = tempDir();
       const { mkdirSync } = await import("node:fs");
       mkdirSync(join(home, ".cursor"));
-      writeFileSync(join(home, ".cursor", "mcp.json"), JSON.stringify({ mcpServers: { mine: { command: BUN, args: [REFERENCE] } } }));
+      writeFileSync(join(home, ".cursor", "mcp.json"), JSON.stringify({ mcpServers: { mine: { ...REFERENCE_ENTRY } } }));
       const run = await inspect(["grep", "^add$"], { env: { HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, cwd: project });
       expect(run.code).toBe(0);
       expect(run.json.data.matches).toEqual([{ server: "mine", tool: "add", signature: "add(a: number, b: number) - Add two numbers" }]);
-      const projectEntry = { mcpServers: { theirs: { command: BUN, args: [REFERENCE] } } };
+      const projectEntry = { mcpServers: { theirs: { ...REFERENCE_ENTRY } } };
       mkdirSync(join(project, ".git"));
       writeFileSync(join(project, ".mcp.json"), JSON.stringify(projectEntry));
       mkdirSync(join(home, ".claude"));

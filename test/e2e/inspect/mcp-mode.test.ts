@@ -3,9 +3,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
-  BUN,
   closedPort,
-  REFERENCE,
+  REFERENCE_CMD,
   startHttpServer,
   startReferenceHttp,
   TEST_GUARD_MS,
@@ -74,7 +73,7 @@ describe("mcp-inspect mcp", () => {
   test.each(["legacy", "auto"] as const)(
     "exposes exactly the 13 inspection tools to a %s client, not the target's",
     async (mode) => {
-      const client = await inspector(["--", BUN, REFERENCE], mode);
+      const client = await inspector(["--", ...REFERENCE_CMD], mode);
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(INSPECTOR_TOOLS);
     },
@@ -84,7 +83,7 @@ describe("mcp-inspect mcp", () => {
   test(
     "every inspection tool answers from the target",
     async () => {
-      const client = await inspector(["--", BUN, REFERENCE]);
+      const client = await inspector(["--", ...REFERENCE_CMD]);
       const listed = JSON.parse(textOf(await client.callTool({ name: "list_tools", arguments: {} })));
       expect(listed.tools.map((t: { name: string }) => t.name)).toContain("echo");
       const echo = await client.callTool({ name: "call_tool", arguments: { name: "echo", arguments: { message: "through" } } });
@@ -110,7 +109,7 @@ describe("mcp-inspect mcp", () => {
   test(
     "one connection to the target is kept across calls, and reopened after the target dies",
     async () => {
-      const client = await inspector(["--", BUN, REFERENCE]);
+      const client = await inspector(["--", ...REFERENCE_CMD]);
       const pid = async () => textOf(await client.callTool({ name: "call_tool", arguments: { name: "whoami" } }));
       const first = await pid();
       expect(await pid()).toBe(first);
@@ -163,7 +162,7 @@ describe("mcp-inspect mcp", () => {
     "a 2025-era HTTP target that restarts (and forgets its sessions) is reconnected within the same call",
     async () => {
       const port = closedPort();
-      const start = () => startHttpServer([BUN, REFERENCE, "--http", String(port)]);
+      const start = () => startHttpServer([...REFERENCE_CMD, "--http", String(port)]);
       let server = await start();
       try {
         const client = await inspector(["--protocol-version", "2025-11-25", "--url", `http://127.0.0.1:${port}/mcp`]);

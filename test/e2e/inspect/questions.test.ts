@@ -8,7 +8,8 @@ import {
   BUN,
   daemonDir,
   inspect,
-  REFERENCE,
+  REFERENCE_CMD,
+  REFERENCE_ENTRY,
   ROOT,
   removeTempDirs,
   startReferenceHttp,
@@ -19,7 +20,7 @@ import {
 } from "../../support/helpers.ts";
 import { inTerminal } from "../../support/terminal.ts";
 
-const SERVER = ["--", BUN, REFERENCE];
+const SERVER = ["--", ...REFERENCE_CMD];
 const LEGACY = ["--protocol-version", "2025-11-25"];
 afterAll(removeTempDirs);
 afterEach(stopDaemons);
@@ -181,7 +182,7 @@ describe("2025: elicitation/create", () => {
     async () => {
       const env = { MCPKIT_DAEMON_DIR: daemonDir() };
       const config = join(tempDir(), "mcp.json");
-      writeFileSync(config, JSON.stringify({ mcpServers: { ref: { command: BUN, args: [REFERENCE], stateful: true } } }));
+      writeFileSync(config, JSON.stringify({ mcpServers: { ref: { ...REFERENCE_ENTRY, stateful: true } } }));
       const first = await inspect(["call-tool", "elicit", ...LEGACY, "--config", config, "--server", "ref"], { env });
       expect(first.code).toBe(8);
       const second = await inspect(

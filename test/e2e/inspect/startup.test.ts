@@ -6,7 +6,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, FAULTY, inspect, REFERENCE, ROOT, TEST_GUARD_MS } from "../../support/helpers.ts";
+import { BUN, FAULTY, inspect, REFERENCE_CMD, REFERENCE_LINE, ROOT, TEST_GUARD_MS } from "../../support/helpers.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "mcpkit-startup-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,7 +52,7 @@ test(
     const config = join(dir, "mcp.json");
     writeFileSync(
       config,
-      JSON.stringify({ mcpServers: { ref: { command: "/bin/sh", args: ["-c", `pwd >> ${counter}; exec ${BUN} ${REFERENCE}`] } } }),
+      JSON.stringify({ mcpServers: { ref: { command: "/bin/sh", args: ["-c", `pwd >> ${counter}; exec ${REFERENCE_LINE}`] } } }),
     );
     const { code, json } = await inspect(["list-tools", "--config", config, "--server", "ref"]);
     expect(code).toBe(0);
@@ -73,7 +73,7 @@ test.each([
   async (_what, args, fragment) => {
     const counter = join(dir, `none-${args.join("")}`);
     writeFileSync(counter, "");
-    const run = await inspect([...args, "--", ...counted(counter, `${BUN} ${REFERENCE}`)]);
+    const run = await inspect([...args, "--", ...counted(counter, `${REFERENCE_LINE}`)]);
     if (fragment) {
       expect(run.code).toBe(1);
       expect(run.json.error.message).toContain(fragment);
@@ -151,7 +151,7 @@ test(
       },
     });
     try {
-      const run = await inspect(["call-tool", "echo", "message=early", "--stateful", "--", BUN, REFERENCE], {
+      const run = await inspect(["call-tool", "echo", "message=early", "--stateful", "--", ...REFERENCE_CMD], {
         env: { MCPKIT_DAEMON_DIR: daemon },
       });
       expect(run.code).toBe(0);
@@ -159,7 +159,7 @@ test(
       expect(calls).toEqual(["early"]);
       expect(frames).toHaveLength(1);
       expect(frames[0]!.type).toBe("attach");
-      expect(frames[0]!.server?.args).toEqual([REFERENCE]);
+      expect(frames[0]!.server?.args).toEqual(REFERENCE_CMD.slice(1));
     } finally {
       listener.stop(true);
       rmSync(daemon, { recursive: true, force: true });

@@ -11,7 +11,6 @@ import {
   type HttpFixture,
   inspect,
   LinePeer,
-  REFERENCE,
   REFERENCE_CMD,
   startReferenceHttp,
   stopDaemons,
@@ -128,7 +127,7 @@ describe.concurrent.each(ERAS)("tasks on %s", (era, pin) => {
       await client.connect(
         new StdioClientTransport({
           command: INSPECT[0]!,
-          args: [...INSPECT.slice(1), "mcp", ...pin, "--", BUN, REFERENCE],
+          args: [...INSPECT.slice(1), "mcp", ...pin, "--", ...REFERENCE_CMD],
           env: getDefaultEnvironment(),
           stderr: "pipe",
         }),

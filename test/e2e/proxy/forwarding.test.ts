@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUN, FAULTY, type LinePeer, REFERENCE, TEST_GUARD_MS } from "../../support/helpers.ts";
+import { BUN, FAULTY, type LinePeer, REFERENCE_CMD, TEST_GUARD_MS } from "../../support/helpers.ts";
 import { closeProxies, initialized, proxy } from "../../support/proxy-peer.ts";
 
 afterEach(async () => {
@@ -16,7 +16,7 @@ describe("transparent forwarding", () => {
   test(
     "initialize gains tools.listChanged and keeps the rest; tools/list gains restart_server last",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       const init = await initialized(peer);
       expect(init.result.capabilities.tools.listChanged).toBe(true);
       expect(init.result.capabilities.resources).toEqual({ listChanged: true, subscribe: true });
@@ -31,7 +31,7 @@ describe("transparent forwarding", () => {
   test(
     "options, then the server command without `--` (as Gemini CLI's mcp add writes it): a flag's value is not taken for it",
     async () => {
-      const peer = proxy(["--log-level", "warn", "--max-restarts", "2", BUN, REFERENCE]);
+      const peer = proxy(["--log-level", "warn", "--max-restarts", "2", ...REFERENCE_CMD]);
       expect((await initialized(peer)).result.serverInfo.name).toBe("mcpkit-reference");
     },
     TEST_GUARD_MS,
@@ -40,7 +40,7 @@ describe("transparent forwarding", () => {
   test(
     "other messages pass byte for byte, ids keep their type, unknown methods and fields pass",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       peer.send(
         '{"jsonrpc":"2.0","id":"7","method":"tools/call","params":{"name":"echo","arguments":{"message":"caf\\u00e9 1.0"},"x-extra":true}}',
@@ -70,7 +70,7 @@ describe("transparent forwarding", () => {
   test(
     "JSON that is not JSON-RPC gets an invalid-request error with its id; an id like ours is still the client's",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       peer.send({ id: 5, hello: "world" });
       await peer.waitFor(() => peer.responseTo(5) !== undefined);
@@ -84,7 +84,7 @@ describe("transparent forwarding", () => {
   test(
     "malformed JSON from the client gets a parse error and the session goes on",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       peer.send("{this is not json");
       await peer.waitFor(() => peer.messages.some((m) => m.error?.code === -32700));
       await initialized(peer);
@@ -106,7 +106,7 @@ describe("transparent forwarding", () => {
   test(
     "a streamed message over the 32 MB cap passes whole each way; a held one over it is answered with an error, never left hanging",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       const message = "m".repeat(40 * 1024 * 1024);
       const echoed = await peer.request("huge-in", "tools/call", { name: "echo", arguments: { message } });
@@ -131,7 +131,7 @@ describe("transparent forwarding", () => {
   test(
     "long answers stream while a tools/list is pending, which is still patched; one under a reused id comes back under the client's",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       peer.send({ jsonrpc: "2.0", id: "r", method: "tools/call", params: { name: "slow", arguments: { steps: 10, delayMs: 100 } } });
       peer.send({ jsonrpc: "2.0", id: "r", method: "tools/call", params: { name: "big", arguments: { bytes: 1_000_000 } } });
@@ -166,7 +166,7 @@ describe("transparent forwarding", () => {
   test(
     "a 20 MB message passes each way",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       const message = "m".repeat(20 * 1024 * 1024);
       const answer = await peer.request(3, "tools/call", { name: "echo", arguments: { message } });

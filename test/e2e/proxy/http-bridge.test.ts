@@ -1,11 +1,10 @@
 // mcp-proxy as a stdio bridge to HTTP servers: sessions that expire, endpoints that are slow.
 import { afterEach, expect, test } from "bun:test";
 import {
-  BUN,
   closedPort,
   INITIALIZE,
   LinePeer,
-  REFERENCE,
+  REFERENCE_CMD,
   startHttpServer,
   startReferenceHttp,
   TEST_GUARD_MS,
@@ -23,7 +22,7 @@ test(
   "a 2025 HTTP server that restarts and forgets the session: every request waiting is sent again on a new session",
   async () => {
     const port = closedPort();
-    const start = () => startHttpServer([BUN, REFERENCE, "--http", String(port)]);
+    const start = () => startHttpServer([...REFERENCE_CMD, "--http", String(port)]);
     let server = await start();
     try {
       const peer = new LinePeer([...PROXY, "--url", `http://127.0.0.1:${port}/mcp`]);

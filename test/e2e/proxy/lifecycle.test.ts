@@ -4,7 +4,18 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { alive, BUN, FAULTY, LinePeer, REFERENCE, runTool, TEST_GUARD_MS, toolCommand, until } from "../../support/helpers.ts";
+import {
+  alive,
+  BUN,
+  FAULTY,
+  LinePeer,
+  REFERENCE_CMD,
+  REFERENCE_LINE,
+  runTool,
+  TEST_GUARD_MS,
+  toolCommand,
+  until,
+} from "../../support/helpers.ts";
 import { closeProxies, initialized, peers, pidOf, proxy } from "../../support/proxy-peer.ts";
 
 afterEach(async () => {
@@ -16,7 +27,7 @@ describe("lifecycle", () => {
     "stdin EOF ends the proxy and its server, the server's own children included",
     async () => {
       const marker = `sleep ${31_000 + Math.floor(Math.random() * 999)}`;
-      const peer = proxy(["--", "/bin/sh", "-c", `${marker} & exec ${BUN} ${REFERENCE}`]);
+      const peer = proxy(["--", "/bin/sh", "-c", `${marker} & exec ${REFERENCE_LINE}`]);
       await initialized(peer);
       const serverPid = await pidOf(peer, 1);
       peers.splice(peers.indexOf(peer), 1);
@@ -32,7 +43,7 @@ describe("lifecycle", () => {
     "the client closing stdin mid-restart leaves nothing behind",
     async () => {
       const token = `--mid-restart-${process.pid}-${Date.now()}`;
-      const peer = proxy(["--", BUN, REFERENCE, token]);
+      const peer = proxy(["--", ...REFERENCE_CMD, token]);
       await initialized(peer);
       const serverPid = await pidOf(peer, 1);
       peer.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "restart_server", arguments: {} } });
@@ -47,7 +58,7 @@ describe("lifecycle", () => {
   test(
     "stdin closing mid-restart: the restart and the request queued behind it are answered, then the proxy exits",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       peer.send({ jsonrpc: "2.0", id: "r", method: "tools/call", params: { name: "restart_server", arguments: {} } });
       peer.send({ jsonrpc: "2.0", id: "after", method: "tools/list", params: {} });
@@ -63,7 +74,7 @@ describe("lifecycle", () => {
     "a grandchild that ignores SIGTERM is killed with the group, and does not hold the proxy up",
     async () => {
       const marker = `sleep ${32_000 + Math.floor(Math.random() * 999)}`;
-      const peer = proxy(["--", "/bin/sh", "-c", `trap '' TERM; ${marker} & exec ${BUN} ${REFERENCE}`]);
+      const peer = proxy(["--", "/bin/sh", "-c", `trap '' TERM; ${marker} & exec ${REFERENCE_LINE}`]);
       await initialized(peer);
       peers.splice(peers.indexOf(peer), 1);
       const started = Date.now();
@@ -77,7 +88,7 @@ describe("lifecycle", () => {
   test(
     "SIGTERM exits 143 and stops the server",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       const serverPid = await pidOf(peer, 1);
       peer.child.kill("SIGTERM");
@@ -126,17 +137,17 @@ describe("lifecycle", () => {
   test(
     "MCPDEV_PROXY_DEBUG_MODE=true means debug logging; reloaderoo's users type `mcpkit proxy` and `mcpkit inspect`",
     async () => {
-      const debug = proxy(["--", BUN, REFERENCE], { MCPDEV_PROXY_DEBUG_MODE: "true" });
+      const debug = proxy(["--", ...REFERENCE_CMD], { MCPDEV_PROXY_DEBUG_MODE: "true" });
       await initialized(debug);
       // The same id twice in flight is logged at debug level only.
       debug.send({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "slow", arguments: { steps: 2, delayMs: 50 } } });
       debug.send({ jsonrpc: "2.0", id: 9, method: "ping" });
       await debug.waitFor(() => debug.messages.filter((m) => m.id === 9).length === 2);
       expect(debug.stderr).toContain("debug: the client reused id 9");
-      const viaMcpkit = new LinePeer([...toolCommand("mcpkit.ts"), "proxy", "--", BUN, REFERENCE]);
+      const viaMcpkit = new LinePeer([...toolCommand("mcpkit.ts"), "proxy", "--", ...REFERENCE_CMD]);
       peers.push(viaMcpkit);
       expect((await initialized(viaMcpkit)).result.serverInfo.name).toBe("mcpkit-reference");
-      const inspected = Bun.spawnSync([...toolCommand("mcpkit.ts"), "inspect", "list-tools", "--", BUN, REFERENCE]);
+      const inspected = Bun.spawnSync([...toolCommand("mcpkit.ts"), "inspect", "list-tools", "--", ...REFERENCE_CMD]);
       expect(JSON.parse(inspected.stdout.toString()).data.tools.length).toBeGreaterThan(5);
     },
     TEST_GUARD_MS,
@@ -152,7 +163,7 @@ describe("watch", () => {
       writeFileSync(source, "v1");
       const flag = join(dir, "build-fails");
       const build = `test ! -e ${flag}`;
-      const peer = proxy(["--watch", `${dir}/*.ts`, "--debounce", "100", "--build", build, "--log-level", "debug", "--", BUN, REFERENCE]);
+      const peer = proxy(["--watch", `${dir}/*.ts`, "--debounce", "100", "--build", build, "--log-level", "debug", "--", ...REFERENCE_CMD]);
       await initialized(peer);
       const first = await pidOf(peer, 1);
 
@@ -190,7 +201,7 @@ describe("watch", () => {
       // The build writes an output file inside the tree it is watched in, as many builds do.
       const build = `echo build >> ${count}; echo out > ${dir}/out.ts`;
       mkdirSync(join(dir, ".git"));
-      const peer = proxy(["--watch", dir, "--debounce", "50", "--build", build, "--log-level", "debug", "--", BUN, REFERENCE]);
+      const peer = proxy(["--watch", dir, "--debounce", "50", "--build", build, "--log-level", "debug", "--", ...REFERENCE_CMD]);
       await initialized(peer);
       writeFileSync(join(dir, "server.ts"), "v2");
       // Settled: the rounds are over, and a change in .git (ignored) made after that is seen with no
@@ -219,7 +230,7 @@ describe("watch", () => {
       const dir = mkdtempSync(join(tmpdir(), "mcpkit-watch-"));
       const source = join(dir, "server.js");
       writeFileSync(source, "v1");
-      const peer = proxy(["--watch", source, "--debounce", "100", "--", BUN, REFERENCE]);
+      const peer = proxy(["--watch", source, "--debounce", "100", "--", ...REFERENCE_CMD]);
       await initialized(peer);
       let pid = await pidOf(peer, "p0");
       for (let save = 1; save <= 2; save++) {

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { alive, BUN, FAULTY, REFERENCE, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
+import { alive, BUN, FAULTY, REFERENCE_CMD, removeTempDirs, TEST_GUARD_MS, tempDir } from "../../support/helpers.ts";
 import { closeProxies, initialized, pidOf, proxy } from "../../support/proxy-peer.ts";
 
 afterEach(async () => {
@@ -16,7 +16,7 @@ describe("restarts", () => {
   test(
     "restart_server reports duration and tool diff, re-initializes the new process and announces list changes",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       const before = await pidOf(peer, 1);
       const report = await peer.request(2, "tools/call", { name: "restart_server", arguments: {} });
@@ -34,7 +34,7 @@ describe("restarts", () => {
   test(
     "50 restart_server calls at once coalesce into one restart and all are answered",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       const before = await pidOf(peer, "before");
       for (let i = 0; i < 50; i++)
@@ -51,7 +51,7 @@ describe("restarts", () => {
   test(
     "1,000 requests in flight across a restart are each answered exactly once",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       const ids: string[] = [];
       for (let i = 0; i < 1000; i++) {
@@ -81,7 +81,7 @@ describe("restarts", () => {
   test(
     "a subscriptions/listen re-sent across a restart is acknowledged to the client once",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       const _meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": { name: "wire-test", version: "0" },
@@ -117,7 +117,7 @@ describe("restarts", () => {
   test(
     "a crashed server is restarted automatically; requests keep being answered",
     async () => {
-      const peer = proxy(["--restart-delay", "50", "--", BUN, REFERENCE]);
+      const peer = proxy(["--restart-delay", "50", "--", ...REFERENCE_CMD]);
       await initialized(peer);
       const before = await pidOf(peer, 1);
       await peer.request(2, "tools/call", { name: "crash", arguments: {} });
@@ -148,7 +148,7 @@ describe("restarts", () => {
   test(
     "a manual restart resets the breaker: the next single crash is restarted again",
     async () => {
-      const peer = proxy(["--restart-delay", "10", "--max-restarts", "1", "--", BUN, REFERENCE]);
+      const peer = proxy(["--restart-delay", "10", "--max-restarts", "1", "--", ...REFERENCE_CMD]);
       await initialized(peer);
       const crash = async (id: string) => {
         await peer.request(id, "tools/call", { name: "crash", arguments: {} });
@@ -169,7 +169,7 @@ describe("restarts", () => {
   test(
     "the server's own requests get ids unique across restarts; the old ones are cancelled and their answers dropped",
     async () => {
-      const peer = proxy(["--", BUN, REFERENCE]);
+      const peer = proxy(["--", ...REFERENCE_CMD]);
       await initialized(peer);
       peer.send({ jsonrpc: "2.0", id: "e1", method: "tools/call", params: { name: "elicit", arguments: {} } });
       await peer.waitFor(() => peer.messages.some((m) => m.method === "elicitation/create"));
@@ -193,7 +193,7 @@ describe("restarts", () => {
   test(
     "--no-auto-restart: after a crash, requests are answered with an error instead of hanging",
     async () => {
-      const peer = proxy(["--no-auto-restart", "--", BUN, REFERENCE]);
+      const peer = proxy(["--no-auto-restart", "--", ...REFERENCE_CMD]);
       await initialized(peer);
       await peer.request(1, "tools/call", { name: "crash", arguments: {} });
       await peer.waitFor(() => peer.stderr.includes("exited with code 7"));

@@ -4,10 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { Client, type ClientOptions } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
-  BUN,
   EVERYTHING,
   type HttpFixture,
-  REFERENCE,
+  REFERENCE_CMD,
   startReferenceHttp,
   TEST_GUARD_MS,
   toolCommand,
@@ -104,7 +103,7 @@ describe.each(["legacy", "modern"] as const)("reference server over stdio, %s er
   test(
     "sampling, elicitation, roots, progress, cancellation and subscriptions work before and after restart_server",
     async () => {
-      const { client, notes, arrived } = await throughProxy(["--", BUN, REFERENCE], era);
+      const { client, notes, arrived } = await throughProxy(["--", ...REFERENCE_CMD], era);
       const tools = await client.listTools();
       expect(tools.tools.at(-1)?.name).toBe("restart_server");
       expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
@@ -138,7 +137,7 @@ describe.each(["legacy", "modern"] as const)("reference server over stdio, %s er
 test(
   "logging notifications pass through (2025 era)",
   async () => {
-    const { client, notes } = await throughProxy(["--", BUN, REFERENCE], "legacy");
+    const { client, notes } = await throughProxy(["--", ...REFERENCE_CMD], "legacy");
     await client.callTool({ name: "log", arguments: { level: "warning", message: "careful" } });
     await until(() => notes.includes("log careful"), "the log message");
     expect(notes).toContain("log careful");

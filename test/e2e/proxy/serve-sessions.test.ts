@@ -12,7 +12,8 @@ import {
   BUN,
   INITIALIZE,
   LinePeer,
-  REFERENCE,
+  REFERENCE_CMD,
+  REFERENCE_LINE,
   removeTempDirs,
   runTool,
   TEST_GUARD_MS,
@@ -116,14 +117,14 @@ describe("who may call", () => {
   test(
     "a non-loopback --host without --token-env, an unset token variable, a bad --session-prefix, or an HTTP server is refused in one line",
     async () => {
-      const open = await runTool("mcp-proxy.ts", ["serve", "--host", "0.0.0.0", "--", BUN, REFERENCE]);
+      const open = await runTool("mcp-proxy.ts", ["serve", "--host", "0.0.0.0", "--", ...REFERENCE_CMD]);
       expect(open.code).not.toBe(0);
       expect(open.stderr).toContain("--token-env");
       expect(open.stderr.trim().split("\n")).toHaveLength(1);
-      const unset = await runTool("mcp-proxy.ts", ["serve", "--token-env", "NO_SUCH_TOKEN_VAR", "--", BUN, REFERENCE]);
+      const unset = await runTool("mcp-proxy.ts", ["serve", "--token-env", "NO_SUCH_TOKEN_VAR", "--", ...REFERENCE_CMD]);
       expect(unset.code).not.toBe(0);
       expect(unset.stderr).toContain("NO_SUCH_TOKEN_VAR");
-      const prefix = await runTool("mcp-proxy.ts", ["serve", "--session-prefix", "a.b", "--", BUN, REFERENCE]);
+      const prefix = await runTool("mcp-proxy.ts", ["serve", "--session-prefix", "a.b", "--", ...REFERENCE_CMD]);
       expect(prefix.code).not.toBe(0);
       expect(prefix.stderr).toContain("--session-prefix");
       const http = await runTool("mcp-proxy.ts", ["serve", "--url", "http://127.0.0.1:1/mcp"]);
@@ -406,12 +407,12 @@ test(
   "the compiled binary serves too, and a server whose command is serve runs as mcp-proxy -- serve",
   async () => {
     const tools = await compiledTools();
-    const compiled = await serve(["--log-level", "warn"], [BUN, REFERENCE], {}, [join(tools, "mcp-proxy")]);
+    const compiled = await serve(["--log-level", "warn"], [...REFERENCE_CMD], {}, [join(tools, "mcp-proxy")]);
     const { client } = await sdkClient(compiled.url, "legacy");
     expect(text(await client.callTool({ name: "echo", arguments: { message: "compiled" } }))).toBe("compiled");
     const dir = tempDir();
     const named = join(dir, "serve");
-    writeFileSync(named, `#!/bin/sh\nexec "${BUN}" "${REFERENCE}"\n`);
+    writeFileSync(named, `#!/bin/sh\nexec ${REFERENCE_LINE}\n`);
     chmodSync(named, 0o755);
     const peer = new LinePeer([join(tools, "mcp-proxy"), "--", "serve"], { env: { PATH: `${dir}:${process.env.PATH}` } });
     const answer = await peer.request(1, "initialize", INITIALIZE());

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { tarGz } from "../../../build/archive.ts";
 import pkg from "../../../package.json" with { type: "json" };
 import { packRelease, serveFiles } from "../../support/binary.ts";
-import { BUN, NO_VENDOR_KEYS, REFERENCE, ROOT, TEST_GUARD_MS } from "../../support/helpers.ts";
+import { NO_VENDOR_KEYS, REFERENCE_CMD, ROOT, TEST_GUARD_MS } from "../../support/helpers.ts";
 
 const work = mkdtempSync(join(tmpdir(), "mcpkit-dist-"));
 const release = join(work, "release");
@@ -62,7 +62,7 @@ describe("install.sh", () => {
 
       const bin = join(prefix, "bin");
       expect((await run([join(bin, "mcp-inspect"), "--version"])).stdout.trim()).toBe(pkg.version);
-      const listed = await run([join(bin, "mcp-inspect"), "list-tools", "--", BUN, REFERENCE]);
+      const listed = await run([join(bin, "mcp-inspect"), "list-tools", "--", ...REFERENCE_CMD]);
       expect(listed.code).toBe(0);
       expect(JSON.parse(listed.stdout).data.tools.map((t: { name: string }) => t.name)).toContain("echo");
       expect((await run([join(bin, "mcp-proxy"), "--help"])).stdout).toContain("hot-reloading");
