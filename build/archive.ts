@@ -1,6 +1,6 @@
 // Release archives written in plain TypeScript (no tar or zip on the build machine needed):
 // ustar inside gzip for Unix, and a deflate zip for Windows. Both keep the executable bit.
-import { deflateRawSync, gzipSync } from "node:zlib";
+import { deflateRawSync, gzipSync, type ZlibOptions } from "node:zlib";
 
 export interface ArchiveEntry {
   name: string;
@@ -11,7 +11,7 @@ export interface ArchiveEntry {
 const TAR_BLOCK = 512;
 
 /** A .tar.gz of the entries (ustar, owner root, a fixed date so rebuilds hash alike). */
-export function tarGz(entries: ArchiveEntry[], mtime: number): Uint8Array {
+export function tarGz(entries: ArchiveEntry[], mtime: number, level: ZlibOptions["level"] = 9): Uint8Array {
   const blocks: Uint8Array[] = [];
   for (const entry of entries) {
     const header = new Uint8Array(TAR_BLOCK);
@@ -35,7 +35,7 @@ export function tarGz(entries: ArchiveEntry[], mtime: number): Uint8Array {
     blocks.push(header, entry.data, new Uint8Array((TAR_BLOCK - (entry.data.length % TAR_BLOCK)) % TAR_BLOCK));
   }
   blocks.push(new Uint8Array(TAR_BLOCK * 2));
-  return gzipSync(concat(blocks), { level: 9 });
+  return gzipSync(concat(blocks), { level });
 }
 
 /** A .zip of the entries, each deflated, with Unix modes in the external attributes. */

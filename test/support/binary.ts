@@ -91,7 +91,7 @@ function pruneOthers(kept: string): void {
 /** The release build.ts makes for this machine, from the shared binary: its archive and SHA256SUMS in `dir`. */
 export async function packRelease(dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  writeChecksums(dir, [packArchive(join(await compiledTools(), "mcpkit"), "linux-x64", dir)]);
+  writeChecksums(dir, [packArchive(join(await compiledTools(), "mcpkit"), "linux-x64", dir, true)]);
 }
 
 /** Serves the files under `root` on loopback HTTP, as a release host would (install.sh's MCPKIT_DOWNLOAD_URL). */
