@@ -13,6 +13,11 @@ import { NO_VENDOR_KEYS, REFERENCE_CMD, ROOT, TEST_GUARD_MS } from "../../suppor
 const work = mkdtempSync(join(tmpdir(), "mcpkit-dist-"));
 const release = join(work, "release");
 const tampered = join(work, "tampered");
+/**
+ * A release whose mcpkit is a script that prints the version (all install.sh runs of it): for the tests of how
+ * install.sh treats the files in the prefix, which would otherwise download, check and unpack 120 MB each.
+ */
+const standIn = join(work, "stand-in");
 let server: ReturnType<typeof Bun.serve>;
 
 /** Async on purpose: the loopback server lives in this process, and a blocking spawn would starve it. */
@@ -33,8 +38,17 @@ beforeAll(async () => {
   archive[Math.floor(archive.length / 2)]! ^= 0xff;
   writeFileSync(join(tampered, "mcpkit-linux-x64.tar.gz"), archive);
   writeFileSync(join(tampered, "SHA256SUMS"), readFileSync(join(release, "SHA256SUMS")));
+  writeRelease(standIn, `#!/bin/sh\necho ${pkg.version}\n`);
   server = serveFiles(work);
 }, TEST_GUARD_MS);
+
+/** A release in `dir` whose archive holds `script` as mcpkit. */
+function writeRelease(dir: string, script: string): void {
+  mkdirSync(dir, { recursive: true });
+  const archive = tarGz([{ name: "mcpkit", data: new TextEncoder().encode(script), executable: true }], 0);
+  writeFileSync(join(dir, "mcpkit-linux-x64.tar.gz"), archive);
+  writeFileSync(join(dir, "SHA256SUMS"), `${createHash("sha256").update(archive).digest("hex")}  mcpkit-linux-x64.tar.gz\n`);
+}
 
 afterAll(() => {
   server?.stop(true);
@@ -93,11 +107,8 @@ describe("install.sh", () => {
     "an archive whose binary does not run here leaves the existing install as it was",
     async () => {
       const prefix = join(work, "keep");
-      expect((await install(prefix, "release")).code).toBe(0);
-      mkdirSync(join(work, "broken"), { recursive: true });
-      const archive = tarGz([{ name: "mcpkit", data: new TextEncoder().encode("#!/bin/sh\nexit 132\n"), executable: true }], 0);
-      writeFileSync(join(work, "broken", "mcpkit-linux-x64.tar.gz"), archive);
-      writeFileSync(join(work, "broken", "SHA256SUMS"), `${createHash("sha256").update(archive).digest("hex")}  mcpkit-linux-x64.tar.gz\n`);
+      expect((await install(prefix, "stand-in")).code).toBe(0);
+      writeRelease(join(work, "broken"), "#!/bin/sh\nexit 132\n");
       const result = await install(prefix, "broken");
       expect(result.code).not.toBe(0);
       expect(result.stderr).toContain("does not run on this machine");
@@ -116,7 +127,7 @@ describe("install.sh", () => {
         mkdirSync(bin, { recursive: true });
         if (kind === "directory") mkdirSync(join(bin, "mcp-proxy"));
         else symlinkSync(join(work, `elsewhere-${kind}`), join(bin, "mcp-proxy"));
-        const result = await install(prefix, "release");
+        const result = await install(prefix, "stand-in");
         expect(result.code).not.toBe(0);
         expect(result.stderr).toContain(`${join(bin, "mcp-proxy")} is a directory (or a link to one)`);
         expect(existsSync(join(bin, "mcpkit"))).toBe(false);
@@ -136,7 +147,7 @@ describe("install.sh", () => {
       writeFileSync(precious, "keep me\n");
       symlinkSync(precious, join(bin, ".mcpkit.new"));
       symlinkSync(precious, join(bin, "mcpkit"));
-      const result = await install(prefix, "release");
+      const result = await install(prefix, "stand-in");
       expect(result.code).toBe(0);
       expect(readFileSync(precious, "utf8")).toBe("keep me\n");
       expect(lstatSync(join(bin, "mcpkit")).isFile()).toBe(true);
@@ -149,7 +160,7 @@ describe("install.sh", () => {
     "the printed mcpServers snippet is valid JSON even when the prefix holds quotes and backslashes",
     async () => {
       const prefix = join(work, 'odd "name" \\ here');
-      const result = await install(prefix, "release");
+      const result = await install(prefix, "stand-in");
       expect(result.code).toBe(0);
       const snippet = JSON.parse(result.stdout.slice(result.stdout.indexOf("\n{") + 1));
       expect(snippet.mcpServers["my-server-dev"].command).toBe(join(prefix, "bin", "mcp-proxy"));
