@@ -68,7 +68,10 @@ export class DaemonSession {
   #ownId = 0;
   readonly #own = new RequestCorrelator(() => `daemon-own-${++this.#ownId}`);
   readonly #handshake = new SessionHandshake(
-    (method, params) => this.#own.request(channelPeer(this.#upstream!), method, params, { timeoutMs: UPSTREAM_HANDSHAKE_TIMEOUT_MS }),
+    (method, params) =>
+      this.#upstream
+        ? this.#own.request(channelPeer(this.#upstream), method, params, { timeoutMs: UPSTREAM_HANDSHAKE_TIMEOUT_MS })
+        : Promise.reject(this.#gone()),
     () => this.#upstream,
   );
   /** Clients held back while the server's input is full, resumed when it drains. */
@@ -216,16 +219,28 @@ export class DaemonSession {
     await this.#upstream?.send(notification).catch(() => {});
   }
 
+  /**
+   * Why there is no server to send to: a request can arrive after the server died and before the session's next
+   * start (the handshake failed and the call was sent with it), and it is answered with the server's own reason.
+   */
+  #gone(): Error {
+    return new Error(this.#lastExit || "the server went away");
+  }
+
+  #sendUpstream(message: JsonRpcMessage): Promise<void> {
+    return this.#upstream ? this.#upstream.send(message) : Promise.reject(this.#gone());
+  }
+
   async #toUpstream(message: JsonRpcRequest, client: SessionClient, originalId: JsonRpcId): Promise<void> {
     try {
-      await this.#upstream!.send(message);
+      await this.#sendUpstream(message);
     } catch (error) {
       if (error instanceof SessionExpiredError && this.#handshake.done) {
         // An HTTP server forgot our session: open one new session (however many requests noticed)
         // and send the request again; it was never acted on.
         try {
           await this.#handshake.renewOnce();
-          await this.#upstream!.send(message);
+          await this.#sendUpstream(message);
           return;
         } catch {
           // Fall through to the error below.
