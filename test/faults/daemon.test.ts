@@ -111,6 +111,8 @@ describe("callers", () => {
       writeFileSync(go, "");
       expect(await exited).toBe(143);
       expect(JSON.parse(out).error.code).toBe("CANCELLED");
+      // Up, so that stopDaemons stops it: one that came up after the test would outlive the run in a removed folder.
+      await until(() => existsSync(join(dir, "daemon.sock")), "the daemon up");
     },
     TEST_GUARD_MS,
   );
