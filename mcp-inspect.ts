@@ -114,10 +114,8 @@ export async function run(argv: string[]): Promise<void> {
 
 /** The command argv names: `config` before citty, an unknown one as a usage error, the rest through citty. */
 async function runCommand(argv: string[]): Promise<void> {
-  // A reader that hangs up early (`| head`) is not an error worth a stack trace.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-  });
+  // Answers go out through writeStdout, which takes a reader that hangs up (`| head`) quietly; a command that
+  // streams to process.stdout asks for quietStdout() (lib/io/runtime.ts).
   const cli = await loadCli();
   const { prepareArgv, separateServerCommand, unknownCommandProblem, valueFlags, COMMAND_ARGS, REPEATABLE_TARGET_FLAGS, EXIT } = cli;
   const commands = Object.keys(COMMANDS);

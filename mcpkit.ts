@@ -51,8 +51,10 @@ if (chosen) {
   await (await TOOLS[chosen.tool]!()).run(chosen.args);
 } else {
   const first = argv[0];
-  if (first === "--version" || first === "-v") process.stdout.write(`${pkg.version}\n`);
-  else if (first === undefined || first === "--help" || first === "-h") process.stdout.write(USAGE);
+  // Through Bun, not process.stdout: its first touch builds a node stream, most of a --version's time.
+  const { writeStdout } = await import("./lib/io/runtime.ts");
+  if (first === "--version" || first === "-v") writeStdout(`${pkg.version}\n`);
+  else if (first === undefined || first === "--help" || first === "-h") writeStdout(USAGE);
   else {
     const { fail } = await import("./lib/cli/fail.ts");
     fail(`unknown tool ${JSON.stringify(first)} (tools: ${Object.keys(TOOLS).join(", ")}; see mcpkit --help)`);

@@ -3,6 +3,7 @@
 // --config, else every configured server `--server NAME` would reach.
 import { type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
+import { writeStdout } from "../../lib/io/runtime.ts";
 import { stripControl } from "../../lib/io/text.ts";
 import { loadConfigTargets } from "../../lib/targets/config-entry.ts";
 import { describeTarget, type Target } from "../../lib/targets/target.ts";
@@ -100,7 +101,7 @@ async function runSkill(args: Args, invocation: Invocation, version: string): Pr
     },
   );
   if (args.out === "-") {
-    process.stdout.write(markdown);
+    writeStdout(markdown);
     return;
   }
   const [{ mkdirSync }, { join, resolve }, { replaceFile }] = await Promise.all([

@@ -5,6 +5,7 @@
 // notifications. A request the recording lacks gets an error naming the closest recorded one.
 import type { ConsolaInstance } from "consola";
 import { readChunks } from "../../lib/io/reading.ts";
+import { quietStdout } from "../../lib/io/runtime.ts";
 import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcId } from "../../lib/wire/jsonrpc.ts";
 import { LineWriter } from "../../lib/wire/line-writer.ts";
 import { ByteLineSplitter } from "../../lib/wire/lines.ts";
@@ -18,7 +19,7 @@ const OWN_ID_PREFIX = "mock-";
 const HANDSHAKE = new Set(["initialize", "server/discover"]);
 
 export async function serveRecording(recording: Recording, log: ConsolaInstance): Promise<void> {
-  const out = new LineWriter(process.stdout);
+  const out = new LineWriter(quietStdout());
   const used = new Set<Exchange>();
   const awaiting = new Map<string, () => void>();
   let ownId = 0;

@@ -2,6 +2,7 @@
 // client-config/write.ts builds it), printed, or with --write merged into that client's file.
 import { existsSync } from "node:fs";
 import { basename, isAbsolute, resolve } from "node:path";
+import { quietStdout } from "../io/runtime.ts";
 import {
   CLIENTS,
   type ClientName,
@@ -57,7 +58,7 @@ export async function runConfigCommand(
       arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
     const value = () => inline ?? argv[++i];
     if (flag === "--help" || flag === "-h") {
-      process.stdout.write(CONFIG_USAGE(tool, options.example));
+      quietStdout().write(CONFIG_USAGE(tool, options.example));
       return 0;
     } else if (flag === "--client") client = value();
     else if (flag === "--name") name = value();
@@ -100,7 +101,7 @@ export async function runConfigCommand(
       location.format === "toml"
         ? (await import("../targets/client-config/toml.ts")).serverTable(name, entry)
         : `${JSON.stringify({ [location.key]: { [name]: entry } }, null, 2)}\n`;
-    process.stdout.write(printed);
+    quietStdout().write(printed);
     process.stderr.write(`add this to ${target} (or run again with --write)\n`);
     return 0;
   }
@@ -108,7 +109,7 @@ export async function runConfigCommand(
   if (!merged.ok) return fail(merged.error);
   // What we wrote into a project's file is the user's own doing: approved, as if they had typed it.
   if (location.scope === "project") await approveWritten(name, target, entry);
-  process.stdout.write(`wrote "${name}" to ${target}${merged.value.backup ? ` (backup: ${merged.value.backup})` : ""}\n`);
+  quietStdout().write(`wrote "${name}" to ${target}${merged.value.backup ? ` (backup: ${merged.value.backup})` : ""}\n`);
   return 0;
 }
 

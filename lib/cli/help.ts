@@ -2,6 +2,7 @@
 // options in two columns wrapped to the terminal, and examples under their own heading. Colour
 // only on a terminal without NO_COLOR; a pipe gets plain text.
 import type { ArgDef, ArgsDef, CommandDef, CommandMeta } from "citty";
+import { isTerminal, writeStdout } from "../io/runtime.ts";
 
 const examples = new WeakMap<object, string[]>();
 const DEFAULT_WIDTH = 100;
@@ -15,7 +16,7 @@ export function withExamples<T extends object>(command: T, lines: string[]): T {
 
 /** What citty calls for --help (runMain's showUsage): our help for the command, on stdout. */
 export async function showHelp(command: CommandDef<any>, parent?: CommandDef<any>): Promise<void> {
-  process.stdout.write(await renderHelp(command, parent));
+  writeStdout(await renderHelp(command, parent));
 }
 
 export async function renderHelp(
@@ -23,8 +24,8 @@ export async function renderHelp(
   parent?: CommandDef<any>,
   options: { width?: number; colour?: boolean } = {},
 ): Promise<string> {
-  const width = options.width ?? (process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : DEFAULT_WIDTH);
-  const colour = options.colour ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
+  const width = options.width ?? (isTerminal(1) && process.stdout.columns ? process.stdout.columns : DEFAULT_WIDTH);
+  const colour = options.colour ?? (isTerminal(1) && !process.env.NO_COLOR);
   const bold = (text: string) => (colour ? `\u001b[1m${text}\u001b[22m` : text);
   const meta = await resolve<CommandMeta>(command.meta);
   const parentMeta = parent ? await resolve<CommandMeta>(parent.meta) : undefined;

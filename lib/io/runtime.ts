@@ -72,6 +72,23 @@ export function writeStdout(text: string): void {
   bun.write(bun.stdout, text).catch(() => process.exit(process.exitCode ?? 0));
 }
 
+let stdoutQuiet = false;
+
+/**
+ * process.stdout for a command that streams to it, with a reader that hangs up (`| head`) ending the process with
+ * the exit code it has, not a stack trace. Asked for where it is used, never up front: the first touch builds the
+ * node stream, ~25 ms of a start-up on a loaded machine.
+ */
+export function quietStdout(): NodeJS.WriteStream {
+  if (!stdoutQuiet) {
+    stdoutQuiet = true;
+    process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    });
+  }
+  return process.stdout;
+}
+
 function nodeOutput(): FailingSink {
   const sink: FailingSink = {
     write: (chunk) => process.stdout.write(chunk),
