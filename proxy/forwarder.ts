@@ -7,7 +7,7 @@
 // answer to the process that asked, a cancellation under the id the server knows.
 import type { ConsolaInstance } from "consola/core";
 import { cancelled } from "../lib/client/peer.ts";
-import { SessionExpiredError } from "../lib/io/fetch.ts";
+import { HttpStatusError, SessionExpiredError } from "../lib/io/fetch.ts";
 import { DroppedLineError } from "../lib/transport/channel.ts";
 import type { LineStream, MessageHead } from "../lib/wire/cut-through.ts";
 import { completeMessage, idFromEdges, isPartial, parseForRouting } from "../lib/wire/json-scan.ts";
@@ -214,10 +214,9 @@ export class Forwarder {
         if (entry) this.#inFlight.markExpired(entry);
         void this.#restarter.restart("the HTTP session expired");
       } else if (entry) {
-        void this.answer(
-          entry,
-          errorResponse(entry.id, ErrorCode.ServerUnavailable, `mcp-proxy: could not reach the server: ${error.message}`),
-        );
+        // A server that answered with an HTTP status (a failed sign-in among them) was reached: the error says what it said.
+        const why = error instanceof HttpStatusError ? error.message : `could not reach the server: ${error.message}`;
+        void this.answer(entry, errorResponse(entry.id, ErrorCode.ServerUnavailable, `mcp-proxy: ${why}`));
       } else {
         this.#log.warn(`could not forward a message to the server: ${error.message}`);
       }

@@ -82,7 +82,7 @@ describe("answers that never end: 1 MB read, a clear error, a bounded memory", (
         const peer = new LinePeer([...toolCommand("mcp-proxy.ts"), "--url", urlFor("endless", stage)], { env: machine() });
         const rss = new PeakRss(peer.child.pid);
         const answer = await peer.request(1, "initialize", INITIALIZE());
-        expect(answer.error.message).toContain(`the answer from ${server.url} ${TOO_LARGE}`);
+        expect(answer.error.message).toBe(`mcp-proxy: signing in to ${server.url} failed: the answer from ${server.url} ${TOO_LARGE}`);
         expect(rss.stop()).toBeLessThan(AUTH_BOUND_MB);
         expect(await peer.close()).toBe(0);
       },
