@@ -7,7 +7,8 @@ import { chmodSync, existsSync, lstatSync, readFileSync, unlinkSync, writeFileSy
 import { createServer, type Server, type Socket } from "node:net";
 import type { ConsolaInstance } from "consola/core";
 import type { DaemonPaths } from "../lib/daemon/paths.ts";
-import { DAEMON_PROTOCOL, sessionKey } from "../lib/daemon/protocol.ts";
+import { DAEMON_PROTOCOL } from "../lib/daemon/protocol.ts";
+import { sessionKey } from "../lib/daemon/session-key.ts";
 import { probeDaemon } from "../lib/daemon/start.ts";
 import { settlesWithin } from "../lib/io/reading.ts";
 import type { Target } from "../lib/targets/target.ts";

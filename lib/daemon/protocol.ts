@@ -20,7 +20,6 @@
 //   notifications/tools/list_changed; it describes the session as it was at the attach, so a
 //   client uses it only until any other line comes (a list_changed among them). A warm call is
 //   then one round trip to the daemon plus the call itself, the least a daemon in between can cost.
-import { createHash } from "node:crypto";
 import type { ServerIdentity } from "../client/raw-client.ts";
 import type { HttpTarget, Target } from "../targets/target.ts";
 import { isJsonObject, type JsonObject } from "../wire/jsonrpc.ts";
@@ -135,17 +134,4 @@ function attachedOAuth(value: unknown): HttpTarget["oauth"] | string | undefined
     return "oauth.scopes must be a list of strings";
   if (value.callbackPort !== undefined && !Number.isInteger(value.callbackPort)) return "oauth.callbackPort must be a port number";
   return value as HttpTarget["oauth"];
-}
-
-/** A session is one exact server definition: an edited config gets a new session, never a stale one. */
-export function sessionKey(target: Target): string {
-  const definition =
-    target.kind === "stdio"
-      ? { kind: "stdio", command: target.command, args: target.args, env: sortedEntries(target.env), cwd: target.cwd ?? null }
-      : { kind: "http", url: target.url, headers: sortedEntries(target.headers), transport: target.transport };
-  return createHash("sha256").update(JSON.stringify(definition)).digest("hex").slice(0, 16);
-}
-
-function sortedEntries(record: Record<string, string>): [string, string][] {
-  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
