@@ -221,7 +221,8 @@ export class DaemonSession {
 
   /**
    * Why there is no server to send to: a request can arrive after the server died and before the session's next
-   * start (the handshake failed and the call was sent with it), and it is answered with the server's own reason.
+   * start (a 2026 probe whose own initialize just failed, a call sent with the handshake), and it is answered with
+   * the server's own reason.
    */
   #gone(): Error {
     return new Error(this.#lastExit || "the server went away");

@@ -21,7 +21,6 @@ import {
 
 const host = (args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
   runTool("mcp-host.ts", args, { ...options, env: { ...NO_VENDOR_KEYS, ...options.env } });
-const REFERENCE_SERVER = `${REFERENCE_LINE}`;
 const scratch = mkdtempSync(join(tmpdir(), "mcp-host-test-"));
 afterAll(async () => {
   await runTool("mcp-daemon.ts", ["stop"], { env: { MCPKIT_DAEMON_DIR: daemonDir } });
@@ -137,7 +136,7 @@ describe("protocol revisions", () => {
   test(
     "--protocol-version 2025-06-18 holds the connection to exactly that revision",
     async () => {
-      const result = await host(["--server", REFERENCE_SERVER, "--protocol-version", "2025-06-18", "-p", "hi"]);
+      const result = await host(["--server", REFERENCE_LINE, "--protocol-version", "2025-06-18", "-p", "hi"]);
       expect(result.code).toBe(0);
       expect(result.stderr).toContain(`as mcpkit-reference (2025-06-18,`);
     },
@@ -277,7 +276,7 @@ describe("leaving closes every server", () => {
       async () => {
         const { HostDriver } = await import("../../support/host-driver.ts");
         const { processAlive } = await import("../../../lib/io/process.ts");
-        const host = new HostDriver(["--server", REFERENCE_SERVER]);
+        const host = new HostDriver(["--server", REFERENCE_LINE]);
         try {
           host.send("whoami");
           const [, pid] = await host.waitFor(/whoami returned: (\d+)/);

@@ -31,7 +31,7 @@ describe.each(LEGS)("scripted conversation over $transport on $era", ({ transpor
     async () => {
       const http = transport === "http" ? await startReferenceHttp() : undefined;
       const extra = mkdtempSync(join(tmpdir(), "mcp-host-root-"));
-      const server = http ? http.url : `${REFERENCE_LINE}`;
+      const server = http ? http.url : REFERENCE_LINE;
       // A URL server goes by its host's name; a stdio one by the name it gives itself.
       const key = http ? "localhost" : K;
       const host = new HostDriver(["--server", server, ...(era === "2026-07-28" ? [] : ["--legacy"])]);

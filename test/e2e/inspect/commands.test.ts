@@ -321,7 +321,7 @@ describe.concurrent("usage", () => {
   test(
     "--server takes a command line, quoted as a shell would, or a URL; a URL without a scheme is named",
     async () => {
-      const { code, json } = await run(["list-tools", "--server", `${REFERENCE_LINE}`]);
+      const { code, json } = await run(["list-tools", "--server", REFERENCE_LINE]);
       expect(code).toBe(0);
       expect(json.data.tools.length).toBeGreaterThan(5);
       const schemeless = await run(["ping", "--server", "localhost:3000/mcp"]);

@@ -140,7 +140,7 @@ describe("when the server or the daemon fails, the same without citty as through
     test(
       `${stateful ? "--stateful" : "one-shot"}: SIGTERM while the call runs: exit 143 and a CANCELLED envelope, either way`,
       async () => {
-        const env = { ...process.env, MCPKIT_DAEMON_DIR: stateful ? daemonDir() : "/nonexistent" };
+        const env = { ...process.env, ...(stateful ? { MCPKIT_DAEMON_DIR: daemonDir() } : NO_DAEMON) };
         // The server's stdin, copied to a file on its way: the call is in flight once its line is there.
         const seen = join(tempDir("mcpkit-early-"), "stdin");
         const interrupted = async (extra: string[]) => {

@@ -73,7 +73,7 @@ test.each([
   async (_what, args, fragment) => {
     const counter = join(dir, `none-${args.join("")}`);
     writeFileSync(counter, "");
-    const run = await inspect([...args, "--", ...counted(counter, `${REFERENCE_LINE}`)]);
+    const run = await inspect([...args, "--", ...counted(counter, REFERENCE_LINE)]);
     if (fragment) {
       expect(run.code).toBe(1);
       expect(run.json.error.message).toContain(fragment);
