@@ -3,13 +3,17 @@
 // opened on first use and reopened when the target dies. Its own tools are reachable only
 // through call_tool, never re-exported. stdout carries protocol bytes only.
 import { McpServer } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import * as z from "zod";
 import { McpError } from "../lib/client/raw-client.ts";
 import { SessionExpiredError } from "../lib/io/fetch.ts";
 import { createLogger } from "../lib/io/log.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
+import { wholeLines } from "../lib/io/whole-lines.ts";
 import { describeTarget, type Target } from "../lib/targets/target.ts";
+import { idFromEdges } from "../lib/wire/json-scan.ts";
+import { ErrorCode, errorResponse, serializeMessage } from "../lib/wire/jsonrpc.ts";
+import { MAX_MESSAGE_BYTES } from "../lib/wire/limits.ts";
 import * as operations from "./operations.ts";
 import { classify } from "./output.ts";
 import { type Call, openSession, type Session, type SessionOptions } from "./session.ts";
@@ -218,7 +222,23 @@ export async function serveInspector(target: Target, options: InspectorOptions):
     return server;
   };
 
-  const handle = serveStdio(factory, { onerror: (error) => log.debug(error.message) });
+  // A message over the cap is dropped before the SDK sees it, answered when its id can be read, and the session goes on.
+  const input = wholeLines(process.stdin, {
+    maxLineBytes: MAX_MESSAGE_BYTES,
+    onoversize: ({ bytes, head, tail }) => {
+      const id = idFromEdges(head, tail);
+      log.warn(`dropped a ${bytes}-byte message from the client (over the ${MAX_MESSAGE_BYTES}-byte limit)`);
+      if (id === undefined) return;
+      const refusal = errorResponse(
+        id,
+        ErrorCode.InvalidRequest,
+        `mcp-inspect: a ${bytes}-byte message is over the ${MAX_MESSAGE_BYTES}-byte limit`,
+      );
+      process.stdout.write(`${serializeMessage(refusal)}\n`);
+    },
+  });
+  const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES + 1 });
+  const handle = serveStdio(factory, { transport, onerror: (error) => log.debug(error.message) });
   // Our client leaving (stdin EOF) or a signal ends the inspector and the target with it.
   const code = await new Promise<number>((resolve) => {
     process.stdin.once("end", () => resolve(0));

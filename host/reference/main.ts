@@ -12,43 +12,15 @@
  */
 
 import process from "node:process";
-import { PassThrough, type Readable } from "node:stream";
 import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 import { waitMs } from "../../lib/io/reading.ts";
-import { ByteLineSplitter } from "../../lib/wire/lines.ts";
+import { wholeLines } from "../../lib/io/whole-lines.ts";
 import { createReferenceHttpHandler, routed, serveFetch } from "./http.ts";
 import { createReferenceServer } from "./server.ts";
 import { withTasks } from "./tasks.ts";
 
 // The SDK caps a stdio message at 10 MB by default; proxy tests send 20 MB each way.
 const MAX_STDIO_MESSAGE_BYTES = 64 * 1024 * 1024;
-const NEWLINE = new Uint8Array([0x0a]);
-
-/**
- * stdin as one chunk per whole line, for the SDK's transport: its buffer joins each chunk to all it holds and
- * searches it again from the start, so a 40 MB line arriving in 64 KB pieces cost seconds of copying; the splitter
- * joins a line once. A line over the cap ends the stream with an error, as the SDK's own cap does.
- */
-function wholeLines(input: Readable): Readable {
-  const lines = new PassThrough();
-  const splitter = new ByteLineSplitter((line) => lines.write(Buffer.concat([line, NEWLINE])), {
-    maxLineBytes: MAX_STDIO_MESSAGE_BYTES,
-    validateUtf8: false,
-    chunksAreOwned: true,
-    onerror: (error) => lines.destroy(new Error(`a message of ${error.bytes} bytes is over the ${MAX_STDIO_MESSAGE_BYTES} cap`)),
-  });
-  input.on("data", (chunk: Buffer) => splitter.push(chunk));
-  input.on("end", () => {
-    splitter.end();
-    lines.end();
-  });
-  input.on("error", (error) => lines.destroy(error));
-  // The transport pauses its stdin when it closes, so that a server with nothing else to do exits.
-  lines.on("pause", () => input.pause());
-  lines.on("close", () => input.pause());
-  lines.on("resume", () => input.resume());
-  return lines;
-}
 
 /** Serves the reference server on stdio, or over HTTP with `--http PORT` in argv. */
 export async function runReferenceServer() {
@@ -58,7 +30,9 @@ export async function runReferenceServer() {
   const argv = process.argv.slice(2);
   const httpAt = argv.indexOf("--http");
   if (httpAt === -1) {
-    const transport = new StdioServerTransport(wholeLines(process.stdin), process.stdout, { maxBufferSize: MAX_STDIO_MESSAGE_BYTES + 1 });
+    const transport = new StdioServerTransport(wholeLines(process.stdin, { maxLineBytes: MAX_STDIO_MESSAGE_BYTES }), process.stdout, {
+      maxBufferSize: MAX_STDIO_MESSAGE_BYTES + 1,
+    });
     serveStdio((ctx) => createReferenceServer(ctx), {
       transport: withTasks(transport),
       onerror: (e) => process.stderr.write(`[reference-server] ${e.message}\n`),

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, FAULTY, inspect, TEST_GUARD_MS, toolCommand } from "../support/helpers.ts";
+import { BUN, FAULTY, inspect, REFERENCE_CMD, TEST_GUARD_MS, toolCommand } from "../support/helpers.ts";
 
 /** A 32 MB cap on what is read, plus the runtime itself. */
 const READ_BOUND_MB = 160;
@@ -172,3 +172,45 @@ describe("a hostile task server", () => {
     TEST_GUARD_MS,
   );
 });
+
+test(
+  "mcp mode, a client line over the 32 MB cap in 64 KB pieces: refused under its id, the next request answered, exit 0 at end of input",
+  async () => {
+    // The SDK's own buffer stopped reading for good past its cap (the writer below waited forever)
+    // and spent a core on joining pieces until then.
+    const inspector = Bun.spawn([...toolCommand("mcp-inspect.ts"), "mcp", "--", ...REFERENCE_CMD], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const piece = new Uint8Array(64 * 1024).fill(0x61);
+    const [start, end] = ['{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"', '"}}'];
+    inspector.stdin.write(start);
+    let lineBytes = start.length + end.length;
+    for (; lineBytes <= 32 * 1024 * 1024; lineBytes += piece.length) {
+      inspector.stdin.write(piece);
+      await inspector.stdin.flush();
+    }
+    inspector.stdin.write(`${end}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
+    await inspector.stdin.flush();
+    const answers: { id: unknown; error?: { code: number; message: string } }[] = [];
+    let buffered = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of inspector.stdout) {
+      buffered += decoder.decode(chunk, { stream: true });
+      const lines = buffered.split("\n");
+      buffered = lines.pop()!;
+      for (const line of lines) answers.push(JSON.parse(line));
+      if (answers.some((answer) => answer.id === 2)) break;
+    }
+    expect(answers.map((answer) => answer.id)).toEqual(["big", 2]);
+    expect(answers[0]!.error).toEqual({
+      code: -32600,
+      message: `mcp-inspect: a ${lineBytes}-byte message is over the 33554432-byte limit`,
+    });
+    inspector.stdin.end();
+    expect(await inspector.exited).toBe(0);
+    expect(await new Response(inspector.stderr).text()).toContain(`dropped a ${lineBytes}-byte message from the client`);
+  },
+  TEST_GUARD_MS,
+);
