@@ -6,9 +6,10 @@
 import type { ConsolaInstance } from "consola";
 import { readChunks } from "../../lib/io/reading.ts";
 import { quietStdout } from "../../lib/io/runtime.ts";
+import { idFromEdges } from "../../lib/wire/json-scan.ts";
 import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcId } from "../../lib/wire/jsonrpc.ts";
 import { LineWriter } from "../../lib/wire/line-writer.ts";
-import { ByteLineSplitter } from "../../lib/wire/lines.ts";
+import { ByteLineSplitter, MAX_LINE_BYTES } from "../../lib/wire/lines.ts";
 import { closest, comparable, type Exchange, type Recording } from "./recording.ts";
 
 /** How long the mock waits for the client to answer a recorded server request before answering anyway. */
@@ -82,7 +83,18 @@ export async function serveRecording(recording: Recording, log: ConsolaInstance)
     else if (typeof method !== "string" && typeof id === "string") awaiting.get(id)?.();
   };
 
-  const splitter = new ByteLineSplitter(onLine, { onerror: (error) => log.warn(`dropped a ${error.bytes}-byte line (${error.kind})`) });
+  const splitter = new ByteLineSplitter(onLine, {
+    onerror: (error) => {
+      log.warn(`dropped a ${error.bytes}-byte line (${error.kind})`);
+      // A request too large to read still gets its one answer, when its id can be read.
+      const id = error.kind === "oversize" ? idFromEdges(error.head, error.tail) : undefined;
+      if (id !== undefined)
+        send({
+          id,
+          error: { code: ErrorCode.InvalidRequest, message: `a ${error.bytes}-byte message is over the ${MAX_LINE_BYTES}-byte limit` },
+        });
+    },
+  });
   const ended = Promise.withResolvers<void>();
   readChunks(process.stdin, {
     onchunk: (chunk) => splitter.push(chunk),

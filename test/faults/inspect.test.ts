@@ -4,7 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { openSync } from "node:fs";
 import { join } from "node:path";
-import { BUN, FAULTY, inspect, REFERENCE_CMD, TEST_GUARD_MS, toolCommand } from "../support/helpers.ts";
+import { MAX_MESSAGE_BYTES } from "../../lib/wire/limits.ts";
+import { BUN, FAULTY, inspect, LinePeer, REFERENCE_CMD, TEST_GUARD_MS, toolCommand } from "../support/helpers.ts";
 
 /** A 32 MB cap on what is read, plus the runtime itself. */
 const READ_BOUND_MB = 160;
@@ -176,41 +177,18 @@ describe("a hostile task server", () => {
 test(
   "mcp mode, a client line over the 32 MB cap in 64 KB pieces: refused under its id, the next request answered, exit 0 at end of input",
   async () => {
-    // The SDK's own buffer stopped reading for good past its cap (the writer below waited forever)
-    // and spent a core on joining pieces until then.
-    const inspector = Bun.spawn([...toolCommand("mcp-inspect.ts"), "mcp", "--", ...REFERENCE_CMD], {
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const piece = new Uint8Array(64 * 1024).fill(0x61);
-    const [start, end] = ['{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"', '"}}'];
-    inspector.stdin.write(start);
-    let lineBytes = start.length + end.length;
-    for (; lineBytes <= 32 * 1024 * 1024; lineBytes += piece.length) {
-      inspector.stdin.write(piece);
-      await inspector.stdin.flush();
-    }
-    inspector.stdin.write(`${end}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
-    await inspector.stdin.flush();
-    const answers: { id: unknown; error?: { code: number; message: string } }[] = [];
-    let buffered = "";
-    const decoder = new TextDecoder();
-    for await (const chunk of inspector.stdout) {
-      buffered += decoder.decode(chunk, { stream: true });
-      const lines = buffered.split("\n");
-      buffered = lines.pop()!;
-      for (const line of lines) answers.push(JSON.parse(line));
-      if (answers.some((answer) => answer.id === 2)) break;
-    }
-    expect(answers.map((answer) => answer.id)).toEqual(["big", 2]);
-    expect(answers[0]!.error).toEqual({
+    // The SDK's own buffer stopped reading for good past its cap (the writer waited forever) and
+    // spent a core on joining pieces until then.
+    const inspector = new LinePeer([...toolCommand("mcp-inspect.ts"), "mcp", "--", ...REFERENCE_CMD]);
+    const bytes = await inspector.sendLongRequest("big", MAX_MESSAGE_BYTES);
+    await inspector.request(2, "ping");
+    expect(inspector.messages.map((message) => message.id)).toEqual(["big", 2]);
+    expect(inspector.responseTo("big").error).toEqual({
       code: -32600,
-      message: `mcp-inspect: a ${lineBytes}-byte message is over the 33554432-byte limit`,
+      message: `mcp-inspect: a ${bytes}-byte message is over the ${MAX_MESSAGE_BYTES}-byte limit`,
     });
-    inspector.stdin.end();
-    expect(await inspector.exited).toBe(0);
-    expect(await new Response(inspector.stderr).text()).toContain(`dropped a ${lineBytes}-byte message from the client`);
+    expect(await inspector.close()).toBe(0);
+    expect(inspector.stderr).toContain(`dropped a ${bytes}-byte message from the client`);
   },
   TEST_GUARD_MS,
 );

@@ -247,6 +247,22 @@ export class LinePeer {
     stdin.flush();
   }
 
+  /** Writes a ping request longer than `limit` bytes, in 64 KB pieces as a pipe carries it; resolves with its length. */
+  async sendLongRequest(id: string, limit: number): Promise<number> {
+    const stdin = this.child.stdin as import("bun").FileSink;
+    const piece = new Uint8Array(64 * 1024).fill(0x61);
+    const [start, end] = [`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"ping","params":{"x":"`, '"}}\n'];
+    stdin.write(start);
+    let bytes = start.length + end.length - 1;
+    for (; bytes <= limit; bytes += piece.length) {
+      stdin.write(piece);
+      await stdin.flush();
+    }
+    stdin.write(end);
+    await stdin.flush();
+    return bytes;
+  }
+
   /** Resolves once the predicate holds over what has arrived; rejects after timeoutMs. */
   waitFor(predicate: () => boolean, timeoutMs = WAIT_GUARD_MS, what = "the expected messages"): Promise<void> {
     if (predicate()) return Promise.resolve();

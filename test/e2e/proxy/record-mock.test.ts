@@ -6,6 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { MAX_MESSAGE_BYTES } from "../../../lib/wire/limits.ts";
 import {
   EVERYTHING,
   INITIALIZE,
@@ -204,6 +205,22 @@ describe("mcp-inspect mock", () => {
       await client.waitFor(() => client.responseTo("b") !== undefined);
       expect(client.responseTo("b").result.content[0].text).toBe("asked");
       expect(await client.close()).toBe(0);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a request over the 32 MB cap gets its one answer, an error under its id, and the next is served",
+    async () => {
+      const mock = new LinePeer(MOCK(recorded));
+      const bytes = await mock.sendLongRequest("big", MAX_MESSAGE_BYTES);
+      const next = await mock.request(2, "tools/list");
+      expect(mock.responseTo("big").error).toEqual({
+        code: -32600,
+        message: `a ${bytes}-byte message is over the ${MAX_MESSAGE_BYTES}-byte limit`,
+      });
+      expect(next.result.tools.map((tool: { name: string }) => tool.name)).toContain("echo");
+      expect(await mock.close()).toBe(0);
     },
     TEST_GUARD_MS,
   );
