@@ -9,6 +9,8 @@ import { setImmediate } from "node:timers";
 import type { ConsolaInstance } from "consola/core";
 import { createLogger, ownStderr } from "../lib/io/log.ts";
 import { stripControl } from "../lib/io/text.ts";
+import { wholeLines } from "../lib/io/whole-lines.ts";
+import { MAX_INPUT_LINE_BYTES } from "../lib/wire/limits.ts";
 
 export type Completer = (line: string) => Promise<string[]>;
 
@@ -60,8 +62,16 @@ export class Terminal {
     this.interactive = Boolean(input.isTTY && this.#chatter.isTTY);
     this.#color = this.interactive && !process.env.NO_COLOR;
     const completer = options.completer;
+    // Piped, a line over the cap is skipped with a word on stderr: readline alone would hold a line without end.
+    const lines = this.interactive
+      ? input
+      : wholeLines(input, {
+          maxLineBytes: MAX_INPUT_LINE_BYTES,
+          onoversize: ({ bytes }) =>
+            ownStderr().write(`mcp-host: skipped an input line of ${bytes} bytes (over the ${MAX_INPUT_LINE_BYTES}-byte limit)\n`),
+        });
     this.#rl = createInterface({
-      input,
+      input: lines,
       output: this.interactive ? this.#chatter : undefined,
       terminal: this.interactive,
       historySize: HISTORY_LINES,

@@ -5,6 +5,7 @@
 // altogether. The splitter joins a line once, and a line over the cap never reaches the SDK.
 import { PassThrough, type Readable } from "node:stream";
 import { ByteLineSplitter } from "../wire/lines.ts";
+import { readChunks } from "./reading.ts";
 
 const NEWLINE = new Uint8Array([0x0a]);
 
@@ -35,15 +36,18 @@ export function wholeLines(input: Readable, options: WholeLinesOptions): Readabl
       else lines.destroy(new Error(`a message of ${error.bytes} bytes is over the ${maxLineBytes} cap`));
     },
   });
-  input.on("data", (chunk: Buffer) => splitter.push(chunk));
-  input.on("end", () => {
-    splitter.end();
-    lines.end();
+  // Read so that an input that is always readable (/dev/zero) still lets a signal through.
+  const flow = readChunks(input, {
+    onchunk: (chunk) => splitter.push(chunk),
+    onend: (error) => {
+      if (error) return void lines.destroy(error);
+      splitter.end();
+      lines.end();
+    },
   });
-  input.on("error", (error) => lines.destroy(error));
   // The transport pauses its stdin when it closes, so that a server with nothing else to do exits.
-  lines.on("pause", () => input.pause());
-  lines.on("close", () => input.pause());
-  lines.on("resume", () => input.resume());
+  lines.on("pause", () => flow.pause("consumer"));
+  lines.on("close", () => flow.pause("closed"));
+  lines.on("resume", () => flow.resume("consumer"));
   return lines;
 }

@@ -7,6 +7,8 @@ export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 export const MAX_PARAMS_BYTES = 32 * 1024 * 1024;
 /** A session recording (mcp-proxy --record stops growing it here by default; mcp-inspect mock reads no more). */
 export const MAX_RECORDING_BYTES = 256 * 1024 * 1024;
+/** One line of piped input to mcp-host's chat (a line without end, `cat /dev/zero |`, must not fill memory). */
+export const MAX_INPUT_LINE_BYTES = 1024 * 1024;
 /** A client config file. */
 export const MAX_CONFIG_BYTES = 32 * 1024 * 1024;
 /** How deeply a client config file's arrays and objects may nest (a hostile file nests to overflow a parser's stack). */
