@@ -14,7 +14,7 @@ import {
 } from "../lib/daemon/protocol.ts";
 import { type Flow, readChunks } from "../lib/io/reading.ts";
 import type { Target } from "../lib/targets/target.ts";
-import { idFromEdges } from "../lib/wire/json-scan.ts";
+import { oversizeRefusal } from "../lib/wire/json-scan.ts";
 import { ErrorCode, errorResponse, type JsonObject, type JsonRpcMessage, parseMessage } from "../lib/wire/jsonrpc.ts";
 import { LineWriter } from "../lib/wire/line-writer.ts";
 import { type LineError, LineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
@@ -109,11 +109,8 @@ export class DaemonConnection {
 
   #badLine(error: LineError): void {
     this.daemon.log.warn(`dropped a ${error.bytes}-byte line from a client (${error.kind})`);
-    const id = error.kind === "oversize" ? idFromEdges(error.head, error.tail) : undefined;
-    if (this.#session && this.#client && id !== undefined) {
-      const why = `mcp-daemon: a ${error.bytes}-byte message is over the ${MAX_LINE_BYTES}-byte limit`;
-      this.#client.send(errorResponse(id, ErrorCode.InvalidRequest, why));
-    }
+    const refusal = error.kind === "oversize" ? oversizeRefusal(error, MAX_LINE_BYTES, "mcp-daemon") : undefined;
+    if (this.#session && this.#client && refusal) this.#client.send(refusal);
     if (!this.#session) {
       this.#write({ type: "error", message: `that frame was dropped (${error.kind})` });
       this.#end();

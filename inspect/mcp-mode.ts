@@ -11,8 +11,8 @@ import { createLogger } from "../lib/io/log.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
 import { wholeLines } from "../lib/io/whole-lines.ts";
 import { describeTarget, type Target } from "../lib/targets/target.ts";
-import { idFromEdges } from "../lib/wire/json-scan.ts";
-import { ErrorCode, errorResponse, serializeMessage } from "../lib/wire/jsonrpc.ts";
+import { oversizeRefusal } from "../lib/wire/json-scan.ts";
+import { serializeMessage } from "../lib/wire/jsonrpc.ts";
 import { MAX_MESSAGE_BYTES } from "../lib/wire/limits.ts";
 import * as operations from "./operations.ts";
 import { classify } from "./output.ts";
@@ -225,16 +225,10 @@ export async function serveInspector(target: Target, options: InspectorOptions):
   // A message over the cap is dropped before the SDK sees it, answered when its id can be read, and the session goes on.
   const input = wholeLines(process.stdin, {
     maxLineBytes: MAX_MESSAGE_BYTES,
-    onoversize: ({ bytes, head, tail }) => {
-      const id = idFromEdges(head, tail);
-      log.warn(`dropped a ${bytes}-byte message from the client (over the ${MAX_MESSAGE_BYTES}-byte limit)`);
-      if (id === undefined) return;
-      const refusal = errorResponse(
-        id,
-        ErrorCode.InvalidRequest,
-        `mcp-inspect: a ${bytes}-byte message is over the ${MAX_MESSAGE_BYTES}-byte limit`,
-      );
-      process.stdout.write(`${serializeMessage(refusal)}\n`);
+    onoversize: (dropped) => {
+      log.warn(`dropped a ${dropped.bytes}-byte message from the client (over the ${MAX_MESSAGE_BYTES}-byte limit)`);
+      const refusal = oversizeRefusal(dropped, MAX_MESSAGE_BYTES, "mcp-inspect");
+      if (refusal) process.stdout.write(`${serializeMessage(refusal)}\n`);
     },
   });
   const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES + 1 });

@@ -30,7 +30,7 @@ import type { ConsolaInstance } from "consola/core";
 import { settlesWithin } from "../lib/io/reading.ts";
 import type { CloseOptions, MessageChannel } from "../lib/transport/channel.ts";
 import type { LineStream, MessageHead } from "../lib/wire/cut-through.ts";
-import { idFromEdges } from "../lib/wire/json-scan.ts";
+import { oversizeRefusal } from "../lib/wire/json-scan.ts";
 import { ErrorCode, errorResponse, isRequest, type RawMessage } from "../lib/wire/jsonrpc.ts";
 import { ServerChild } from "./child.ts";
 import { type ClientInput, type ClientOutput, Forwarder, type ForwardOptions } from "./forwarder.ts";
@@ -141,11 +141,8 @@ export class McpProxy {
 
   /** A client line too large to take: answered with an error when its id can be read. */
   refuseOversize(head: string, tail: string, bytes: number, limit: number): void {
-    const id = idFromEdges(head, tail);
-    if (id !== undefined)
-      void this.#forwarder.send(
-        errorResponse(id, ErrorCode.InvalidRequest, `mcp-proxy: a ${bytes}-byte message is over the ${limit}-byte limit`),
-      );
+    const refusal = oversizeRefusal({ bytes, head, tail }, limit, "mcp-proxy");
+    if (refusal) void this.#forwarder.send(refusal);
   }
 
   /**

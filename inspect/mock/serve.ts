@@ -6,7 +6,7 @@
 import type { ConsolaInstance } from "consola";
 import { readChunks } from "../../lib/io/reading.ts";
 import { quietStdout } from "../../lib/io/runtime.ts";
-import { idFromEdges } from "../../lib/wire/json-scan.ts";
+import { oversizeRefusal } from "../../lib/wire/json-scan.ts";
 import { ErrorCode, isJsonObject, type JsonObject, type JsonRpcId } from "../../lib/wire/jsonrpc.ts";
 import { LineWriter } from "../../lib/wire/line-writer.ts";
 import { ByteLineSplitter, MAX_LINE_BYTES } from "../../lib/wire/lines.ts";
@@ -87,12 +87,8 @@ export async function serveRecording(recording: Recording, log: ConsolaInstance)
     onerror: (error) => {
       log.warn(`dropped a ${error.bytes}-byte line (${error.kind})`);
       // A request too large to read still gets its one answer, when its id can be read.
-      const id = error.kind === "oversize" ? idFromEdges(error.head, error.tail) : undefined;
-      if (id !== undefined)
-        send({
-          id,
-          error: { code: ErrorCode.InvalidRequest, message: `a ${error.bytes}-byte message is over the ${MAX_LINE_BYTES}-byte limit` },
-        });
+      const refusal = error.kind === "oversize" ? oversizeRefusal(error, MAX_LINE_BYTES) : undefined;
+      if (refusal) void out.write(JSON.stringify(refusal));
     },
   });
   const ended = Promise.withResolvers<void>();

@@ -2,7 +2,17 @@
 // (jsonrpc, id, method, which of params/result/error, a tool call's name) straight from its
 // bytes, jumping over its big values, and parsed whole only when it must be. And the id of a
 // message known only by its first and last bytes, for answering one too large to keep.
-import { type JsonRpcId, type JsonRpcMessage, parseMessage, type RawMessage, rawText, validateMessage } from "./jsonrpc.ts";
+import {
+  ErrorCode,
+  errorResponse,
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  parseMessage,
+  type RawMessage,
+  rawText,
+  validateMessage,
+} from "./jsonrpc.ts";
 import type { Result } from "./result.ts";
 
 const utf8 = new TextDecoder();
@@ -168,6 +178,22 @@ function valueEnd(bytes: Uint8Array, start: number): number {
     }
   }
   return -1;
+}
+
+/**
+ * The one answer to a request dropped for its size (a line splitter's oversize error), when its id
+ * can be read from the edges kept of it; undefined for a notification or an id it cannot read.
+ * `speaker` (the tool's name) starts the message.
+ */
+export function oversizeRefusal(
+  dropped: { bytes: number; head: string; tail: string },
+  limit: number,
+  speaker?: string,
+): JsonRpcFailure | undefined {
+  const id = idFromEdges(dropped.head, dropped.tail);
+  if (id === undefined) return undefined;
+  const why = `a ${dropped.bytes}-byte message is over the ${limit}-byte limit`;
+  return errorResponse(id, ErrorCode.InvalidRequest, speaker ? `${speaker}: ${why}` : why);
 }
 
 /**

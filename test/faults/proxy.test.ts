@@ -4,6 +4,7 @@ import { afterAll, afterEach, expect, test } from "bun:test";
 import { type ChildProcess, spawn } from "node:child_process";
 import { openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { MAX_MESSAGE_BYTES } from "../../lib/wire/limits.ts";
 import {
   BUN,
   FAULTY,
@@ -250,6 +251,23 @@ test(
     await peer.waitFor(() => peer.stderr.includes("the server is back"), WAIT_GUARD_MS, "the restart");
     expect((await peer.request(2, "ping")).result).toEqual({});
     await peer.close();
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "a ping over the 32 MB cap, held whole (it may be sent again): refused under its id, the next answered, exit 0 at end of input",
+  async () => {
+    const peer = new LinePeer([...PROXY, "--", ...REFERENCE_CMD]);
+    await peer.request(0, "initialize", INITIALIZE());
+    const bytes = await peer.sendLongRequest("big", MAX_MESSAGE_BYTES);
+    const next = await peer.request(2, "ping");
+    expect(peer.responseTo("big").error).toEqual({
+      code: -32600,
+      message: `mcp-proxy: a ${bytes}-byte message is over the ${MAX_MESSAGE_BYTES}-byte limit`,
+    });
+    expect(next.result).toEqual({});
+    expect(await peer.close()).toBe(0);
   },
   TEST_GUARD_MS,
 );

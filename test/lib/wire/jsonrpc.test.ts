@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { idFromEdges } from "../../../lib/wire/json-scan.ts";
+import { idFromEdges, oversizeRefusal } from "../../../lib/wire/json-scan.ts";
 import { IdAllocator, isNotification, isRequest, isResponse, parseMessage } from "../../../lib/wire/jsonrpc.ts";
 
 describe("parseMessage", () => {
@@ -69,5 +69,22 @@ describe("idFromEdges", () => {
     ["not json at all", '"id":1}', undefined],
   ])("%s ... %s -> %j", (head, tail, id) => {
     expect(idFromEdges(head, tail)).toBe(id as never);
+  });
+});
+
+describe("oversizeRefusal", () => {
+  test("a request whose id the edges show gets -32600 under that id, the speaker first", () => {
+    const dropped = { bytes: 40_000_000, head: '{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"aaa', tail: 'aaa"}}' };
+    expect(oversizeRefusal(dropped, 33_554_432, "mcp-proxy")).toEqual({
+      jsonrpc: "2.0",
+      id: "big",
+      error: { code: -32600, message: "mcp-proxy: a 40000000-byte message is over the 33554432-byte limit" },
+    });
+    expect(oversizeRefusal(dropped, 16)?.error.message).toBe("a 40000000-byte message is over the 16-byte limit");
+  });
+
+  test("a notification, or an id the edges do not show, gets no answer", () => {
+    expect(oversizeRefusal({ bytes: 99, head: '{"jsonrpc":"2.0","method":"x","params":{"a":"', tail: '"}}' }, 16)).toBeUndefined();
+    expect(oversizeRefusal({ bytes: 99, head: "xxxx", tail: "xxxx" }, 16)).toBeUndefined();
   });
 });
