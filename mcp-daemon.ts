@@ -7,6 +7,7 @@ import { LOGS_ARGS, RUN_ARGS, STATUS_ARGS } from "./daemon/flags.ts";
 import { prepareArgv, unknownCommandProblem, valueFlags } from "./lib/cli/argv.ts";
 import { fail } from "./lib/cli/fail.ts";
 import { showHelp, withExamples } from "./lib/cli/help.ts";
+import { normalJitAfterStartUp } from "./lib/io/runtime.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const commands = () => import("./daemon/commands.ts");
@@ -77,4 +78,7 @@ export async function run(argv: string[]): Promise<void> {
   await runMain(main, { rawArgs, showUsage: showHelp });
 }
 
-if (import.meta.main) await run(process.argv.slice(2));
+if (import.meta.main) {
+  normalJitAfterStartUp();
+  await run(process.argv.slice(2));
+}

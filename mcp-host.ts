@@ -11,6 +11,7 @@ import { AUTH_ARGS, LOG_ARGS, PROTOCOL_VERSION_ARGS, REPEATABLE_TARGET_FLAGS, TA
 import { type Invocation, prepareArgv } from "./lib/cli/argv.ts";
 import { showHelp, withExamples } from "./lib/cli/help.ts";
 import type { FlagDef } from "./lib/cli/values.ts";
+import { normalJitAfterStartUp } from "./lib/io/runtime.ts";
 import pkg from "./package.json" with { type: "json" };
 
 const ARGS = {
@@ -96,4 +97,7 @@ export async function run(argv: string[]): Promise<void> {
   await runMain(mainCommand(invocation), { rawArgs: invocation.rawArgs, showUsage: showHelp });
 }
 
-if (import.meta.main) await run(process.argv.slice(2));
+if (import.meta.main) {
+  normalJitAfterStartUp();
+  await run(process.argv.slice(2));
+}

@@ -16,7 +16,10 @@ import type { Invocation } from "./lib/cli/argv.ts";
 import pkg from "./package.json" with { type: "json" };
 
 // The server first: a plain stdio server of a one-shot command is spawned before the rest loads.
-if (import.meta.main) await startEarly(process.argv.slice(2));
+if (import.meta.main) {
+  await startEarly(process.argv.slice(2));
+  (await import("./lib/io/runtime.ts")).normalJitAfterStartUp();
+}
 /** What the command line needs beyond early-server, loaded only when argv goes through citty. */
 const loadCli = async () => ({
   ...(await import("citty")),

@@ -7,6 +7,7 @@ import { REPEATABLE_TARGET_FLAGS } from "./lib/cli/args.ts";
 import { type Invocation, splitAtDoubleDash, splitServerCommand, takeRepeatable, valueFlags } from "./lib/cli/argv.ts";
 import { fail } from "./lib/cli/fail.ts";
 import { showHelp, withExamples } from "./lib/cli/help.ts";
+import { normalJitAfterStartUp } from "./lib/io/runtime.ts";
 import pkg from "./package.json" with { type: "json" };
 import { ARGS, REPEATABLE_PROXY_FLAGS, readSettings } from "./proxy/settings.ts";
 
@@ -83,4 +84,7 @@ export async function run(argv: string[]): Promise<void> {
   await runMain(mainCommand(invocation), { rawArgs: invocation.rawArgs, showUsage: showHelp });
 }
 
-if (import.meta.main) await run(process.argv.slice(2));
+if (import.meta.main) {
+  normalJitAfterStartUp();
+  await run(process.argv.slice(2));
+}

@@ -48,6 +48,7 @@ const chosen = chooseTool(argv);
 if (chosen) {
   // mcp-inspect's server starts before the rest of mcp-inspect loads, so the two start-ups overlap.
   if (chosen.tool === "mcp-inspect") await (await import("./inspect/early-server.ts")).startEarly(chosen.args);
+  (await import("./lib/io/runtime.ts")).normalJitAfterStartUp();
   await (await TOOLS[chosen.tool]!()).run(chosen.args);
 } else {
   const first = argv[0];

@@ -29,6 +29,7 @@ interface BunSocketHandlers {
 }
 
 interface BunGlobal {
+  unsafe?: { setJITPolicy?(scale: number): void };
   stdout: { writer(options?: { highWaterMark?: number }): BunFileSink };
   write(destination: unknown, text: string): Promise<number>;
   stdin: { stream(): ReadableStream<Uint8Array> };
@@ -36,6 +37,22 @@ interface BunGlobal {
 }
 
 const bun = (globalThis as { Bun?: BunGlobal }).Bun;
+
+/** How long a process counts as starting up: a one-shot command is done by then, a long-lived one has begun serving. */
+export const START_UP_MS = 1000;
+
+/**
+ * The release binary starts with JavaScriptCore's tier-up thresholds scaled up (build.ts, STARTUP_JIT_POLICY): a
+ * one-shot command's code runs once, and the JIT threads compiling it cost a fifth of its CPU. A process still
+ * running after START_UP_MS is a proxy, a daemon, a host or a server: from then on its hot paths tier up as usual.
+ * The timer does not keep the process alive.
+ */
+export function normalJitAfterStartUp(): void {
+  const unsafe = bun?.unsafe;
+  if (unsafe?.setJITPolicy === undefined) return;
+  const timer = setTimeout(() => unsafe.setJITPolicy?.(1), START_UP_MS);
+  (timer as { unref?(): void }).unref?.();
+}
 
 /** Our stdout, for protocol lines: Bun's FileSink when on Bun, process.stdout otherwise. */
 export function stdoutSink(): FailingSink {

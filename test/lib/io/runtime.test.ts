@@ -1,11 +1,11 @@
 // lib/io/runtime: connectUnix on Bun (Bun.connect behind the node-stream surface the daemon client
 // uses), against a real node:net listener: writes before the connect, a write past what the kernel
-// takes, pause, end, and a socket nobody listens on.
-import { afterAll, expect, test } from "bun:test";
+// takes, pause, end, and a socket nobody listens on; and the start-up JIT policy's end.
+import { afterAll, expect, jest, spyOn, test } from "bun:test";
 import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
-import { connectUnix } from "../../../lib/io/runtime.ts";
-import { removeTempDirs, tempDir, until } from "../../support/helpers.ts";
+import { connectUnix, normalJitAfterStartUp, START_UP_MS } from "../../../lib/io/runtime.ts";
+import { BUN, ROOT, removeTempDirs, tempDir, until } from "../../support/helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -94,4 +94,33 @@ test("a path nobody listens on: an error, then the close, both after the caller 
   await until(() => events.includes("close"), "the close");
   expect(events[0]).toStartWith("error ");
   expect(events).toHaveLength(2);
+});
+
+test("normalJitAfterStartUp puts the normal JIT policy back once START_UP_MS have passed, not before", () => {
+  jest.useFakeTimers();
+  const setPolicy = spyOn(Bun.unsafe, "setJITPolicy");
+  try {
+    normalJitAfterStartUp();
+    jest.advanceTimersByTime(START_UP_MS - 1);
+    expect(setPolicy).not.toHaveBeenCalled();
+    jest.advanceTimersByTime(1);
+    expect(setPolicy).toHaveBeenCalledTimes(1);
+    expect(setPolicy).toHaveBeenCalledWith(1);
+  } finally {
+    setPolicy.mockRestore();
+    jest.useRealTimers();
+  }
+});
+
+test("the start-up policy's timer keeps no process alive: a command done before it ends, the policy untouched", async () => {
+  // The child says which came first: its exit (the timer was unref'd) or the policy's reset (it kept the process up).
+  const script = `
+    const { normalJitAfterStartUp } = await import(${JSON.stringify(join(ROOT, "lib/io/runtime.ts"))});
+    Bun.unsafe.setJITPolicy = (scale) => process.stdout.write("reset " + scale + "\\n");
+    normalJitAfterStartUp();
+    process.on("exit", () => process.stdout.write("exit\\n"));
+  `;
+  const child = Bun.spawn([BUN, "-e", script], { stdout: "pipe", stderr: "pipe" });
+  expect(await child.exited).toBe(0);
+  expect(await new Response(child.stdout).text()).toBe("exit\n");
 });
