@@ -26,7 +26,7 @@ import {
   rawText,
   serializeMessage,
 } from "../lib/wire/jsonrpc.ts";
-import type { PieceWriter } from "../lib/wire/line-writer.ts";
+import { type PieceWriter, ROOM } from "../lib/wire/line-writer.ts";
 import { SAFE_TO_REPEAT_METHODS } from "../lib/wire/protocol.ts";
 import type { ServerChild } from "./child.ts";
 import { CutThrough, LISTEN_ACKNOWLEDGED } from "./cut-through.ts";
@@ -206,23 +206,27 @@ export class Forwarder {
     const child = this.#child.channel;
     const generation = this.#child.generation;
     if (!child) return;
-    child.send(message, raw).catch((error: Error) => {
-      if (generation !== this.#child.generation) return;
-      const entry = isRequest(message) ? this.#inFlight.get(message.id) : undefined;
-      if (error instanceof SessionExpiredError) {
-        // The HTTP server forgot our session and never saw this request: a new session, then again.
-        if (entry) this.#inFlight.markExpired(entry);
-        void this.#restarter.restart("the HTTP session expired");
-      } else if (entry) {
-        // A server that answered with an HTTP status (a failed sign-in among them) was reached: the error says what it said.
-        const why = error instanceof HttpStatusError ? error.message : `could not reach the server: ${error.message}`;
-        void this.answer(entry, errorResponse(entry.id, ErrorCode.ServerUnavailable, `mcp-proxy: ${why}`));
-      } else {
-        this.#log.warn(`could not forward a message to the server: ${error.message}`);
-      }
-    });
+    const sent = child.send(message, raw);
+    // Sent with room to spare (the usual case): nothing can fail later, so no handler is attached.
+    if (sent !== ROOM) sent.catch((error: Error) => this.#notSent(message, generation, error));
     // The server reads slowly (or not at all): the client waits in its own pipe, not in our memory.
     if (child.hasRoom === false) this.#options.clientInput?.pause("server");
+  }
+
+  #notSent(message: JsonRpcMessage, generation: number, error: Error): void {
+    if (generation !== this.#child.generation) return;
+    const entry = isRequest(message) ? this.#inFlight.get(message.id) : undefined;
+    if (error instanceof SessionExpiredError) {
+      // The HTTP server forgot our session and never saw this request: a new session, then again.
+      if (entry) this.#inFlight.markExpired(entry);
+      void this.#restarter.restart("the HTTP session expired");
+    } else if (entry) {
+      // A server that answered with an HTTP status (a failed sign-in among them) was reached: the error says what it said.
+      const why = error instanceof HttpStatusError ? error.message : `could not reach the server: ${error.message}`;
+      void this.answer(entry, errorResponse(entry.id, ErrorCode.ServerUnavailable, `mcp-proxy: ${why}`));
+    } else {
+      this.#log.warn(`could not forward a message to the server: ${error.message}`);
+    }
   }
 
   /** One message from the current server process. */

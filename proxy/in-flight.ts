@@ -10,9 +10,6 @@ import { IdAllocator, type JsonRpcId, type JsonRpcRequest, type RawMessage } fro
 /** Requests that stay open until cancelled: the end of input does not wait for them. */
 export const OPEN_ENDED = "subscriptions/listen";
 
-/** Map key that keeps the number 1 and the string "1" apart, as JSON-RPC does. */
-export const keyOf = (id: JsonRpcId) => (typeof id === "number" ? `n${id}` : `s${id}`);
-
 const idSeed = randomUUID();
 /** Ids of ours, one series per use; the random part (one per process) makes them ones no client would pick. */
 export const proxyIds = (use: string) => new IdAllocator(`mcp-proxy-${idSeed}-${use}-`);
@@ -31,10 +28,12 @@ export interface InFlight {
 
 /** The client's requests that still owe it an answer. */
 export class InFlightTable {
-  /** By the key of the id the server sees. */
-  readonly #entries = new Map<string, InFlight>();
+  // Keyed by the ids themselves: a Map keeps the number 1 and the string "1" apart, as JSON-RPC does
+  // (a key string built per lookup was a tenth of the proxy's own time per small message).
+  /** By the id the server sees. */
+  readonly #entries = new Map<JsonRpcId, InFlight>();
   /** How many requests in flight carry each client id (more than one: the client reused it). */
-  readonly #clientIds = new Map<string, number>();
+  readonly #clientIds = new Map<JsonRpcId, number>();
   /** Requests (still in flight) an HTTP server refused for an expired session: never seen by it, so safe to send again. */
   readonly #expired = new Set<InFlight>();
   readonly #reusedIds = proxyIds("as");
@@ -52,7 +51,7 @@ export class InFlightTable {
 
   /** Whether the client has a request in flight under `id` (a new one under it would be a reuse). */
   inFlightAs(id: JsonRpcId): boolean {
-    return this.#clientIds.has(keyOf(id));
+    return this.#clientIds.has(id);
   }
 
   /** Whether any request in flight has an answer the proxy changes (patched, or under a rewritten id). */
@@ -63,9 +62,9 @@ export class InFlightTable {
 
   /** Records a request in flight; one that reuses an id still in flight gets an id of ours upstream (`raw` is then needed). */
   track(message: JsonRpcRequest, raw?: RawMessage): InFlight {
-    const clientKey = keyOf(message.id);
-    const reused = (this.#clientIds.get(clientKey) ?? 0) > 0;
-    this.#clientIds.set(clientKey, (this.#clientIds.get(clientKey) ?? 0) + 1);
+    const carrying = this.#clientIds.get(message.id) ?? 0;
+    const reused = carrying > 0;
+    this.#clientIds.set(message.id, carrying + 1);
     let entry: InFlight;
     if (reused) {
       const upstreamId = this.#reusedIds.next();
@@ -74,18 +73,18 @@ export class InFlightTable {
     } else {
       entry = { id: message.id, upstreamId: message.id, method: message.method, message, raw };
     }
-    this.#entries.set(keyOf(entry.upstreamId), entry);
+    this.#entries.set(entry.upstreamId, entry);
     return entry;
   }
 
   /** The request the server knows as `upstreamId`. */
   get(upstreamId: JsonRpcId): InFlight | undefined {
-    return this.#entries.get(keyOf(upstreamId));
+    return this.#entries.get(upstreamId);
   }
 
   /** Whether `entry` is still owed its answer. */
   holds(entry: InFlight): boolean {
-    return this.#entries.get(keyOf(entry.upstreamId)) === entry;
+    return this.#entries.get(entry.upstreamId) === entry;
   }
 
   /** The client's request `id`; with a reused id, the newest under it (the one a cancellation means). */
@@ -103,12 +102,11 @@ export class InFlightTable {
   /** Forgets a request in flight (answered, cancelled, given up); a second call is a no-op. */
   forget(entry: InFlight): void {
     if (!this.holds(entry)) return;
-    this.#entries.delete(keyOf(entry.upstreamId));
+    this.#entries.delete(entry.upstreamId);
     this.#expired.delete(entry);
-    const clientKey = keyOf(entry.id);
-    const count = (this.#clientIds.get(clientKey) ?? 1) - 1;
-    if (count > 0) this.#clientIds.set(clientKey, count);
-    else this.#clientIds.delete(clientKey);
+    const count = (this.#clientIds.get(entry.id) ?? 1) - 1;
+    if (count > 0) this.#clientIds.set(entry.id, count);
+    else this.#clientIds.delete(entry.id);
     this.onforget?.(entry);
     this.checkIdle();
   }

@@ -4,7 +4,6 @@
 
 import type { JsonObject, JsonRpcId, JsonRpcMessage, JsonRpcRequest } from "../lib/wire/jsonrpc.ts";
 import { META_PROTOCOL_VERSION, META_SUBSCRIPTION_ID } from "../lib/wire/protocol.ts";
-import { keyOf } from "./in-flight.ts";
 
 export type RequestFn = (method: string, params: JsonObject) => Promise<JsonObject>;
 
@@ -14,8 +13,8 @@ export class SessionReplay {
   #modernMeta?: JsonObject;
   #logLevel?: string;
   readonly #subscriptions = new Set<string>();
-  /** subscriptions/listen streams (by request key) whose acknowledgement the client already has. */
-  readonly #acknowledgedListens = new Set<string>();
+  /** subscriptions/listen streams (by request id: a Set keeps 1 and "1" apart) whose acknowledgement the client already has. */
+  readonly #acknowledgedListens = new Set<JsonRpcId>();
 
   /** Keeps what a new server process must be told again. */
   remember(request: JsonRpcRequest): void {
@@ -83,7 +82,7 @@ export class SessionReplay {
 
   /** A listen ended (answered, cancelled, failed): a new one may reuse its id and is acknowledged anew. */
   listenEnded(id: JsonRpcId): void {
-    this.#acknowledgedListens.delete(keyOf(id));
+    this.#acknowledgedListens.delete(id);
   }
 
   /**
@@ -94,8 +93,8 @@ export class SessionReplay {
     const meta = "params" in message ? (message.params?._meta as JsonObject | undefined) : undefined;
     const id = meta?.[META_SUBSCRIPTION_ID];
     if (typeof id !== "string" && typeof id !== "number") return false;
-    if (!this.#acknowledgedListens.has(keyOf(id))) {
-      this.#acknowledgedListens.add(keyOf(id));
+    if (!this.#acknowledgedListens.has(id)) {
+      this.#acknowledgedListens.add(id);
       return false;
     }
     return true;

@@ -81,7 +81,7 @@ export class CutThroughSplitter {
         if (newline !== -1) this.#holding = false;
       } else if (newline !== -1 && this.#heldBytes + end - start <= HOLD_BYTES) {
         // The usual case: the whole line is here (or completes what was held).
-        if (this.#heldBytes === 0) this.#whole.push(chunk.subarray(start, newline + 1));
+        if (this.#heldBytes === 0) this.#whole.pushLine(chunk, start, newline);
         else this.#flushHeld(chunk.subarray(start, newline + 1));
       } else if (this.#heldBytes + end - start <= HOLD_BYTES) {
         this.#held.push(chunk.subarray(start, end));

@@ -79,6 +79,12 @@ export class ByteLineSplitter {
     }
   }
 
+  /** The line in `chunk` from `start` to its newline at `newline`: as push would take it, without finding the newline again. */
+  pushLine(chunk: Uint8Array, start: number, newline: number): void {
+    if (this.#pendingBytes === 0 && !this.#discarding && newline - start <= this.#maxLineBytes) this.#emit(chunk.subarray(start, newline));
+    else this.push(chunk.subarray(start, newline + 1));
+  }
+
   /** Flushes a last line that had no trailing newline. */
   end(): void {
     if (this.#pendingBytes > 0 || this.#discarding) this.#finishLine();

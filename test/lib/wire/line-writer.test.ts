@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { LineWriter } from "../../../lib/wire/line-writer.ts";
+import { LineWriter, ROOM } from "../../../lib/wire/line-writer.ts";
 
 /** A sink that refuses everything past `accept` bytes until drained by the test. */
 function stuckSink(accept = 0) {
@@ -68,5 +68,52 @@ describe("LineWriter", () => {
     sink.drain();
     await flushed;
     expect(done).toBe(true);
+  });
+
+  test("lines that lie one after another in one chunk, each with its newline there, go out as that run of the chunk, uncopied", async () => {
+    const sink = stuckSink(1_000_000);
+    const writer = new LineWriter(sink);
+    const chunk = new TextEncoder().encode('{"a":1}\n{"b":2}\n{"c":3}\n');
+    void writer.write(chunk.subarray(0, 7));
+    void writer.write(chunk.subarray(8, 15));
+    await Promise.resolve();
+    const out = sink.written[0] as Uint8Array;
+    expect(sink.written.length).toBe(1);
+    expect(new TextDecoder().decode(out)).toBe('{"a":1}\n{"b":2}\n');
+    expect(out.buffer).toBe(chunk.buffer);
+    expect(out.byteOffset).toBe(0);
+  });
+
+  test("lines that do not lie that way are copied into one batch: apart, out of order, a CR before the newline, no newline after the last", async () => {
+    const encoder = new TextEncoder();
+    const decoder = new TextDecoder();
+    const batch = async (lines: Uint8Array[]) => {
+      const sink = stuckSink(1_000_000);
+      const writer = new LineWriter(sink);
+      for (const line of lines) void writer.write(line);
+      await Promise.resolve();
+      expect(sink.written.length).toBe(1);
+      return sink.written[0] as Uint8Array;
+    };
+    const apart = encoder.encode("a\n\nb\n");
+    const crlf = encoder.encode("a\r\nb\r\n");
+    const last = encoder.encode("a\nbX");
+    for (const [lines, text] of [
+      [[apart.subarray(0, 1), apart.subarray(3, 4)], "a\nb\n"],
+      [[apart.subarray(3, 4), apart.subarray(0, 1)], "b\na\n"],
+      [[crlf.subarray(0, 1), crlf.subarray(3, 4)], "a\nb\n"],
+      [[last.subarray(0, 1), last.subarray(2, 3)], "a\nb\n"],
+    ] as const) {
+      const out = await batch([...lines]);
+      expect(decoder.decode(out)).toBe(text);
+      expect(out.buffer).not.toBe(lines[0]!.buffer);
+    }
+  });
+
+  test("a write with room returns ROOM, which callers may leave unhandled; a full writer returns another promise", () => {
+    const writer = new LineWriter(stuckSink(), { bufferBytes: 10 });
+    expect(writer.write("short")).toBe(ROOM);
+    void writer.write("x".repeat(20));
+    expect(writer.write("more")).not.toBe(ROOM);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type LineError, LineSplitter } from "../../../lib/wire/lines.ts";
+import { ByteLineSplitter, type LineError, LineSplitter } from "../../../lib/wire/lines.ts";
 
 const encoder = new TextEncoder();
 
@@ -82,5 +82,40 @@ describe("LineSplitter", () => {
     buffer.fill(0x7a);
     splitter.push(encoder.encode("\n"));
     expect(lines).toEqual(["abc"]);
+  });
+});
+
+describe("ByteLineSplitter.pushLine", () => {
+  const decoder = new TextDecoder();
+  const collect = (maxLineBytes?: number) => {
+    const lines: string[] = [];
+    const errors: LineError[] = [];
+    const splitter = new ByteLineSplitter((line) => lines.push(decoder.decode(line)), {
+      maxLineBytes,
+      chunksAreOwned: true,
+      onerror: (error) => errors.push(error),
+    });
+    return { splitter, lines, errors };
+  };
+
+  test("a whole line is handed over as a view into the chunk, without its CR", () => {
+    const { splitter, lines } = collect();
+    const chunk = encoder.encode('{"a":1}\r\n{"b":2}\n');
+    splitter.pushLine(chunk, 0, 8);
+    splitter.pushLine(chunk, 9, 16);
+    expect(lines).toEqual(['{"a":1}', '{"b":2}']);
+  });
+
+  test("behind an unfinished line it joins that line, as push would; over the cap it is dropped with an error", () => {
+    const joined = collect();
+    joined.splitter.push(encoder.encode('{"a":'));
+    const rest = encoder.encode("1}\n");
+    joined.splitter.pushLine(rest, 0, 2);
+    expect(joined.lines).toEqual(['{"a":1}']);
+
+    const capped = collect(4);
+    capped.splitter.pushLine(encoder.encode("123456\nok\n"), 0, 6);
+    expect(capped.lines).toEqual([]);
+    expect(capped.errors.map((error) => error.kind)).toEqual(["oversize"]);
   });
 });
