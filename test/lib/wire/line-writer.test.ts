@@ -70,7 +70,7 @@ describe("LineWriter", () => {
     expect(done).toBe(true);
   });
 
-  test("lines that lie one after another in one chunk, each with its newline there, go out as that run of the chunk, uncopied", async () => {
+  test("lines one after another in one chunk, each with its newline there, go out as that run of the chunk, uncopied", async () => {
     const sink = stuckSink(1_000_000);
     const writer = new LineWriter(sink);
     const chunk = new TextEncoder().encode('{"a":1}\n{"b":2}\n{"c":3}\n');
@@ -84,7 +84,7 @@ describe("LineWriter", () => {
     expect(out.byteOffset).toBe(0);
   });
 
-  test("lines that do not lie that way are copied into one batch: apart, out of order, a CR before the newline, no newline after the last", async () => {
+  test("other lines are copied into one batch: apart, out of order, a CR before the newline, no newline after the last", async () => {
     const encoder = new TextEncoder();
     const decoder = new TextDecoder();
     const batch = async (lines: Uint8Array[]) => {
