@@ -1,8 +1,8 @@
 // The proxy's table of the client's requests in flight, keyed by the ids themselves: JSON-RPC's
 // number 1 and string "1" are two requests, and a reuse is told only within one type.
 import { describe, expect, test } from "bun:test";
-import { InFlightTable } from "../../../proxy/in-flight.ts";
 import type { JsonRpcId, JsonRpcRequest } from "../../../lib/wire/jsonrpc.ts";
+import { InFlightTable } from "../../../proxy/in-flight.ts";
 
 const request = (id: JsonRpcId): JsonRpcRequest => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "t" } });
 
