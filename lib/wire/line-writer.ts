@@ -193,8 +193,8 @@ export class LineWriter {
  */
 function contiguousRun(lines: Uint8Array[], bytes: number): Buffer | undefined {
   const first = lines[0]!;
-  const whole = new Uint8Array(first.buffer, first.byteOffset, Math.min(bytes, first.buffer.byteLength - first.byteOffset));
-  if (whole.length < bytes) return undefined;
+  if (first.byteOffset + bytes > first.buffer.byteLength) return undefined;
+  const whole = new Uint8Array(first.buffer, first.byteOffset, bytes);
   let offset = 0;
   for (const line of lines) {
     if (line.buffer !== first.buffer || line.byteOffset !== first.byteOffset + offset) return undefined;

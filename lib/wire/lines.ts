@@ -68,21 +68,20 @@ export class ByteLineSplitter {
         this.#append(chunk.subarray(start));
         return;
       }
-      if (this.#pendingBytes === 0 && !this.#discarding && newline - start <= this.#maxLineBytes) {
-        // The whole line is inside this chunk: no copy.
-        this.#emit(chunk.subarray(start, newline));
-      } else {
-        this.#append(chunk.subarray(start, newline));
-        this.#finishLine();
-      }
+      this.pushLine(chunk, start, newline);
       start = newline + 1;
     }
   }
 
-  /** The line in `chunk` from `start` to its newline at `newline`: as push would take it, without finding the newline again. */
+  /** The line in `chunk` from `start` to its newline at `newline` (what push does with each, for a caller that found the newline). */
   pushLine(chunk: Uint8Array, start: number, newline: number): void {
-    if (this.#pendingBytes === 0 && !this.#discarding && newline - start <= this.#maxLineBytes) this.#emit(chunk.subarray(start, newline));
-    else this.push(chunk.subarray(start, newline + 1));
+    if (this.#pendingBytes === 0 && !this.#discarding && newline - start <= this.#maxLineBytes) {
+      // The whole line is inside this chunk: no copy.
+      this.#emit(chunk.subarray(start, newline));
+    } else {
+      this.#append(chunk.subarray(start, newline));
+      this.#finishLine();
+    }
   }
 
   /** Flushes a last line that had no trailing newline. */
