@@ -7,7 +7,8 @@
 import { createInterface, type Interface } from "node:readline";
 import { setImmediate } from "node:timers";
 import type { ConsolaInstance } from "consola/core";
-import { createLogger, ownStderr } from "../lib/io/log.ts";
+import { createLogger } from "../lib/io/log.ts";
+import { ownStderr } from "../lib/io/stderr.ts";
 import { stripControl } from "../lib/io/text.ts";
 import { wholeLines } from "../lib/io/whole-lines.ts";
 import { MAX_INPUT_LINE_BYTES } from "../lib/wire/limits.ts";

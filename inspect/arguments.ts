@@ -2,7 +2,7 @@
 // `key=value` pairs coerced by the tool's inputSchema, then checked against that schema so a
 // bad field is named before the server ever sees the call.
 
-import { type CappedRead, readFileCapped, readStreamCapped } from "../lib/io/read-capped.ts";
+import type { CappedRead } from "../lib/io/read-capped.ts";
 import { MAX_PARAMS_BYTES } from "../lib/wire/limits.ts";
 import type { Result } from "../lib/wire/result.ts";
 
@@ -12,6 +12,8 @@ const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 /** Decimal numbers only: "0x10" or "1e3x" stay strings for validation to name. */
 const DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 type Json = Record<string, unknown>;
+/** The capped readers (and node:fs) load only for a --params that names a file or stdin: a call's start-up pays for neither otherwise. */
+const readers = () => import("../lib/io/read-capped.ts");
 
 /**
  * Reads `--params`: inline JSON, `@path` to a JSON file, or `-` for stdin; at most
@@ -20,13 +22,13 @@ type Json = Record<string, unknown>;
 export async function readParams(
   spec: string,
   signal?: AbortSignal,
-  stdin: () => Promise<CappedRead> = () => readStreamCapped(process.stdin, MAX_PARAMS_BYTES, signal),
+  stdin: () => Promise<CappedRead> = async () => (await readers()).readStreamCapped(process.stdin, MAX_PARAMS_BYTES, signal),
 ): Promise<Result<Json>> {
   let text = spec;
   let source = "--params";
   if (spec === "-" || spec.startsWith("@")) {
     source = spec === "-" ? "--params - (stdin)" : `--params ${spec}`;
-    const read = spec === "-" ? await stdin() : await readFileCapped(spec.slice(1), MAX_PARAMS_BYTES, signal);
+    const read = spec === "-" ? await stdin() : await (await readers()).readFileCapped(spec.slice(1), MAX_PARAMS_BYTES, signal);
     if (!read.ok) {
       if (read.error.reason === "too-large") return { ok: false, error: `${source} is over the ${MAX_PARAMS_BYTES}-byte limit` };
       if (read.error.reason === "aborted") return { ok: false, error: `${source} was not read to its end` };

@@ -4,12 +4,13 @@
 // One concept past 250 lines: one connection and the work done on it (Session, Call, Watchdog are
 // its three faces: the link, one unit of work, that unit's clock).
 
+import type { ConsolaInstance } from "consola/core";
 import { McpError, RawClient, type ServerIdentity } from "../lib/client/raw-client.ts";
 import type { SessionInfo } from "../lib/daemon/protocol.ts";
 import { PARK_ERROR_MESSAGE, PARKED_NOTIFICATION, PARKED_TTL_MS } from "../lib/daemon/questions.ts";
-import { createLogger, ownStderr } from "../lib/io/log.ts";
 import type { LogLevelName } from "../lib/io/log-levels.ts";
 import { settlesWithin } from "../lib/io/reading.ts";
+import { ownStderr } from "../lib/io/stderr.ts";
 import { stripControl } from "../lib/io/text.ts";
 import { type ChannelAuth, openChannel } from "../lib/open.ts";
 import type { Target } from "../lib/targets/target.ts";
@@ -57,18 +58,26 @@ function chatty(options: SessionOptions): boolean {
   return options.logLevel === "debug" || options.logLevel === "trace";
 }
 
+/** Where a session says what the server says besides its answers: lines at debug level, so only a chatty session has one. */
+type SessionLog = Pick<ConsolaInstance, "debug" | "info">;
+
 /** A session for the target, not yet connected: direct, or through mcp-daemon. */
 export async function openSession(target: Target, given: SessionOptions): Promise<Session> {
   // A config entry's "stateful": true means the daemon as --stateful does, for the questions it may park too.
   const options = target.stateful ? { ...given, stateful: true } : given;
-  // At debug level the server's stderr reaches ours, line by line and cleaned.
-  const onstderr = chatty(options) ? (line: string) => ownStderr().write(`${line}\n`) : undefined;
+  // At debug level the server's stderr reaches ours, line by line and cleaned; below it nothing would be logged, so the
+  // logger (consola, and node:fs for --log-file) loads only then.
+  const log = chatty(options)
+    ? (await import("../lib/io/log.ts")).createLogger({ level: options.logLevel, file: options.logFile, tag: "mcp-inspect" })
+    : undefined;
+  const onstderr = log ? (line: string) => ownStderr().write(`${line}\n`) : undefined;
   // The server mcp-inspect spawned before it loaded all this (so the two start-ups overlap), when it is this very target.
-  const early = adoptEarlyServer(target, Boolean(options.stateful), onstderr, (channel) => new Session(options, channel));
+  const early = adoptEarlyServer(target, Boolean(options.stateful), onstderr, (channel) => new Session(options, channel, log));
   if (early) return early;
   return new Session(
     options,
     await openChannel(target, { stateful: options.stateful, onstderr, auth: options.auth, listen: options.listen }),
+    log,
   );
 }
 
@@ -88,14 +97,13 @@ export class Session {
   /** Connected on mcp-daemon's cached handshake: its cached tool list holds for us too. */
   #onDaemonCache = false;
 
-  constructor(options: SessionOptions, channel: MessageChannel) {
-    const log = createLogger({ level: options.logLevel ?? "warn", file: options.logFile, tag: "mcp-inspect" });
+  constructor(options: SessionOptions, channel: MessageChannel, log?: SessionLog) {
     this.#timeoutMs = options.timeoutMs;
     this.#channel = channel;
     this.#channel.onerror = (error) => {
       // A message too big to take would otherwise look like a silent server until the timeout.
       if (error instanceof DroppedLineError && error.kind === "oversize") this.abortAll(new CommandError(EXIT.protocol, error.message));
-      else log.debug(stripControl(error.message));
+      else log?.debug(stripControl(error.message));
     };
     const questions = options.questions ?? { terminal: false, server: "the server" };
     this.#questions = questions;
@@ -115,7 +123,7 @@ export class Session {
         if (notification.method === PARKED_NOTIFICATION) return this.#parked(notification.params ?? {});
         // Progress restarts every watchdog: the server is demonstrably working.
         if (notification.method === "notifications/progress") for (const watchdog of this.#active) watchdog.reset();
-        if (chatty(options)) log.info(`${notification.method} ${stripControl(JSON.stringify(notification.params ?? {}))}`);
+        log?.info(`${notification.method} ${stripControl(JSON.stringify(notification.params ?? {}))}`);
       },
     });
   }

@@ -7,7 +7,7 @@ import type { Registration } from "./auth/client-identity.ts";
 import type { OAuthSession } from "./auth/oauth.ts";
 import type { PreRegisteredClient } from "./auth/provider.ts";
 import type { DaemonOptions } from "./daemon/client.ts";
-import { ownStderr } from "./io/log.ts";
+import { ownStderr } from "./io/stderr.ts";
 import type { HttpTarget, Target } from "./targets/target.ts";
 import type { Asker } from "./terminal/asker.ts";
 import type { MessageChannel } from "./transport/channel.ts";

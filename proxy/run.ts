@@ -5,10 +5,11 @@
 
 import { EXIT } from "../lib/cli/exit-codes.ts";
 import { errorLine } from "../lib/cli/fail.ts";
-import { createLogger, ownStderr } from "../lib/io/log.ts";
+import { createLogger } from "../lib/io/log.ts";
 import { readChunks } from "../lib/io/reading.ts";
 import { stdinSource, stdoutSink } from "../lib/io/runtime.ts";
 import { onExitSignals } from "../lib/io/signals.ts";
+import { ownStderr } from "../lib/io/stderr.ts";
 import { openChannel } from "../lib/open.ts";
 import { describeTarget } from "../lib/targets/target.ts";
 import { CutThroughSplitter } from "../lib/wire/cut-through.ts";

@@ -3,8 +3,9 @@
 // implementation for tools whose stdout is their answer: lines and prompts on stderr, answers from
 // stdin (a terminal, or a pipe when a script answers), everything shown stripped of control
 // sequences first (it may have come from a server).
-import { ownStderr } from "../io/log.ts";
+
 import { isTerminal } from "../io/runtime.ts";
+import { ownStderr } from "../io/stderr.ts";
 import { stripControl } from "../io/text.ts";
 
 export type AskStyle = "yellow" | "dim" | "red" | "green";

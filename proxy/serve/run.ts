@@ -1,7 +1,8 @@
 // One run of `mcp-proxy serve`: the endpoint on its address, `listening <url>` on stderr once it
 // takes connections, the watcher restarting every server process, and a signal ending them all.
-import { createLogger, ownStderr } from "../../lib/io/log.ts";
+import { createLogger } from "../../lib/io/log.ts";
 import { onExitSignals } from "../../lib/io/signals.ts";
+import { ownStderr } from "../../lib/io/stderr.ts";
 import { openChannel } from "../../lib/open.ts";
 import { describeTarget } from "../../lib/targets/target.ts";
 import { McpProxy } from "../core.ts";

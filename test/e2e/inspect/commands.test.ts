@@ -3,7 +3,7 @@
 // HTTP server), so the tests go side by side, a few runs at once; misbehaving-servers.test.ts has
 // the tests whose timing matters, one at a time.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -425,6 +425,27 @@ describe.concurrent("Streamable HTTP", () => {
       expect(steps).toEqual([1, 2, 3, 4]);
       const big = await run(["call-tool", "big", "bytes=20000000", "--url", server.url]);
       expect(big.json.data.content[0].text.length).toBe(20_000_000);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "--log-file at debug gets each notification with a timestamp; below debug nothing is logged and no file is made",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "mcpkit-logfile-"));
+      const slowAt = (level: string, file: string) =>
+        run(["call-tool", "slow", "steps=2", "delayMs=5", "--log-level", level, "--log-file", file, "--url", server.url]);
+      try {
+        const file = join(dir, "inspect.log");
+        expect((await slowAt("debug", file)).code).toBe(0);
+        const lines = readFileSync(file, "utf8").trim().split("\n");
+        expect(lines.filter((line) => /^\d{4}-\d\d-\d\dT\S+ info \[mcp-inspect\] notifications\/progress /.test(line))).toHaveLength(2);
+        const quiet = join(dir, "quiet.log");
+        expect((await slowAt("info", quiet)).code).toBe(0);
+        expect(existsSync(quiet)).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
     TEST_GUARD_MS,
   );

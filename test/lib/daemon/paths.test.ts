@@ -39,6 +39,14 @@ describe("daemonPaths", () => {
     expect(pathsIn({ HOME: home }).dir).toBe(join(home, ".mcpkit", "run"));
   });
 
+  test("a trailing slash on the directory given does not double in the paths under it", () => {
+    const dir = join(tempDir("mcpd-"), "run");
+    const paths = pathsIn({ MCPKIT_DAEMON_DIR: `${dir}//` });
+    expect(paths.socket).toBe(join(dir, "daemon.sock"));
+    const runtime = tempDir("mcpd-");
+    expect(pathsIn({ XDG_RUNTIME_DIR: `${runtime}/`, HOME: tempDir("mcpd-") }).dir).toBe(join(runtime, "mcpkit"));
+  });
+
   test("a directory others may enter is refused, and left as it was", () => {
     const dir = join(tempDir("mcpd-"), "open");
     mkdirSync(dir, { mode: 0o755 });

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DroppingLineWriter } from "../../../lib/io/log.ts";
+import { createLogger } from "../../../lib/io/log.ts";
 import { BUN, ROOT } from "../../support/helpers.ts";
 
 test("every level goes to stderr in order, stdout stays empty, the level filters, and the file gets every line", async () => {
@@ -24,19 +24,18 @@ test("every level goes to stderr in order, stdout stays empty, the level filters
   rmSync(dir, { recursive: true, force: true });
 });
 
-test("a stream nobody reads: lines past the bound are dropped and counted, and one line says so once it drains", () => {
-  const writes: string[] = [];
-  let drain: (() => void) | undefined;
-  const sink = {
-    write: (text: string) => (writes.push(text), false),
-    once: (_event: string, listener: () => void) => void (drain = listener),
-    off: () => {},
-  };
-  const lines = new DroppingLineWriter(sink, 100);
-  for (let i = 0; i < 50; i++) lines.write(`line ${"x".repeat(20)} ${i}\n`);
-  expect(writes.length).toBeLessThan(10);
-  expect(lines.dropped).toBe(50 - writes.length);
-  const dropped = lines.dropped;
-  drain!();
-  expect(writes.at(-1)).toBe(`[mcpkit] ${dropped} line(s) dropped while nothing read this stream\n`);
+test("a logger writes to its stream, filters by level, appends each line to the file, and outlives a file it cannot write", () => {
+  const dir = mkdtempSync(join(tmpdir(), "mcpkit-log-"));
+  const file = join(dir, "out.log");
+  const lines: string[] = [];
+  const stream = { write: (text: string) => lines.push(text) };
+  const log = createLogger({ level: "info", file: [file, join(dir, "missing", "x.log")], tag: "t", stream });
+  log.info("shown");
+  log.debug("hidden");
+  log.warn({ a: 1 });
+  expect(lines).toEqual(["[t] shown\n", '[t] warn: {"a":1}\n']);
+  const written = readFileSync(file, "utf8").trim().split("\n");
+  expect(written).toHaveLength(2);
+  expect(written[0]).toMatch(/^\d{4}-\d\d-\d\dT.* info \[t\] shown$/);
+  rmSync(dir, { recursive: true, force: true });
 });
