@@ -3,7 +3,6 @@
 // backpressure, and shut down in the order the spec gives: close stdin, then SIGTERM, then SIGKILL.
 // A server whose stdout closes, or that stops reading its stdin, is a crashed server.
 // One concept past 250 lines: one child process's life as a channel, from spawn to the last signal.
-import { statSync } from "node:fs";
 import { type Flow, pollUntil, readChunks, settlesWithin } from "../io/reading.ts";
 import { type PipedChild, spawnPiped } from "../io/spawn.ts";
 import { CutThroughSplitter, type LineStream, type MessageHead } from "../wire/cut-through.ts";
@@ -326,9 +325,10 @@ function spawnErrorMessage(command: string, error: NodeJS.ErrnoException): strin
   return `could not start ${command}: ${error.message}`;
 }
 
+/** Asked only for a --cwd: node:fs loads then, not on every one-shot call's start-up (~1.5 ms of a compiled binary's). */
 function isDirectory(path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    return process.getBuiltinModule("node:fs").statSync(path).isDirectory();
   } catch {
     return false;
   }
