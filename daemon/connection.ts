@@ -10,6 +10,7 @@ import {
   parseControlFrame,
   SESSION_EXTENSION,
   SESSION_NOTIFICATION,
+  type SurveyAnswer,
   sessionExtension,
 } from "../lib/daemon/protocol.ts";
 import { type Flow, readChunks } from "../lib/io/reading.ts";
@@ -31,6 +32,8 @@ export interface ConnectionHost {
   readonly version: string;
   /** The session of one server definition, made if there is none. */
   session(target: Target): DaemonSession;
+  /** The session of one server definition when it is up, never made or started. */
+  runningSession(target: Target): DaemonSession | undefined;
   status(): JsonObject;
   stop(reason: string): Promise<void>;
   /** The name the connection's client goes by in the session. */
@@ -139,6 +142,10 @@ export class DaemonConnection {
         this.#end();
         void this.daemon.stop("asked to stop");
         return undefined;
+      case "survey":
+        await this.#survey(frame.servers);
+        this.#end();
+        return undefined;
       case "attach": {
         const session = this.daemon.session(frame.server);
         try {
@@ -157,6 +164,25 @@ export class DaemonConnection {
         });
         return { session, sessionInfo: granted > 0 };
       }
+    }
+  }
+
+  /**
+   * What each running session knows, one answer per server, written as the client takes them: past
+   * SLOW_CLIENT_BYTES waiting, the next answer waits until they are out, and a client that takes
+   * nothing for SLOW_CLIENT_GRACE_MS is let go. A session answered counts as used (it is not idle).
+   */
+  async #survey(servers: Target[]): Promise<void> {
+    for (const [index, server] of servers.entries()) {
+      if (this.#writer.bufferedBytes > SLOW_CLIENT_BYTES) {
+        const stalled = setTimeout(() => this.#letGo(`read nothing of a survey for ${SLOW_CLIENT_GRACE_MS} ms`), SLOW_CLIENT_GRACE_MS);
+        await this.#writer.flushed();
+        clearTimeout(stalled);
+      }
+      if (this.socket.destroyed) return;
+      const session = this.daemon.runningSession(server);
+      session?.touch();
+      this.#write({ type: "surveyed", index, ...(session ? { session: session.sessionInfo() } : {}) } satisfies SurveyAnswer);
     }
   }
 

@@ -58,6 +58,10 @@ export class Daemon {
       log: options.log,
       version: options.version,
       session: (target) => this.#session(target),
+      runningSession: (target) => {
+        const session = this.#sessions.get(sessionKey(target));
+        return session?.state === "ready" ? session : undefined;
+      },
       status: () => this.status(),
       stop: (reason) => this.stop(reason),
       clientName: () => `client-${this.#connections.size}`,

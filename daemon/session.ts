@@ -324,6 +324,11 @@ export class DaemonSession {
     this.#parked.clear();
   }
 
+  /** Used without a client attached (a survey read what it knows): not idle. */
+  touch(): void {
+    this.lastUse = Date.now();
+  }
+
   attach(client: SessionClient): void {
     this.clients.add(client);
     this.lastUse = Date.now();

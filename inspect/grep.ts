@@ -17,6 +17,8 @@ export const GREP_CONCURRENCY = 4;
  * for any caller).
  */
 export const GREP_STATEFUL_CONCURRENCY = 16;
+/** Below this many servers through the daemon, attaching to each costs no more than a survey first. */
+const SURVEY_AT_LEAST = 2;
 /** Each server's time to start and list its tools, unless --timeout says otherwise. */
 export const GREP_SERVER_TIMEOUT_MS = 15_000;
 
@@ -66,15 +68,22 @@ export function toolMatches(tool: ToolLike, test: (text: string) => boolean): bo
   return fields.some(test) || parameterNames(tool.inputSchema).some(test);
 }
 
-/** Each server's tools, or why they could not be had: asked in parallel, GREP_CONCURRENCY (or GREP_STATEFUL_CONCURRENCY) at a time. */
+/**
+ * Each server's tools, or why they could not be had. Those mcp-daemon's running sessions already
+ * know come from one survey of the daemon; the rest are asked in parallel, GREP_CONCURRENCY (or
+ * GREP_STATEFUL_CONCURRENCY) at a time.
+ */
 export async function survey(
   targets: NamedTarget[],
   options: GrepOptions,
 ): Promise<{ server: string; tools?: ToolLike[]; failure?: GrepFailure }[]> {
   const results: { server: string; tools?: ToolLike[]; failure?: GrepFailure }[] = targets.map(({ server }) => ({ server }));
+  const known = await knownTools(targets, options);
+  const asked = targets.flatMap((_, i) => (known[i] ? ((results[i]!.tools = known[i]), []) : [i]));
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < targets.length; i = next++) {
+    for (let n = next++; n < asked.length; n = next++) {
+      const i = asked[n]!;
       const { server, target } = targets[i]!;
       try {
         results[i]!.tools = await toolsOf(target, options);
@@ -85,8 +94,26 @@ export async function survey(
     }
   };
   const concurrency = options.stateful ? GREP_STATEFUL_CONCURRENCY : GREP_CONCURRENCY;
-  await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, asked.length) }, worker));
   return results;
+}
+
+/**
+ * The tool lists of the targets that go through mcp-daemon, where their running session has one and
+ * a handshake this client speaks (as a warm call would take them); undefined for the rest.
+ */
+async function knownTools(targets: NamedTarget[], options: GrepOptions): Promise<(ToolLike[] | undefined)[]> {
+  const daemonSide = targets.flatMap(({ target }, i) => (options.stateful || target.stateful ? [i] : []));
+  if (daemonSide.length < SURVEY_AT_LEAST) return [];
+  const [{ surveySessions }, { speaks }] = await Promise.all([import("../lib/daemon/client.ts"), import("../lib/client/raw-client.ts")]);
+  const sessions = await surveySessions(
+    daemonSide.map((i) => targets[i]!.target),
+    options.timeoutMs ?? GREP_SERVER_TIMEOUT_MS,
+  );
+  const known: (ToolLike[] | undefined)[] = [];
+  for (const [n, session] of sessions.entries())
+    if (session?.identity && session.tools && speaks(session.identity)) known[daemonSide[n]!] = session.tools as ToolLike[];
+  return known;
 }
 
 export async function grep(

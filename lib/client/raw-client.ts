@@ -281,7 +281,7 @@ export function legacyIdentity(result: JsonObject): ServerIdentity {
 }
 
 /** Whether an identity names a revision of its own era that this client speaks. */
-function speaks(identity: ServerIdentity): boolean {
+export function speaks(identity: ServerIdentity): boolean {
   const versions = identity.era === "modern" ? MODERN_PROTOCOL_VERSIONS : identity.era === "legacy" ? LEGACY_PROTOCOL_VERSIONS : [];
   return versions.includes(identity.protocolVersion) && isJsonObject(identity.capabilities);
 }

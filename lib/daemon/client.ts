@@ -20,6 +20,7 @@ import { type DaemonPaths, resolvePaths } from "./paths.ts";
 import {
   encodeFrame,
   MAX_CONTROL_FRAME_BYTES,
+  MAX_SURVEY_SERVERS,
   SESSION_EXTENSION,
   SESSION_EXTENSION_VERSION,
   SESSION_NOTIFICATION,
@@ -155,16 +156,7 @@ export class DaemonChannel implements MessageChannel {
       attached.reject(connected ? new Error(`lost mcp-daemon at ${paths.socket}: ${error.message}`) : new DaemonUnreachable(error.message));
       if (state === "attached") this.onerror?.(error);
     });
-    // The server must start as a direct spawn would: in our directory, finding its command on our
-    // PATH, not on whatever the daemon's first caller had.
-    const server =
-      this.target.kind === "stdio"
-        ? {
-            ...this.target,
-            cwd: this.target.cwd ?? process.cwd(),
-            env: { ...(process.env.PATH ? { PATH: process.env.PATH } : {}), ...this.target.env },
-          }
-        : this.target;
+    const server = daemonTarget(this.target);
     const extensions = { [SESSION_EXTENSION]: SESSION_EXTENSION_VERSION };
     // Written now, not on "connect": the socket holds it until connected, and the daemon can answer
     // while this process is still busy loading (mcp-inspect attaches before the rest of it loads).
@@ -227,10 +219,77 @@ export class DaemonChannel implements MessageChannel {
   }
 }
 
+/**
+ * The server as the daemon is told of it: a stdio one starts as a direct spawn would, in our
+ * directory, finding its command on our PATH, not on whatever the daemon's first caller had.
+ * Attach and survey name a server the same way, so both find the same session.
+ */
+function daemonTarget(target: Target): Target {
+  if (target.kind !== "stdio") return target;
+  return { ...target, cwd: target.cwd ?? process.cwd(), env: { ...(process.env.PATH ? { PATH: process.env.PATH } : {}), ...target.env } };
+}
+
+/**
+ * What the daemon's running sessions know of these servers, in one round trip (the socket
+ * protocol's survey): each one's session info, or undefined where no session is up, where the
+ * daemon does not answer within `timeoutMs`, or where it is an older one that knows no survey.
+ * Nothing is started.
+ */
+export async function surveySessions(
+  targets: Target[],
+  timeoutMs: number,
+  options: DaemonOptions = {},
+): Promise<(SessionInfo | undefined)[]> {
+  const known: (SessionInfo | undefined)[] = targets.map(() => undefined);
+  if (targets.length === 0 || targets.length > MAX_SURVEY_SERVERS) return known;
+  let socket: UnixSocket;
+  try {
+    socket = await connectUnix(resolvePaths(options).socket);
+  } catch {
+    return known;
+  }
+  const done = Promise.withResolvers<void>();
+  let answered = 0;
+  const splitter = new LineSplitter(
+    (line) => {
+      const answer = surveyAnswerOf(line, targets.length);
+      if (answer?.session) known[answer.index] = sessionInfoFrom(answer.session);
+      if (answer && ++answered === targets.length) done.resolve();
+    },
+    { maxLineBytes: MAX_LINE_BYTES, onerror: () => {} },
+  );
+  readChunks(socket, { onchunk: (chunk) => splitter.push(chunk), onend: () => done.resolve() });
+  socket.on("error", () => done.resolve());
+  socket.write(encodeFrame({ type: "survey", servers: targets.map(daemonTarget) }));
+  const timer = setTimeout(() => done.resolve(), timeoutMs);
+  await done.promise;
+  clearTimeout(timer);
+  socket.destroy();
+  return known;
+}
+
+/** One line of the daemon's answer to a survey, checked: its index in range, its session an object. */
+function surveyAnswerOf(line: string, count: number): { index: number; session?: JsonObject } | undefined {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(frame) || frame.type !== "surveyed") return undefined;
+  const index = frame.index;
+  if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= count) return undefined;
+  return { index: index as number, ...(isJsonObject(frame.session) ? { session: frame.session } : {}) };
+}
+
 /** The session line, checked for shape (RawClient decides whether it speaks the identity's revision). */
 function sessionInfoOf(message: JsonRpcMessage): SessionInfo | undefined {
   if (!isNotification(message) || message.method !== SESSION_NOTIFICATION) return undefined;
-  const params = (message.params ?? {}) as Record<string, unknown>;
+  return sessionInfoFrom((message.params ?? {}) as Record<string, unknown>);
+}
+
+/** The session line's params (or a survey's session), checked for shape. */
+function sessionInfoFrom(params: Record<string, unknown>): SessionInfo {
   const identity = params.identity as Record<string, unknown> | undefined;
   const identityOk =
     isJsonObject(identity) &&

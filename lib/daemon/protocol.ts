@@ -7,6 +7,12 @@
 //   {"type":"stop","protocol":1}                     -> {"type":"stopping","pid":N}
 //   {"type":"attach","protocol":1,"server":{...}}    -> {"type":"attached","session":"<key>","pid":N|null}
 // After "attached" the connection carries raw JSON-RPC lines of that session, both ways.
+//   {"type":"survey","protocol":1,"servers":[{...},...]}
+//     -> {"type":"surveyed","index":I,"session":{"version":1,"identity":{...}?,"tools":[...]?}} for
+//        each server (in any order) whose session is up, else {"type":"surveyed","index":I}; then
+//        the daemon ends the connection. Nothing is started or attached: a survey reads what the
+//        running sessions already know, for grep over many of them in one round trip (a server
+//        with nothing known is then attached to as usual). At most MAX_SURVEY_SERVERS servers.
 // A refused frame gets {"type":"error","message":"..."} and the connection is closed.
 //
 // Extensions: an attach frame may ask for them, "extensions":{"<name>":<version>}, and "attached"
@@ -23,9 +29,10 @@
 import type { ServerIdentity } from "../client/raw-client.ts";
 import type { HttpTarget, Target } from "../targets/target.ts";
 import { isJsonObject, type JsonObject } from "../wire/jsonrpc.ts";
+import { MAX_SURVEY_SERVERS } from "../wire/limits.ts";
 import type { Result } from "../wire/result.ts";
 
-export { MAX_CONTROL_FRAME_BYTES } from "../wire/limits.ts";
+export { MAX_CONTROL_FRAME_BYTES, MAX_SURVEY_SERVERS } from "../wire/limits.ts";
 
 export const DAEMON_PROTOCOL = 1;
 export const SESSION_EXTENSION = "session";
@@ -50,7 +57,15 @@ export type ControlFrame =
   | { type: "hello" }
   | { type: "status" }
   | { type: "stop" }
-  | { type: "attach"; server: Target; extensions?: unknown };
+  | { type: "attach"; server: Target; extensions?: unknown }
+  | { type: "survey"; servers: Target[] };
+
+/** The daemon's answer to a survey, one per server: what its running session knows, or nothing when none is up. */
+export interface SurveyAnswer {
+  type: "surveyed";
+  index: number;
+  session?: SessionInfo;
+}
 
 /** A frame as one line on the socket, in this protocol's version. */
 export function encodeFrame(frame: { type: string; [field: string]: unknown }): string {
@@ -80,6 +95,17 @@ export function parseControlFrame(line: string): Result<ControlFrame> {
       const server = attachedServer(frame.server);
       if (typeof server === "string") return { ok: false, error: `attach needs a valid server definition: ${server}` };
       return { ok: true, value: { type: "attach", server, extensions: frame.extensions } };
+    }
+    case "survey": {
+      if (!Array.isArray(frame.servers) || frame.servers.length > MAX_SURVEY_SERVERS)
+        return { ok: false, error: `survey needs a list of at most ${MAX_SURVEY_SERVERS} server definitions` };
+      const servers: Target[] = [];
+      for (const [index, item] of frame.servers.entries()) {
+        const server = attachedServer(item);
+        if (typeof server === "string") return { ok: false, error: `survey server ${index} is not a valid server definition: ${server}` };
+        servers.push(server);
+      }
+      return { ok: true, value: { type: "survey", servers } };
     }
     default:
       return { ok: false, error: `unknown frame type ${JSON.stringify(frame.type)}` };

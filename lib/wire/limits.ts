@@ -17,6 +17,8 @@ export const MAX_CONFIG_DEPTH = 100;
 export const CONFIG_READ_TIMEOUT_MS = 10_000;
 /** One control frame on the daemon socket (hello, status, attach, stop and their answers). */
 export const MAX_CONTROL_FRAME_BYTES = 1024 * 1024;
+/** Servers one survey frame may name (grep --stateful over a config file's entries): a frame stays well under MAX_CONTROL_FRAME_BYTES. */
+export const MAX_SURVEY_SERVERS = 1000;
 /** Bytes queued in one direction of a channel before the side that feeds it is paused. */
 export const CHANNEL_BUFFER_BYTES = 8 * 1024 * 1024;
 /** How much of a server's stderr is kept for error reports. */

@@ -254,6 +254,74 @@ describe("the session extension: a warm call is one round trip", () => {
   );
 });
 
+describe("a survey: what the running sessions know, in one round trip", () => {
+  test(
+    "a warm session answers with its handshake and tools; a server with no session gets nothing and is not started",
+    async () => {
+      const dir = daemonDir();
+      expect((await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD])).code).toBe(0);
+      const server = { kind: "stdio", ...REFERENCE_ENTRY, env: { PATH: process.env.PATH ?? "" }, cwd: ROOT };
+      const never = { ...server, env: { ...server.env, NEVER: "1" } };
+      const answers = await attachLines(dir, { type: "survey", protocol: 1, servers: [never, server] }, 2);
+      const byIndex = Object.fromEntries(answers.map((answer) => [answer.index, answer]));
+      expect(byIndex[0]).toEqual({ type: "surveyed", index: 0 });
+      expect(byIndex[1].session.identity).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "mcpkit-reference" } });
+      expect(byIndex[1].session.tools.map((tool: { name: string }) => tool.name)).toContain("echo");
+      expect((await statusOf(dir)).sessions).toHaveLength(1);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "grep --stateful over a warm and a cold session finds both (the cold one started), and the next grep asks no server",
+    async () => {
+      const dir = daemonDir();
+      const config = join(dir, "mcp.json");
+      const entry = (tag: string) => ({ command: REFERENCE_CMD[0], args: REFERENCE_CMD.slice(1), env: { TAG: tag } });
+      writeFileSync(config, JSON.stringify({ mcpServers: { warm: entry("warm"), cold: entry("cold") } }));
+      const env = { MCPKIT_DAEMON_DIR: dir };
+      expect((await inspect(["list-tools", "--config", config, "--server", "warm", "--stateful"], { env })).code).toBe(0);
+      const servers = (json: any) => json.data.matches.map((match: { server: string }) => match.server).sort();
+      const first = await inspect(["grep", "echo", "--config", config, "--stateful"], { env });
+      expect(servers(first.json)).toEqual(["cold", "warm"]);
+      const calls = async () => ((await statusOf(dir)).sessions as { calls: number }[]).map((session) => session.calls);
+      const before = await calls();
+      expect(before).toHaveLength(2);
+      const again = await inspect(["grep", "echo", "--config", config, "--stateful"], { env });
+      expect(again.json.data).toEqual(first.json.data);
+      expect(await calls()).toEqual(before);
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
+    "a client that sends a survey and never reads is let go; the daemon goes on serving",
+    async () => {
+      const dir = daemonDir();
+      expect((await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD])).code).toBe(0);
+      const server = { kind: "stdio", ...REFERENCE_ENTRY, env: { PATH: process.env.PATH ?? "" }, cwd: ROOT };
+      const servers = Array.from({ length: 1000 }, () => server);
+      let received = "";
+      const closed = Promise.withResolvers<void>();
+      const reader = connect(join(dir, "daemon.sock"), () => {
+        reader.write(`${JSON.stringify({ type: "survey", protocol: 1, servers })}\n`);
+        reader.pause();
+      });
+      reader.on("data", (chunk) => void (received += chunk));
+      reader.on("close", () => closed.resolve());
+      reader.on("error", () => {});
+      const warm = await stateful(dir, ["call-tool", "echo", "message=still", "--", ...REFERENCE_CMD]);
+      expect(warm.json.data.content[0].text).toBe("still");
+      // The daemon says so in its log; the reader then finds the connection cut short.
+      await until(() => readFileSync(join(dir, "daemon.log"), "utf8").includes("read nothing of a survey"));
+      reader.resume();
+      await closed.promise;
+      expect(received.split("\n").filter((line) => line.startsWith("{")).length).toBeLessThan(servers.length);
+    },
+    TEST_GUARD_MS,
+  );
+});
+
 describe("faults", () => {
   test(
     "a server that crashes is restarted on next use; the call in flight gets an error, not a rerun",

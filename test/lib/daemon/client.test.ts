@@ -4,7 +4,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
-import { DaemonChannel } from "../../../lib/daemon/client.ts";
+import { DaemonChannel, surveySessions } from "../../../lib/daemon/client.ts";
 import { type DaemonPaths, daemonPaths } from "../../../lib/daemon/paths.ts";
 import { type ControlFrame, MAX_CONTROL_FRAME_BYTES, parseControlFrame, SESSION_NOTIFICATION } from "../../../lib/daemon/protocol.ts";
 import type { Target } from "../../../lib/targets/target.ts";
@@ -364,5 +364,42 @@ describe("no daemon running", () => {
       await c.close();
       stopLaunched(where.dir);
     }
+  });
+});
+
+describe("survey", () => {
+  const identity = { era: "modern" as const, protocolVersion: "2026-07-28", capabilities: { tools: { listChanged: true } } };
+  const tools = [{ name: "echo", inputSchema: { type: "object" } }];
+  const other: Target = { kind: "stdio", command: "other-server", args: [], env: {} };
+
+  test("one frame names every server as attach would; each answer lands at its index, a server with no session is undefined", async () => {
+    const fake = await daemon((_frame, socket) => {
+      socket.write(line({ type: "surveyed", index: 1 }));
+      socket.end(line({ type: "surveyed", index: 0, session: { version: 1, identity, tools } }));
+    });
+    const known = await surveySessions([stdioTarget, other], 10_000, { paths: fake.paths });
+    expect(known).toEqual([{ version: 1, identity, tools }, undefined]);
+    expect(fake.connections).toBe(1);
+    const frame = fake.frames[0]!;
+    if (!frame.ok || frame.value.type !== "survey") throw new Error("expected a survey frame");
+    expect(frame.value.servers[0]).toEqual({ ...stdioTarget, cwd: process.cwd(), env: { PATH: process.env.PATH!, TOKEN: "t" } });
+  });
+
+  test("an older daemon that refuses the frame, junk, indexes out of range and a session that is no object give nothing", async () => {
+    const refusing = await daemon((_frame, socket) => void socket.end(line({ type: "error", message: 'unknown frame type "survey"' })));
+    expect(await surveySessions([stdioTarget], 10_000, { paths: refusing.paths })).toEqual([undefined]);
+    const hostile = await daemon((_frame, socket) => {
+      socket.write("not json\n");
+      socket.write(line({ type: "surveyed", index: 7, session: { version: 1, identity, tools } }));
+      socket.write(line({ type: "surveyed", index: -1 }));
+      socket.end(line({ type: "surveyed", index: 0, session: "all of them" }));
+    });
+    expect(await surveySessions([stdioTarget], 10_000, { paths: hostile.paths })).toEqual([undefined]);
+  });
+
+  test("a daemon that never answers is given up on after the timeout; no daemon at all gives nothing at once", async () => {
+    const silent = await daemon(() => {});
+    expect(await surveySessions([stdioTarget, other], 50, { paths: silent.paths })).toEqual([undefined, undefined]);
+    expect(await surveySessions([stdioTarget], 10_000, { paths: paths() })).toEqual([undefined]);
   });
 });

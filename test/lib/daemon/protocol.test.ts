@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import {
   DAEMON_PROTOCOL,
   encodeFrame,
+  MAX_SURVEY_SERVERS,
   parseControlFrame,
   SESSION_EXTENSION_VERSION,
   sessionExtension,
@@ -27,6 +28,8 @@ describe("encodeFrame", () => {
       expect(parseControlFrame(encodeFrame({ type }))).toEqual({ ok: true, value: { type } });
     const parsed = parseControlFrame(encodeFrame({ type: "attach", server: stdio, extensions: { session: 1 } }));
     expect(parsed).toEqual({ ok: true, value: { type: "attach", server: stdio as Target, extensions: { session: 1 } } });
+    const survey = parseControlFrame(encodeFrame({ type: "survey", servers: [stdio, http] }));
+    expect(survey).toEqual({ ok: true, value: { type: "survey", servers: [stdio, { ...http, transport: "auto" }] as Target[] } });
   });
 });
 
@@ -50,6 +53,21 @@ describe("parseControlFrame refuses", () => {
     ["an unknown type", '{"type":"shutdown","protocol":1}', 'unknown frame type "shutdown"'],
     ["a type that is not a string", '{"type":["hello"],"protocol":1}', 'unknown frame type ["hello"]'],
     ["attach without a server", '{"type":"attach","protocol":1}', "attach needs a valid server definition: server must be an object"],
+    [
+      "a survey without servers",
+      '{"type":"survey","protocol":1}',
+      `survey needs a list of at most ${MAX_SURVEY_SERVERS} server definitions`,
+    ],
+    [
+      "a survey of one server too many",
+      JSON.stringify({ type: "survey", protocol: 1, servers: Array.from({ length: MAX_SURVEY_SERVERS + 1 }, () => stdio) }),
+      `survey needs a list of at most ${MAX_SURVEY_SERVERS} server definitions`,
+    ],
+    [
+      "a survey with one bad server",
+      JSON.stringify({ type: "survey", protocol: 1, servers: [stdio, { ...stdio, args: "a b" }] }),
+      "survey server 1 is not a valid server definition: args must be a list of strings",
+    ],
   ];
   for (const [what, line, error] of refusals)
     test(`${what}: ${error}`, () => expect(parseControlFrame(line)).toEqual({ ok: false, error }));
