@@ -4,9 +4,8 @@
 // elsewhere, loaded only there (on Bun it would cost a one-shot's start-up several ms for nothing).
 // Apart from runtime.ts so that what only connects (a daemon client) never loads this.
 
-import { EventEmitter } from "node:events";
 import type { LineSink } from "../wire/line-writer.ts";
-import { type BunFileSink, FileSinkOutput, WebStreamSource } from "./bun-pipes.ts";
+import { type BunFileSink, FileSinkOutput, OnceListeners, WebStreamSource } from "./bun-pipes.ts";
 import type { NodeReadable } from "./reading.ts";
 
 const bun = (globalThis as { Bun?: BunSpawn }).Bun;
@@ -67,16 +66,18 @@ export interface BunSpawn {
   ): BunSubprocess;
 }
 
+type ChildEvent = "spawn" | "error" | "exit" | "close";
+
 /** A child's stdin: its FileSink, which reports a broken pipe as node's "error" event. */
 class BunChildInput extends FileSinkOutput {
-  readonly #events = new EventEmitter();
+  readonly #events = new OnceListeners<"error">();
   #ended = false;
 
   constructor(sink: BunFileSink) {
     super(sink);
     // Unlike node's, a pipe nobody listens on for errors fails quietly (its writes return false).
     this.onfailure = () => {
-      if (this.#events.listenerCount("error") > 0)
+      if (this.#events.count("error") > 0)
         this.#events.emit("error", Object.assign(new Error("EPIPE: broken pipe, write"), { code: "EPIPE" }));
     };
   }
@@ -89,8 +90,9 @@ class BunChildInput extends FileSinkOutput {
     return !this.failed && !this.#ended;
   }
 
+  /** A pipe breaks once: the listener hears it once. */
   on(event: "error", listener: (error: Error) => void): this {
-    this.#events.on(event, listener);
+    this.#events.add(event, listener);
     return this;
   }
 
@@ -115,7 +117,7 @@ const emptyStream = () => new ReadableStream<Uint8Array>({ start: (controller) =
  * spawn, error (a spawn that failed: Bun throws, node emits), exit, and close (exited, and both
  * outputs ended).
  */
-export class BunChild extends EventEmitter {
+export class BunChild implements PipedChild {
   pid?: number;
   readonly stdin: BunChildInput;
   readonly stdout: WebStreamSource;
@@ -128,7 +130,6 @@ export class BunChild extends EventEmitter {
     args: string[],
     options: { cwd?: string; env: Record<string, string>; detached?: boolean },
   ) {
-    super();
     let subprocess: BunSubprocess;
     try {
       subprocess = runtime.spawn([command, ...args], {
@@ -166,6 +167,18 @@ export class BunChild extends EventEmitter {
     return true;
   }
 
+  once(event: ChildEvent, listener: (...args: any[]) => void): this {
+    this.#events.add(event, listener);
+    return this;
+  }
+
+  /** As node's: an "error" nobody listens for is thrown (a turn later, so it surfaces). */
+  emit(event: ChildEvent, ...args: unknown[]): void {
+    if (event === "error" && this.#events.count("error") === 0) throw args[0];
+    this.#events.emit(event, ...args);
+  }
+
+  readonly #events = new OnceListeners<ChildEvent>();
   #exit?: { code: number | null; signal: string | null };
   #outputsEnded = false;
 

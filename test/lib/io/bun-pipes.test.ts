@@ -2,7 +2,7 @@
 // closed one is "close", once, and every later write refused) and a web byte stream as a readable
 // (chunks kept while paused and handed over in order before the end; an error, then close).
 import { describe, expect, test } from "bun:test";
-import { type BunFileSink, FileSinkOutput, WebStreamSource } from "../../../lib/io/bun-pipes.ts";
+import { type BunFileSink, FileSinkOutput, OnceListeners, WebStreamSource } from "../../../lib/io/bun-pipes.ts";
 import { until } from "../../support/helpers.ts";
 
 /** A FileSink whose flush answers what the test says: a number (all written), a promise (full), undefined (closed). */
@@ -137,5 +137,26 @@ describe("WebStreamSource", () => {
     destroyed.destroy();
     await until(() => cancelled, "the stream cancelled");
     expect(closes).toBe(1);
+  });
+});
+
+describe("OnceListeners", () => {
+  test("each listener hears its event once, with its arguments; a removed one never; other events keep theirs", () => {
+    const heard: string[] = [];
+    const listeners = new OnceListeners<"exit" | "close">();
+    const removed = () => heard.push("removed");
+    listeners.add("exit", (code: number, signal: string | null) => heard.push(`first ${code} ${signal}`));
+    listeners.add("exit", () => heard.push("second"));
+    listeners.add("exit", removed);
+    listeners.delete("exit", removed);
+    listeners.add("close", () => heard.push("close"));
+    expect(listeners.count("exit")).toBe(2);
+    listeners.emit("exit", 3, null);
+    listeners.emit("exit", 4, null);
+    expect(heard).toEqual(["first 3 null", "second"]);
+    expect(listeners.count("exit")).toBe(0);
+    expect(listeners.count("close")).toBe(1);
+    listeners.emit("close");
+    expect(heard).toEqual(["first 3 null", "second", "close"]);
   });
 });
