@@ -15,6 +15,12 @@ interface ChildRecord {
 }
 
 export class ChildRecords {
+  /**
+   * Each running server's start time, read from /proc once: the records are rewritten at every
+   * server start, and reading every server's again each time made a burst of cold starts quadratic.
+   */
+  readonly #startTimes = new Map<string, string | undefined>();
+
   constructor(
     private readonly file: string,
     private readonly log: ConsolaInstance,
@@ -23,12 +29,18 @@ export class ChildRecords {
   /** Records the process groups of our servers, so a later daemon can end them if we are killed. */
   write(sessions: Iterable<DaemonSession>): void {
     const records: ChildRecord[] = [];
+    const running = new Set<string>();
     for (const session of sessions) {
       if (session.pid && session.target.kind === "stdio") {
-        const startTime = processStartTime(session.pid);
+        // By session and pid: a server restarted under another pid is read again.
+        const child = `${session.key} ${session.pid}`;
+        running.add(child);
+        if (!this.#startTimes.has(child)) this.#startTimes.set(child, processStartTime(session.pid));
+        const startTime = this.#startTimes.get(child);
         records.push({ pid: session.pid, session: session.key, command: session.target.command, ...(startTime ? { startTime } : {}) });
       }
     }
+    for (const child of this.#startTimes.keys()) if (!running.has(child)) this.#startTimes.delete(child);
     try {
       writeFileSync(this.file, JSON.stringify(records), { mode: 0o600 });
     } catch (error) {
