@@ -79,7 +79,12 @@ export async function survey(
 ): Promise<{ server: string; tools?: ToolLike[]; failure?: GrepFailure }[]> {
   const results: { server: string; tools?: ToolLike[]; failure?: GrepFailure }[] = targets.map(({ server }) => ({ server }));
   const known = await knownTools(targets, options);
-  const asked = targets.flatMap((_, i) => (known[i] ? ((results[i]!.tools = known[i]), []) : [i]));
+  const asked: number[] = [];
+  for (const [i, result] of results.entries()) {
+    const tools = known[i];
+    if (tools) result.tools = tools;
+    else asked.push(i);
+  }
   let next = 0;
   const worker = async () => {
     for (let n = next++; n < asked.length; n = next++) {
