@@ -19,12 +19,17 @@ export class ChildRecords {
    * Each running server's start time, read from /proc once: the records are rewritten at every
    * server start, and reading every server's again each time made a burst of cold starts quadratic.
    */
-  readonly #startTimes = new Map<string, string | undefined>();
+  readonly #startTimes = new Map<string, string>();
 
   constructor(
     private readonly file: string,
     private readonly log: ConsolaInstance,
   ) {}
+
+  /** A session's server started anew: its start time is read again, even under a pid it had before. */
+  forget(session: string): void {
+    for (const child of this.#startTimes.keys()) if (child.startsWith(`${session} `)) this.#startTimes.delete(child);
+  }
 
   /** Records the process groups of our servers, so a later daemon can end them if we are killed. */
   write(sessions: Iterable<DaemonSession>): void {
@@ -35,8 +40,9 @@ export class ChildRecords {
         // By session and pid: a server restarted under another pid is read again.
         const child = `${session.key} ${session.pid}`;
         running.add(child);
-        if (!this.#startTimes.has(child)) this.#startTimes.set(child, processStartTime(session.pid));
-        const startTime = this.#startTimes.get(child);
+        const startTime = this.#startTimes.get(child) ?? processStartTime(session.pid);
+        // Unreadable once (a race with /proc) is read again at the next rewrite.
+        if (startTime) this.#startTimes.set(child, startTime);
         records.push({ pid: session.pid, session: session.key, command: session.target.command, ...(startTime ? { startTime } : {}) });
       }
     }

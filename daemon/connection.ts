@@ -174,16 +174,24 @@ export class DaemonConnection {
    */
   async #survey(servers: Target[]): Promise<void> {
     for (const [index, server] of servers.entries()) {
-      if (this.#writer.bufferedBytes > SLOW_CLIENT_BYTES) {
-        const stalled = setTimeout(() => this.#letGo(`read nothing of a survey for ${SLOW_CLIENT_GRACE_MS} ms`), SLOW_CLIENT_GRACE_MS);
-        await this.#writer.flushed();
-        clearTimeout(stalled);
-      }
+      if (this.#writer.bufferedBytes > SLOW_CLIENT_BYTES) await this.#surveyTaken();
       if (this.socket.destroyed) return;
       const session = this.daemon.runningSession(server);
       session?.touch();
       this.#write({ type: "surveyed", index, ...(session ? { session: session.sessionInfo() } : {}) } satisfies SurveyAnswer);
     }
+    // The last answers too: the connection ends only once they are out, or the client is let go.
+    if (this.#writer.bufferedBytes > 0) await this.#surveyTaken();
+  }
+
+  /** Settles once the survey's answers are out, or SLOW_CLIENT_GRACE_MS after, when the client that took nothing is let go. */
+  async #surveyTaken(): Promise<void> {
+    const stalled = setTimeout(
+      () => this.#letGo(`took nothing of a survey's answers for ${SLOW_CLIENT_GRACE_MS} ms`),
+      SLOW_CLIENT_GRACE_MS,
+    );
+    await this.#writer.flushed();
+    clearTimeout(stalled);
   }
 
   #attach(session: DaemonSession, sessionInfo: boolean): void {
@@ -226,7 +234,7 @@ export class DaemonConnection {
   }
 
   #letGo(why: string): void {
-    this.daemon.log.warn(`a client of ${this.#session?.key ?? "no session"} ${why}; disconnected`);
+    this.daemon.log.warn(`${this.#session ? `a client of ${this.#session.key}` : "a client"} ${why}; disconnected`);
     this.socket.destroy();
   }
 

@@ -124,7 +124,10 @@ export class Daemon {
     const key = sessionKey(target);
     let session = this.#sessions.get(key);
     if (!session || session.state === "closed") {
-      session = new DaemonSession(key, target, this.#log, () => this.#writeChildren());
+      session = new DaemonSession(key, target, this.#log, () => {
+        this.#children.forget(key);
+        this.#writeChildren();
+      });
       this.#sessions.set(key, session);
     }
     return session;

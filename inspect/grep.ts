@@ -19,6 +19,11 @@ export const GREP_CONCURRENCY = 4;
 export const GREP_STATEFUL_CONCURRENCY = 16;
 /** Below this many servers through the daemon, attaching to each costs no more than a survey first. */
 const SURVEY_AT_LEAST = 2;
+/**
+ * A daemon answers a survey from memory, in milliseconds: past this (or a server's own shorter
+ * timeout) it is wedged or gone, and each server is asked as before, under its own timeout.
+ */
+const SURVEY_TIMEOUT_MS = 1000;
 /** Each server's time to start and list its tools, unless --timeout says otherwise. */
 export const GREP_SERVER_TIMEOUT_MS = 15_000;
 
@@ -111,10 +116,9 @@ async function knownTools(targets: NamedTarget[], options: GrepOptions): Promise
   const daemonSide = targets.flatMap(({ target }, i) => (options.stateful || target.stateful ? [i] : []));
   if (daemonSide.length < SURVEY_AT_LEAST) return [];
   const [{ surveySessions }, { speaks }] = await Promise.all([import("../lib/daemon/client.ts"), import("../lib/client/raw-client.ts")]);
-  const sessions = await surveySessions(
-    daemonSide.map((i) => targets[i]!.target),
-    options.timeoutMs ?? GREP_SERVER_TIMEOUT_MS,
-  );
+  const surveyed = daemonSide.map((i) => targets[i]!.target);
+  const timeouts = surveyed.map((target) => options.timeoutMs ?? target.timeoutMs ?? GREP_SERVER_TIMEOUT_MS);
+  const sessions = await surveySessions(surveyed, Math.min(SURVEY_TIMEOUT_MS, ...timeouts));
   const known: (ToolLike[] | undefined)[] = [];
   for (const [n, session] of sessions.entries())
     if (session?.identity && session.tools && speaks(session.identity)) known[daemonSide[n]!] = session.tools as ToolLike[];

@@ -65,9 +65,13 @@ function inside(dir: string, name: string): string {
   return `${dir.replace(/\/+$/, "")}/${name}`;
 }
 
-/** The home directory when $HOME is unset (a service manager's bare environment): node:os loads only then. */
+/**
+ * The home directory when $HOME is unset or empty (a service manager's bare environment): node:os
+ * loads only then. Node's homedir() gives an empty HOME back as it is; the password database does not.
+ */
 function homeDir(): string {
-  return process.getBuiltinModule("node:os").homedir();
+  const os = process.getBuiltinModule("node:os");
+  return os.homedir() || os.userInfo().homedir;
 }
 
 function ownedByUs(path: string): boolean {

@@ -24,23 +24,27 @@ export interface BunFileSink {
  * processes. Not node:events: loading it costs a compiled binary's start-up about 1 ms.
  */
 export class OnceListeners<Event extends string> {
-  readonly #listeners = new Map<Event, Set<(...args: any[]) => void>>();
+  readonly #listeners = new Map<Event, ((...args: any[]) => void)[]>();
 
+  /** A listener added twice is called twice, as node's is. */
   add(event: Event, listener: (...args: any[]) => void): void {
     let listeners = this.#listeners.get(event);
-    if (!listeners) this.#listeners.set(event, (listeners = new Set()));
-    listeners.add(listener);
+    if (!listeners) this.#listeners.set(event, (listeners = []));
+    listeners.push(listener);
   }
 
+  /** Removes one registration of the listener. */
   delete(event: Event, listener: (...args: any[]) => void): void {
-    this.#listeners.get(event)?.delete(listener);
+    const listeners = this.#listeners.get(event);
+    const at = listeners?.indexOf(listener) ?? -1;
+    if (at !== -1) listeners!.splice(at, 1);
   }
 
   count(event: Event): number {
-    return this.#listeners.get(event)?.size ?? 0;
+    return this.#listeners.get(event)?.length ?? 0;
   }
 
-  /** Calls, and forgets, every listener of the event. */
+  /** Calls, and forgets, every listener of the event (one that throws ends the emit, as node's does). */
   emit(event: Event, ...args: unknown[]): void {
     const listeners = this.#listeners.get(event);
     if (!listeners) return;

@@ -327,8 +327,9 @@ function spawnErrorMessage(command: string, error: NodeJS.ErrnoException): strin
 
 /** Asked only for a --cwd: node:fs loads then, not on every one-shot call's start-up (~1.5 ms of a compiled binary's). */
 function isDirectory(path: string): boolean {
+  const { statSync } = process.getBuiltinModule("node:fs");
   try {
-    return process.getBuiltinModule("node:fs").statSync(path).isDirectory();
+    return statSync(path).isDirectory();
   } catch {
     return false;
   }

@@ -313,7 +313,7 @@ describe("a survey: what the running sessions know, in one round trip", () => {
       const warm = await stateful(dir, ["call-tool", "echo", "message=still", "--", ...REFERENCE_CMD]);
       expect(warm.json.data.content[0].text).toBe("still");
       // The daemon says so in its log; the reader then finds the connection cut short.
-      await until(() => readFileSync(join(dir, "daemon.log"), "utf8").includes("read nothing of a survey"));
+      await until(() => readFileSync(join(dir, "daemon.log"), "utf8").includes("took nothing of a survey's answers"));
       reader.resume();
       await closed.promise;
       expect(received.split("\n").filter((line) => line.startsWith("{")).length).toBeLessThan(servers.length);

@@ -159,4 +159,16 @@ describe("OnceListeners", () => {
     listeners.emit("close");
     expect(heard).toEqual(["first 3 null", "second", "close"]);
   });
+
+  test("a listener added twice is called twice, and deleting it removes one registration, as node's do", () => {
+    let calls = 0;
+    const listener = () => calls++;
+    const listeners = new OnceListeners<"drain">();
+    listeners.add("drain", listener);
+    listeners.add("drain", listener);
+    listeners.add("drain", listener);
+    listeners.delete("drain", listener);
+    listeners.emit("drain");
+    expect(calls).toBe(2);
+  });
 });
