@@ -19,7 +19,7 @@ export class ChildRecords {
    * Each running server's start time, read from /proc once: the records are rewritten at every
    * server start, and reading every server's again each time made a burst of cold starts quadratic.
    */
-  readonly #startTimes = new Map<string, string>();
+  readonly #startTimes = new Map<string, { pid: number; startTime: string }>();
 
   constructor(
     private readonly file: string,
@@ -28,7 +28,7 @@ export class ChildRecords {
 
   /** A session's server started anew: its start time is read again, even under a pid it had before. */
   forget(session: string): void {
-    for (const child of this.#startTimes.keys()) if (child.startsWith(`${session} `)) this.#startTimes.delete(child);
+    this.#startTimes.delete(session);
   }
 
   /** Records the process groups of our servers, so a later daemon can end them if we are killed. */
@@ -37,16 +37,16 @@ export class ChildRecords {
     const running = new Set<string>();
     for (const session of sessions) {
       if (session.pid && session.target.kind === "stdio") {
-        // By session and pid: a server restarted under another pid is read again.
-        const child = `${session.key} ${session.pid}`;
-        running.add(child);
-        const startTime = this.#startTimes.get(child) ?? processStartTime(session.pid);
+        running.add(session.key);
+        // Kept only for the pid it was read for: a server restarted under another pid is read again.
+        const known = this.#startTimes.get(session.key);
+        const startTime = known?.pid === session.pid ? known.startTime : processStartTime(session.pid);
         // Unreadable once (a race with /proc) is read again at the next rewrite.
-        if (startTime) this.#startTimes.set(child, startTime);
+        if (startTime) this.#startTimes.set(session.key, { pid: session.pid, startTime });
         records.push({ pid: session.pid, session: session.key, command: session.target.command, ...(startTime ? { startTime } : {}) });
       }
     }
-    for (const child of this.#startTimes.keys()) if (!running.has(child)) this.#startTimes.delete(child);
+    for (const session of this.#startTimes.keys()) if (!running.has(session)) this.#startTimes.delete(session);
     try {
       writeFileSync(this.file, JSON.stringify(records), { mode: 0o600 });
     } catch (error) {

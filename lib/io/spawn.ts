@@ -145,7 +145,7 @@ export class BunChild implements PipedChild {
       this.stdin = new BunChildInput(CLOSED_SINK);
       this.stdout = new WebStreamSource(emptyStream());
       this.stderr = new WebStreamSource(emptyStream());
-      setImmediate(() => this.emit("error", error));
+      setImmediate(() => this.#emit("error", error));
       return;
     }
     this.#subprocess = subprocess;
@@ -159,7 +159,7 @@ export class BunChild implements PipedChild {
     };
     this.stdout.once("close", outputEnded);
     this.stderr.once("close", outputEnded);
-    queueMicrotask(() => this.emit("spawn"));
+    queueMicrotask(() => this.#emit("spawn"));
   }
 
   kill(signal?: string): boolean {
@@ -173,7 +173,7 @@ export class BunChild implements PipedChild {
   }
 
   /** As node's: an "error" nobody listens for is thrown (a turn later, so it surfaces). */
-  emit(event: ChildEvent, ...args: unknown[]): void {
+  #emit(event: ChildEvent, ...args: unknown[]): void {
     if (event === "error" && this.#events.count("error") === 0) throw args[0];
     this.#events.emit(event, ...args);
   }
@@ -184,13 +184,13 @@ export class BunChild implements PipedChild {
 
   #exited(code: number | null, signal: string | number | null): void {
     this.#exit = { code: signal === null ? code : null, signal: typeof signal === "string" ? signal : null };
-    this.emit("exit", this.#exit.code, this.#exit.signal);
-    if (this.#outputsEnded) this.emit("close", this.#exit.code, this.#exit.signal);
+    this.#emit("exit", this.#exit.code, this.#exit.signal);
+    if (this.#outputsEnded) this.#emit("close", this.#exit.code, this.#exit.signal);
   }
 
   #closeWhenDone(): void {
     this.#outputsEnded = true;
-    if (this.#exit) this.emit("close", this.#exit.code, this.#exit.signal);
+    if (this.#exit) this.#emit("close", this.#exit.code, this.#exit.signal);
   }
 }
 

@@ -28,6 +28,8 @@ import {
 } from "../../support/helpers.ts";
 
 const GATED = join(ROOT, "test/fixtures/gated-server.ts");
+/** The reference server as mcp-inspect names it to the daemon from here: our PATH, our directory. */
+const REFERENCE_AS_SENT = { kind: "stdio", ...REFERENCE_ENTRY, env: { PATH: process.env.PATH ?? "" }, cwd: ROOT };
 afterEach(stopDaemons);
 
 const stateful = (dir: string, args: string[]) =>
@@ -236,13 +238,16 @@ describe("the session extension: a warm call is one round trip", () => {
     async () => {
       const dir = daemonDir();
       expect((await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD])).code).toBe(0);
-      const server = { kind: "stdio", ...REFERENCE_ENTRY, env: { PATH: process.env.PATH ?? "" }, cwd: ROOT };
       const request = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "ping" });
-      const [attached, next] = await attachLines(dir, { type: "attach", protocol: 1, server }, 2, request);
+      const [attached, next] = await attachLines(dir, { type: "attach", protocol: 1, server: REFERENCE_AS_SENT }, 2, request);
       expect(attached).toMatchObject({ type: "attached" });
       expect(attached).not.toHaveProperty("extensions");
       expect(next).toMatchObject({ id: 7, result: {} });
-      const [granted, info] = await attachLines(dir, { type: "attach", protocol: 1, server, extensions: { session: 9 } }, 2);
+      const [granted, info] = await attachLines(
+        dir,
+        { type: "attach", protocol: 1, server: REFERENCE_AS_SENT, extensions: { session: 9 } },
+        2,
+      );
       expect(granted).toMatchObject({ type: "attached", extensions: { session: 1 } });
       expect(info).toMatchObject({
         method: SESSION_NOTIFICATION,
@@ -260,9 +265,8 @@ describe("a survey: what the running sessions know, in one round trip", () => {
     async () => {
       const dir = daemonDir();
       expect((await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD])).code).toBe(0);
-      const server = { kind: "stdio", ...REFERENCE_ENTRY, env: { PATH: process.env.PATH ?? "" }, cwd: ROOT };
-      const never = { ...server, env: { ...server.env, NEVER: "1" } };
-      const answers = await attachLines(dir, { type: "survey", protocol: 1, servers: [never, server] }, 2);
+      const never = { ...REFERENCE_AS_SENT, env: { ...REFERENCE_AS_SENT.env, NEVER: "1" } };
+      const answers = await attachLines(dir, { type: "survey", protocol: 1, servers: [never, REFERENCE_AS_SENT] }, 2);
       const byIndex = Object.fromEntries(answers.map((answer) => [answer.index, answer]));
       expect(byIndex[0]).toEqual({ type: "surveyed", index: 0 });
       expect(byIndex[1].session.identity).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "mcpkit-reference" } });
@@ -299,8 +303,7 @@ describe("a survey: what the running sessions know, in one round trip", () => {
     async () => {
       const dir = daemonDir();
       expect((await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD])).code).toBe(0);
-      const server = { kind: "stdio", ...REFERENCE_ENTRY, env: { PATH: process.env.PATH ?? "" }, cwd: ROOT };
-      const servers = Array.from({ length: 1000 }, () => server);
+      const servers = Array.from({ length: 1000 }, () => REFERENCE_AS_SENT);
       let received = "";
       const closed = Promise.withResolvers<void>();
       const reader = connect(join(dir, "daemon.sock"), () => {
