@@ -3,6 +3,7 @@
 // search goes on. Stateful servers answer from the daemon's session (its cached list).
 
 import { EXIT_NAMES } from "../lib/cli/exit-codes.ts";
+import { speaks } from "../lib/client/raw-client.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { printingAsker } from "../lib/terminal/asker.ts";
 import { classify } from "./output.ts";
@@ -115,7 +116,7 @@ export async function survey(
 async function knownTools(targets: NamedTarget[], options: GrepOptions): Promise<(ToolLike[] | undefined)[]> {
   const daemonSide = targets.flatMap(({ target }, i) => (options.stateful || target.stateful ? [i] : []));
   if (daemonSide.length < SURVEY_AT_LEAST) return [];
-  const [{ surveySessions }, { speaks }] = await Promise.all([import("../lib/daemon/client.ts"), import("../lib/client/raw-client.ts")]);
+  const { surveySessions } = await import("../lib/daemon/client.ts");
   const surveyed = daemonSide.map((i) => targets[i]!.target);
   const timeouts = surveyed.map((target) => options.timeoutMs ?? target.timeoutMs ?? GREP_SERVER_TIMEOUT_MS);
   const sessions = await surveySessions(surveyed, Math.min(SURVEY_TIMEOUT_MS, ...timeouts));
