@@ -27,7 +27,7 @@ const loadCli = async () => ({
   ...(await import("./lib/cli/args.ts")),
   ...(await import("./lib/cli/help.ts")),
   ...(await import("./lib/cli/exit-codes.ts")),
-  ...(await import("./inspect/flags.ts")),
+  ...(await import("./inspect/command-flags.ts")),
 });
 type Cli = Awaited<ReturnType<typeof loadCli>>;
 

@@ -3,7 +3,7 @@ import { type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
 import { onExitSignals } from "../../lib/io/signals.ts";
 import { describeTarget } from "../../lib/targets/target.ts";
-import { AUTH_COMMAND_ARGS } from "../flags.ts";
+import { AUTH_COMMAND_ARGS } from "../command-flags.ts";
 import { type Args, channelAuth, checkTarget, type Invocation, usageProblem, wantsJson } from "../invocation.ts";
 import { CommandError, EXIT } from "../output.ts";
 import { reporter } from "../report.ts";

@@ -3,7 +3,7 @@ import { type CommandDef, defineCommand } from "citty";
 import { fail } from "../../lib/cli/fail.ts";
 import { withExamples } from "../../lib/cli/help.ts";
 import type { Target } from "../../lib/targets/target.ts";
-import { MCP_ARGS } from "../flags.ts";
+import { MCP_ARGS } from "../command-flags.ts";
 import { type Args, checkTarget, type Invocation, logLevelOf, timeoutOf, usageProblem } from "../invocation.ts";
 
 export function mcpCommand(invocation: Invocation, version: string): CommandDef<any> {

@@ -8,7 +8,7 @@ import { createLogger } from "../../lib/io/log.ts";
 import { isLogLevelName } from "../../lib/io/log-levels.ts";
 import { readFileCapped } from "../../lib/io/read-capped.ts";
 import { MAX_RECORDING_BYTES } from "../../lib/wire/limits.ts";
-import { MOCK_ARGS } from "../flags.ts";
+import { MOCK_ARGS } from "../command-flags.ts";
 import { type Args, type Invocation, usageProblem } from "../invocation.ts";
 
 export function mockCommand(invocation: Invocation): CommandDef<any> {

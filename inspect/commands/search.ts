@@ -8,7 +8,7 @@ import { stripControl } from "../../lib/io/text.ts";
 import { loadConfigTargets } from "../../lib/targets/config-entry.ts";
 import { describeTarget, type Target } from "../../lib/targets/target.ts";
 import type { Result } from "../../lib/wire/result.ts";
-import { GREP_ARGS, SKILL_ARGS } from "../flags.ts";
+import { GREP_ARGS, SKILL_ARGS } from "../command-flags.ts";
 import type { NamedTarget } from "../grep.ts";
 import { type Args, checkTarget, type Invocation, usageProblem, wantsJson } from "../invocation.ts";
 import { CommandError, EXIT } from "../output.ts";

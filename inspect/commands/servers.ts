@@ -1,7 +1,7 @@
 // `mcp-inspect servers`: every configured server (inspect/servers.ts lists them), --approve NAME.
 import { type CommandDef, defineCommand } from "citty";
 import { withExamples } from "../../lib/cli/help.ts";
-import { SERVERS_ARGS } from "../flags.ts";
+import { SERVERS_ARGS } from "../command-flags.ts";
 import { type Args, type Invocation, usageProblem, wantsJson } from "../invocation.ts";
 
 export function serversCommand(invocation: Invocation): CommandDef<any> {

@@ -10,7 +10,7 @@ import { failed, type Result } from "../../lib/wire/result.ts";
 import { readParams } from "../arguments.ts";
 import type { Named } from "../checks/calls.ts";
 import { failed as checksFailed } from "../checks/model.ts";
-import { TEST_ARGS } from "../flags.ts";
+import { TEST_ARGS } from "../command-flags.ts";
 import { type Args, channelAuth, checkTarget, type Invocation, timeoutOf, usageProblem, wantsJson } from "../invocation.ts";
 import { CommandError, classify, EXIT } from "../output.ts";
 import { reporter } from "../report.ts";
