@@ -98,12 +98,10 @@ export class DaemonConnection {
         this.daemon.log.warn(`refused a control frame: ${error.message}`);
         this.#write({ type: "error", message: `mcp-daemon could not handle that frame: ${error.message}` });
         this.#end();
-        return undefined;
       })
-      .then((attached) => {
+      .then(() => {
         const queued = this.#waiting ?? [];
         this.#waiting = undefined;
-        if (attached) this.#attach(attached.session, attached.sessionInfo);
         for (const line of queued) {
           if (this.#session && this.#client) this.#sessionLine(this.#session, this.#client, line);
         }
@@ -120,32 +118,32 @@ export class DaemonConnection {
     }
   }
 
-  /** One control frame; resolves with the session when the connection attaches, and whether it asked for the session extension. */
-  async #control(line: string): Promise<{ session: DaemonSession; sessionInfo: boolean } | undefined> {
+  /** One control frame; an attach joins its session before this settles (the lines that came meanwhile go to it next). */
+  async #control(line: string): Promise<void> {
     const parsed = parseControlFrame(line);
     if (!parsed.ok) {
       this.#write({ type: "error", message: parsed.error });
       this.#end();
-      return undefined;
+      return;
     }
     const frame = parsed.value;
     switch (frame.type) {
       case "hello":
         this.#write({ type: "hello", protocol: DAEMON_PROTOCOL, pid: process.pid, version: this.daemon.version });
-        return undefined;
+        return;
       case "status":
         this.#write(this.daemon.status());
         this.#end();
-        return undefined;
+        return;
       case "stop":
         this.#write({ type: "stopping", pid: process.pid });
         this.#end();
         void this.daemon.stop("asked to stop");
-        return undefined;
+        return;
       case "survey":
         await this.#survey(frame.servers);
         this.#end();
-        return undefined;
+        return;
       case "attach": {
         const session = this.daemon.session(frame.server);
         try {
@@ -153,7 +151,7 @@ export class DaemonConnection {
         } catch (error) {
           this.#write({ type: "error", message: `could not start the server: ${(error as Error).message}` });
           this.#end();
-          return undefined;
+          return;
         }
         const granted = sessionExtension(frame.extensions);
         this.#write({
@@ -162,7 +160,10 @@ export class DaemonConnection {
           pid: session.pid ?? null,
           ...(granted ? { extensions: { [SESSION_EXTENSION]: granted } } : {}),
         });
-        return { session, sessionInfo: granted > 0 };
+        // In the same turn, so that the answer and the session line go out in one write: as two, a
+        // warm call waited for the second (~0.5 ms).
+        this.#attach(session, granted > 0);
+        return;
       }
     }
   }

@@ -257,6 +257,28 @@ describe("the session extension: a warm call is one round trip", () => {
     },
     TEST_GUARD_MS,
   );
+
+  test(
+    "the attach answer and the session line leave in one write: a client reading at once finds both in its first chunk",
+    async () => {
+      const dir = daemonDir();
+      expect((await stateful(dir, ["list-tools", "--", ...REFERENCE_CMD])).code).toBe(0);
+      const frame = { type: "attach", protocol: 1, server: REFERENCE_AS_SENT, extensions: { session: 1 } };
+      // Sent as two writes, the second came ~0.2-0.5 ms after the first: a warm call waited for it.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const chunk = await new Promise<string>((resolve) => {
+          const connection = connect(join(dir, "daemon.sock"), () => connection.write(`${JSON.stringify(frame)}\n`));
+          connection.once("data", (data) => {
+            connection.destroy();
+            resolve(data.toString());
+          });
+        });
+        const lines = chunk.split("\n").filter(Boolean);
+        expect(lines.map((line) => JSON.parse(line).type ?? JSON.parse(line).method)).toEqual(["attached", SESSION_NOTIFICATION]);
+      }
+    },
+    TEST_GUARD_MS,
+  );
 });
 
 describe("a survey: what the running sessions know, in one round trip", () => {
