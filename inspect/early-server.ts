@@ -167,9 +167,12 @@ export async function startEarly(argv: string[]): Promise<void> {
     void discardEarly();
   });
   let open: OpenEarly;
+  let attachSent: Promise<void> | undefined;
   if (stateful) {
     const { DaemonChannel } = await import("../lib/daemon/client.ts");
-    open = () => new DaemonChannel(target);
+    const channel = new DaemonChannel(target);
+    attachSent = channel.attachSent;
+    open = () => channel;
   } else {
     const { StdioChannel } = await import("../lib/transport/stdio.ts");
     const { command, args, env, cwd } = target;
@@ -177,6 +180,9 @@ export async function startEarly(argv: string[]): Promise<void> {
   }
   early = new EarlyServer(target, stateful, open);
   earlyCallRead = call;
+  // Without this turn of the event loop the attach frame would leave only once the rest has loaded,
+  // and the daemon's answer would come after it all instead of meanwhile (~1 ms of a warm call).
+  await attachSent;
 }
 
 /** The one-shot command whose server (or daemon session) the early path started, while no session has taken it and no signal came. */

@@ -53,6 +53,7 @@ export class DaemonChannel implements MessageChannel {
   readonly #abandoned = new AbortController();
   #started?: Promise<void>;
   #cached?: SessionInfo;
+  readonly #sent = Promise.withResolvers<void>();
 
   constructor(
     readonly target: Target,
@@ -81,8 +82,20 @@ export class DaemonChannel implements MessageChannel {
 
   /** Idempotent: a second call waits for the same attach. */
   start(): Promise<void> {
-    this.#started ??= this.#start();
+    if (!this.#started) {
+      this.#started = this.#start();
+      this.#started.then(this.#sent.resolve, this.#sent.resolve);
+    }
     return this.#started;
+  }
+
+  /**
+   * Settles once the attach frame is in the kernel on its way to the daemon, or the first try has
+   * failed: a socket connects, and takes what was written before, only on a turn of the event loop.
+   * mcp-inspect waits for this before it loads the rest, so that the daemon answers meanwhile.
+   */
+  get attachSent(): Promise<void> {
+    return this.#sent.promise;
   }
 
   async #start(): Promise<void> {
@@ -151,8 +164,14 @@ export class DaemonChannel implements MessageChannel {
       },
     });
     let connected = false;
-    socket.on("connect", () => (connected = true));
+    socket.on("connect", () => {
+      connected = true;
+      // The socket wrote the attach frame just before telling us.
+      this.#sent.resolve();
+    });
     socket.on("error", (error) => {
+      // No daemon (yet): whoever waits for the attach to be sent need not wait for one to start.
+      this.#sent.resolve();
       attached.reject(connected ? new Error(`lost mcp-daemon at ${paths.socket}: ${error.message}`) : new DaemonUnreachable(error.message));
       if (state === "attached") this.onerror?.(error);
     });
