@@ -16,7 +16,7 @@ import {
 } from "../wire/jsonrpc.ts";
 import { LineWriter } from "../wire/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../wire/lines.ts";
-import { type DaemonPaths, resolvePaths } from "./paths.ts";
+import { type DaemonPaths, locateDaemon } from "./location.ts";
 import {
   encodeFrame,
   MAX_CONTROL_FRAME_BYTES,
@@ -100,7 +100,7 @@ export class DaemonChannel implements MessageChannel {
 
   async #start(): Promise<void> {
     // The common case is a daemon already up: attach at once, and start one only if that fails.
-    const paths = resolvePaths(this.options);
+    const paths = await locateDaemon(this.options);
     try {
       await this.#attach(paths);
     } catch (error) {
@@ -263,7 +263,7 @@ export async function surveySessions(
   if (targets.length === 0 || targets.length > MAX_SURVEY_SERVERS) return known;
   let socket: UnixSocket;
   try {
-    socket = await connectUnix(resolvePaths(options).socket);
+    socket = await connectUnix((await locateDaemon(options)).socket);
   } catch {
     return known;
   }
