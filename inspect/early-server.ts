@@ -11,6 +11,7 @@
 
 import { checkValue, type ValueKind } from "../lib/cli/values.ts";
 import { type ExitSignal, onExitSignals } from "../lib/io/signals.ts";
+import type { PipedChild } from "../lib/io/spawn.ts";
 import type { StdioTarget, Target } from "../lib/targets/target.ts";
 import type { MessageChannel } from "../lib/transport/channel.ts";
 import type { StdioChannel } from "../lib/transport/stdio.ts";
@@ -174,15 +175,27 @@ export async function startEarly(argv: string[]): Promise<void> {
     attachSent = channel.attachSent;
     open = () => channel;
   } else {
-    const { StdioChannel } = await import("../lib/transport/stdio.ts");
     const { command, args, env, cwd } = target;
-    open = (onstderr) => new StdioChannel({ command, args, env, cwd, onstderr });
+    // The server before its transport loads (~1 ms): its start-up is the long pole of a cold call. A
+    // --cwd is checked first, by the transport, for its own message.
+    const spawned = cwd === undefined ? await spawnEarly(command, args, env) : undefined;
+    const { StdioChannel } = await import("../lib/transport/stdio.ts");
+    open = (onstderr) => new StdioChannel({ command, args, env, cwd, onstderr, spawned });
   }
   early = new EarlyServer(target, stateful, open);
   earlyCallRead = call;
   // Without this turn of the event loop the attach frame would leave only once the rest has loaded,
   // and the daemon's answer would come after it all instead of meanwhile (~1 ms of a warm call).
   await attachSent;
+}
+
+/** Spawns the server as lib/transport/stdio.ts would, keeping its events for the channel that adopts it. */
+async function spawnEarly(command: string, args: string[], env: Record<string, string>): Promise<PipedChild> {
+  const [{ EarlySpawn, spawnPiped }, { serverSpawnOptions }] = await Promise.all([
+    import("../lib/io/spawn.ts"),
+    import("../lib/transport/environment.ts"),
+  ]);
+  return new EarlySpawn(spawnPiped(command, args, serverSpawnOptions({ env })));
 }
 
 /** The one-shot command whose server (or daemon session) the early path started, while no session has taken it and no signal came. */

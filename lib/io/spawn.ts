@@ -200,3 +200,93 @@ export function spawnPiped(command: string, args: string[], options: SpawnOption
   const { spawn } = process.getBuiltinModule("node:child_process") as typeof import("node:child_process");
   return spawn(command, args, { ...options, stdio: ["pipe", "pipe", "pipe"], windowsHide: true }) as PipedChild;
 }
+
+/**
+ * A child spawned before whoever drives it has loaded (mcp-inspect spawns a server first, then loads
+ * its transport): what it says meanwhile is kept, its output in its pipes and its events here, each
+ * given to a listener added later (once, in a microtask, as if it came then). Every event is heard
+ * from the start, so a spawn that fails never throws an "error" nobody was there to hear.
+ */
+export class EarlySpawn implements PipedChild {
+  readonly stdout: ChildOutput | null;
+  readonly stderr: ChildOutput | null;
+  readonly #child: PipedChild;
+  readonly #events = new OnceListeners<ChildEvent>();
+  readonly #happened = new Map<ChildEvent, unknown[]>();
+
+  constructor(child: PipedChild) {
+    this.#child = child;
+    this.stdout = child.stdout && new HeldOutput(child.stdout);
+    this.stderr = child.stderr && new HeldOutput(child.stderr);
+    for (const event of ["spawn", "error", "exit", "close"] as const)
+      child.once(event as "spawn", (...args: unknown[]) => {
+        this.#happened.set(event, args);
+        this.#events.emit(event, ...args);
+      });
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  get stdin(): ChildInput | null {
+    return this.#child.stdin;
+  }
+
+  once(event: ChildEvent, listener: (...args: any[]) => void): this {
+    const args = this.#happened.get(event);
+    if (args) queueMicrotask(() => listener(...args));
+    else this.#events.add(event, listener);
+    return this;
+  }
+
+  kill(signal?: NodeJS.Signals): unknown {
+    return this.#child.kill(signal);
+  }
+}
+
+/**
+ * A child's output held unread from the start (a node stream waits for its reader; Bun's pipe reader
+ * would start at once and hand the first chunks to nobody) until a "data" listener comes: then it
+ * flows, a microtask later, unless that reader paused it meanwhile.
+ */
+class HeldOutput implements ChildOutput {
+  readonly #source: ChildOutput;
+  #released = false;
+  #pausedByReader = false;
+
+  constructor(source: ChildOutput) {
+    this.#source = source;
+    source.pause();
+  }
+
+  on(event: string, listener: (...args: any[]) => void): this {
+    this.#source.on(event as "data", listener);
+    if (event === "data" && !this.#released) {
+      this.#released = true;
+      queueMicrotask(() => this.#pausedByReader || this.#source.resume());
+    }
+    return this;
+  }
+
+  once(event: string, listener: (...args: any[]) => void): this {
+    this.#source.once(event as "end", listener);
+    return this;
+  }
+
+  pause(): this {
+    this.#pausedByReader = true;
+    this.#source.pause();
+    return this;
+  }
+
+  resume(): this {
+    this.#pausedByReader = false;
+    this.#source.resume();
+    return this;
+  }
+
+  destroy(): unknown {
+    return this.#source.destroy();
+  }
+}

@@ -1,5 +1,6 @@
 // What a server started from a target definition inherits from us: an allow-list plus what its
 // entry configures. API keys in the caller's environment stay behind.
+import type { SpawnOptions } from "../io/spawn.ts";
 
 export const INHERITED_ENV_POSIX = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "TMPDIR"];
 export const INHERITED_ENV_WINDOWS = [
@@ -29,4 +30,24 @@ export function serverEnvironment(extra: Record<string, string> = {}, base: Envi
     if (value !== undefined && !value.startsWith("()")) env[name] = value;
   }
   return { ...env, ...extra };
+}
+
+/** How a stdio server is spawned (lib/transport/stdio.ts, or mcp-inspect's early path before that loads). */
+export function serverSpawnOptions(options: {
+  env?: Record<string, string>;
+  cwd?: string;
+  baseEnv?: Environment;
+  /** Pass all of `baseEnv` on, not only the allow-list (mcp-proxy's `-- cmd`: the client configured it). */
+  inheritEnvironment?: boolean;
+}): SpawnOptions {
+  const base = options.baseEnv ?? process.env;
+  const env = options.inheritEnvironment ? { ...definedOnly(base), ...options.env } : serverEnvironment(options.env, base);
+  // Its own process group, so that a shutdown reaches whatever it starts.
+  return { cwd: options.cwd, env, detached: process.platform !== "win32" };
+}
+
+function definedOnly(env: Environment): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
+  return out;
 }

@@ -11,7 +11,7 @@ import { isBlank, type JsonRpcMessage, parseMessage, type RawMessage, rawText, s
 import { LineWriter, type PieceWriter } from "../wire/line-writer.ts";
 import { ByteLineSplitter, type LineError, MAX_LINE_BYTES } from "../wire/lines.ts";
 import { type CloseOptions, DroppedLineError, type MessageChannel } from "./channel.ts";
-import { type Environment, serverEnvironment } from "./environment.ts";
+import { type Environment, serverSpawnOptions } from "./environment.ts";
 import { ServerStderr } from "./stderr.ts";
 
 /** How long a server gets to exit after its stdin closes, and then after SIGTERM. */
@@ -42,6 +42,11 @@ export interface StdioServerOptions {
    * not valid UTF-8 passes as it is), and large messages are read for their routing fields only.
    */
   forwarding?: boolean;
+  /**
+   * The server, spawned already from these options (mcp-inspect spawns it before this file loads):
+   * adopted instead of spawned. Its events until now must have been kept (lib/io/spawn.ts's EarlySpawn).
+   */
+  spawned?: PipedChild;
 }
 
 export class StdioChannel implements MessageChannel {
@@ -104,9 +109,7 @@ export class StdioChannel implements MessageChannel {
       this.#closed = true;
       return Promise.reject(new Error(`working directory not found: ${cwd}`));
     }
-    const base = this.options.baseEnv ?? process.env;
-    const env = this.options.inheritEnvironment ? { ...definedOnly(base), ...this.options.env } : serverEnvironment(this.options.env, base);
-    const child = spawnPiped(command, args, { cwd, env, detached: process.platform !== "win32" });
+    const child = this.options.spawned ?? spawnPiped(command, args, serverSpawnOptions(this.options));
     this.#child = child;
     // A process that never started has no exit event (bun emits only "error"): settle on both.
     this.#exited = new Promise((resolve) => {
@@ -311,12 +314,6 @@ export class StdioChannel implements MessageChannel {
         : "the server closed its output");
     this.onclose?.(reason);
   }
-}
-
-function definedOnly(env: Environment): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
-  return out;
 }
 
 function spawnErrorMessage(command: string, error: NodeJS.ErrnoException): string {

@@ -1,8 +1,8 @@
 // lib/io/spawn and lib/io/bun-pipes: Bun.spawn's pipes behind the ChildProcess surface lib/transport/stdio.ts uses,
 // against real processes: bytes both ways, pause and resume, a child that exits before we write
 // (the broken pipe is an "error" event, never an unhandled rejection), and a spawn that fails.
-import { expect, test } from "bun:test";
-import { BunChild, type BunSpawn } from "../../../lib/io/spawn.ts";
+import { describe, expect, test } from "bun:test";
+import { BunChild, type BunSpawn, EarlySpawn } from "../../../lib/io/spawn.ts";
 import { until } from "../../support/helpers.ts";
 
 const runtime = Bun as unknown as BunSpawn;
@@ -73,4 +73,49 @@ test("a command that does not exist: an ENOENT error event a turn later, and pip
   expect(error!.code).toBe("ENOENT");
   expect(child.pid).toBeUndefined();
   expect(child.stdin.write("x")).toBe(false);
+});
+
+describe("EarlySpawn: a child spawned before whoever drives it has loaded", () => {
+  test("events that came before a listener was added reach it later, once each, with their arguments", async () => {
+    const early = new EarlySpawn(spawnChild("sh", "-c", "echo out; exit 3"));
+    // Only the test's own look at the child: the listeners below come after it has exited.
+    await new Promise<void>((resolve) => early.once("exit", () => resolve()));
+    const heard: string[] = [];
+    early.once("spawn", () => heard.push("spawn"));
+    early.once("exit", (code: number | null, signal: string | null) => heard.push(`exit ${code} ${signal}`));
+    await until(() => heard.length === 2, "the replayed events");
+    expect(heard).toEqual(["spawn", "exit 3 null"]);
+    // What the child wrote waited in its pipe; once both pipes are read to their end, it closes.
+    const chunks: Uint8Array[] = [];
+    early.stdout!.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+    early.stderr!.on("data", () => {});
+    early.once("close", () => heard.push("close"));
+    await until(() => heard.includes("close"), "the close");
+    expect(Buffer.concat(chunks).toString()).toBe("out\n");
+    expect(heard).toEqual(["spawn", "exit 3 null", "close"]);
+  });
+
+  test("a reader that pauses as it starts listening (the early server does) gets nothing until it resumes", async () => {
+    // The line on stderr comes after the one on stdout: once it is here, stdout's was written.
+    const early = new EarlySpawn(spawnChild("sh", "-c", "echo one; echo written >&2; cat"));
+    const chunks: Uint8Array[] = [];
+    let stderr = "";
+    early.stdout!.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+    early.stdout!.pause();
+    early.stderr!.on("data", (chunk: Uint8Array) => (stderr += Buffer.from(chunk).toString()));
+    await until(() => stderr.includes("written"), "the line on stderr");
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(chunks).toEqual([]);
+    early.stdout!.resume();
+    await until(() => Buffer.concat(chunks).toString() === "one\n", "stdout once resumed");
+    early.stdin!.end();
+  });
+
+  test("a spawn that fails throws nothing while nobody listens; the error reaches the listener added later", async () => {
+    const early = new EarlySpawn(spawnChild("/nonexistent/server"));
+    // The failure is emitted a turn after the spawn (as node's): two turns, and it has come and gone unheard.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    const error = await new Promise<NodeJS.ErrnoException>((resolve) => early.once("error", resolve));
+    expect(error.code).toBe("ENOENT");
+  });
 });
