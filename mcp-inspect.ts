@@ -39,7 +39,8 @@ const oneShot =
   async () =>
     (await import("./inspect/commands/one-shot.ts")).oneShotCommand(name, invocation, pkg.version);
 
-const COMMANDS: Record<string, LazyCommand> = {
+/** Built only when argv goes through citty: the early path runs no more of this file than it must. */
+const commandTable = (): Record<string, LazyCommand> => ({
   ...Object.fromEntries(Object.keys(ONE_SHOT).map((name) => [name, oneShot(name as OneShotName)])),
   mcp: (invocation) => async () => (await import("./inspect/commands/mcp.ts")).mcpCommand(invocation, pkg.version),
   auth: (invocation) => async () => (await import("./inspect/commands/auth.ts")).authCommand(invocation),
@@ -64,10 +65,10 @@ const COMMANDS: Record<string, LazyCommand> = {
       args: CONFIG_ARGS,
     });
   },
-};
+});
 
 /** The command tree of one run: every subcommand reads the argv it was prepared from. */
-function mainCommand({ defineCommand, withExamples }: Cli, invocation: Invocation): CommandDef<any> {
+function mainCommand({ defineCommand, withExamples }: Cli, invocation: Invocation, commands: Record<string, LazyCommand>): CommandDef<any> {
   const main = defineCommand({
     meta: {
       name: "mcp-inspect",
@@ -77,7 +78,7 @@ function mainCommand({ defineCommand, withExamples }: Cli, invocation: Invocatio
         "the command; the server comes after `--`, or as --server, --url or --config. Off a terminal the answer is one JSON envelope " +
         "on stdout, with a stable exit code.",
     },
-    subCommands: Object.fromEntries(Object.entries(COMMANDS).map(([name, lazy]) => [name, lazy(invocation)])),
+    subCommands: Object.fromEntries(Object.entries(commands).map(([name, lazy]) => [name, lazy(invocation)])),
   });
   return withExamples(main, [
     "mcp-inspect list-tools -- node server.js",
@@ -121,7 +122,8 @@ async function runCommand(argv: string[]): Promise<void> {
   // streams to process.stdout asks for quietStdout() (lib/io/runtime.ts).
   const cli = await loadCli();
   const { prepareArgv, separateServerCommand, unknownCommandProblem, valueFlags, COMMAND_ARGS, REPEATABLE_TARGET_FLAGS, EXIT } = cli;
-  const commands = Object.keys(COMMANDS);
+  const table = commandTable();
+  const commands = Object.keys(table);
   const defs = Object.values(COMMAND_ARGS);
   const separated = separateServerCommand(argv, "mcp", valueFlags(defs));
   const invocation = prepareArgv(separated, { commands, defs, repeatable: REPEATABLE_TARGET_FLAGS });
@@ -138,7 +140,7 @@ async function runCommand(argv: string[]): Promise<void> {
   }
   const badCommand = unknownCommandProblem(own, commands, "mcp-inspect", valueFlags(defs));
   if (badCommand) return endBeforeCommand(badCommand, EXIT.usage, own.find((arg) => !arg.startsWith("-")) ?? "");
-  await cli.runMain(mainCommand(cli, invocation), { rawArgs: own, showUsage: cli.showHelp });
+  await cli.runMain(mainCommand(cli, invocation, table), { rawArgs: own, showUsage: cli.showHelp });
 }
 
 async function endBeforeCommand(message: string, exitCode: number, command: string): Promise<void> {

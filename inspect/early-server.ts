@@ -72,8 +72,12 @@ function earlyDeclarations(name: string): FlagsDef[] | undefined {
 
 /** Every one-shot command's declarations the early path may read (the command word may come after the flags). */
 function anyEarlyDeclarations(): FlagsDef[] {
-  const own = Object.keys(ONE_SHOT).flatMap((name) => earlyDeclarations(name)?.slice(0, 1) ?? []);
-  return [COMMON_ARGS, ...own];
+  const declarations: FlagsDef[] = [COMMON_ARGS];
+  for (const name in ONE_SHOT) {
+    const own = earlyDeclarations(name)?.[0];
+    if (own) declarations.push(own);
+  }
+  return declarations;
 }
 
 type Held =
