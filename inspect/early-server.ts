@@ -180,8 +180,8 @@ export async function startEarly(argv: string[]): Promise<void> {
     open = () => channel;
   } else {
     const { command, args, env, cwd } = target;
-    // The server before its transport loads (~1 ms): its start-up is the long pole of a cold call. A
-    // --cwd is checked first, by the transport, for its own message.
+    // The server before its transport loads (~1 ms, on Bun): its start-up is the long pole of a cold
+    // call. A --cwd is checked first, by the transport, for its own message.
     const spawned = cwd === undefined ? await spawnEarly(command, args, env) : undefined;
     const { StdioChannel } = await import("../lib/transport/stdio.ts");
     open = (onstderr) => new StdioChannel({ command, args, env, cwd, onstderr, spawned });
@@ -193,13 +193,13 @@ export async function startEarly(argv: string[]): Promise<void> {
   await attachSent;
 }
 
-/** Spawns the server as lib/transport/stdio.ts would, keeping its events for the channel that adopts it. */
-async function spawnEarly(command: string, args: string[], env: Record<string, string>): Promise<PipedChild> {
-  const [{ EarlySpawn, spawnPiped }, { serverSpawnOptions }] = await Promise.all([
+/** Spawns the server as lib/transport/stdio.ts would, keeping what it says for the channel that adopts it (on Bun). */
+async function spawnEarly(command: string, args: string[], env: Record<string, string>): Promise<PipedChild | undefined> {
+  const [{ spawnEarly: spawn }, { serverSpawnOptions }] = await Promise.all([
     import("../lib/io/spawn.ts"),
     import("../lib/transport/environment.ts"),
   ]);
-  return new EarlySpawn(spawnPiped(command, args, serverSpawnOptions({ env })));
+  return spawn(command, args, serverSpawnOptions({ env }));
 }
 
 /** The one-shot command whose server (or daemon session) the early path started, while no session has taken it and no signal came. */

@@ -202,10 +202,21 @@ export function spawnPiped(command: string, args: string[], options: SpawnOption
 }
 
 /**
+ * Spawns a child for a driver that loads later (EarlySpawn), on Bun; undefined elsewhere, where the
+ * caller spawns once its driver has loaded: node's ChildProcess (and Deno's) resumes the pipes nobody
+ * reads when the child exits, so what a server that dies at once wrote (its reason, on stderr) would
+ * reach nobody.
+ */
+export function spawnEarly(command: string, args: string[], options: SpawnOptions): PipedChild | undefined {
+  return bun ? new EarlySpawn(new BunChild(bun, command, args, options)) : undefined;
+}
+
+/**
  * A child spawned before whoever drives it has loaded (mcp-inspect spawns a server first, then loads
  * its transport): what it says meanwhile is kept, its output in its pipes and its events here, each
  * given to a listener added later (once, in a microtask, as if it came then). Every event is heard
- * from the start, so a spawn that fails never throws an "error" nobody was there to hear.
+ * from the start, so a spawn that fails never throws an "error" nobody was there to hear. For Bun's
+ * pipes (see spawnEarly).
  */
 export class EarlySpawn implements PipedChild {
   readonly stdout: ChildOutput | null;

@@ -42,6 +42,23 @@ test(
 );
 
 test(
+  "under deno, a server that dies at once is reported with what it wrote to stderr (nothing it said is lost before the transport loads)",
+  async () => {
+    // A cache of its own: compiling the transport on first use is what gave the server time to die unheard.
+    const denoDir = mkdtempSync("/tmp/mcpkit-deno-dir-");
+    try {
+      const server = ["sh", "-c", "echo 'boom: missing API key' >&2; exit 1"];
+      const { stdout, code } = await underDeno(["mcp-inspect.ts", "list-tools", "--", ...server], { DENO_DIR: denoDir });
+      expect(code).toBe(2);
+      expect(JSON.parse(stdout).error.details).toMatchObject({ serverStderr: "boom: missing API key" });
+    } finally {
+      rmSync(denoDir, { recursive: true, force: true });
+    }
+  },
+  TEST_GUARD_MS,
+);
+
+test(
   "mcp-host answers one-shot under deno run -A, its built-in reference server spawned under deno too",
   async () => {
     const { stdout, stderr, code } = await underDeno(["mcp-host.ts", "-p", "call add a=2 b=3"]);
