@@ -166,7 +166,8 @@ export class DaemonChannel implements MessageChannel {
     let connected = false;
     socket.on("connect", () => {
       connected = true;
-      // The socket wrote the attach frame just before telling us.
+      // The socket hands the kernel the attach frame in the same turn, right after telling us: whoever
+      // awaits attachSent resumes after that.
       this.#sent.resolve();
     });
     socket.on("error", (error) => {

@@ -26,7 +26,10 @@ type Env = Record<string, string | undefined>;
  */
 export function chooseDaemonDir(env: Env, ours: (dir: string) => boolean): string {
   const runtime = env.XDG_RUNTIME_DIR;
-  return env.MCPKIT_DAEMON_DIR ?? (runtime && ours(runtime) ? inside(runtime, "mcpkit") : inside(env.HOME || homeDir(), ".mcpkit/run"));
+  const given = env.MCPKIT_DAEMON_DIR;
+  // Without its trailing slashes: lstat of "link/" follows the link, and a link must be seen as one.
+  if (given !== undefined) return given.replace(/\/+$/, "") || given.slice(0, 1);
+  return runtime && ours(runtime) ? inside(runtime, "mcpkit") : inside(env.HOME || homeDir(), ".mcpkit/run");
 }
 
 /** The daemon's files in `dir`, or why its socket cannot live there. */
@@ -77,7 +80,10 @@ export async function provenWithoutNodeFs(env: Env): Promise<DaemonPaths | undef
  * Whether `dir` is a directory of ours that only we may enter, and that no other user can have put
  * there: what lib/io/private-dir.ts checks with lstat, here with stats that follow links. Following
  * is as good where nobody but us (or root) may add or swap entries in the parent, and `dir/..` is that
- * parent: then `dir` is no link to elsewhere, and nobody else could have made it one.
+ * parent: then nobody else could have put a link there, and `dir` leads to a directory beside it.
+ * What it cannot see is a link we made ourselves whose path runs through another user's directory:
+ * lstat refused such a link as the last component, and let it through higher up the path, as this does
+ * everywhere (the links in our own directories are ours to trust).
  */
 async function provablyPrivate(dir: string): Promise<boolean> {
   const [own, parent, above] = await Promise.all([

@@ -4,13 +4,15 @@ import { lstatSync, mkdirSync, type Stats } from "node:fs";
 import type { Result } from "../wire/result.ts";
 
 export function ensurePrivateDir(dir: string): Result<string> {
+  // lstat of "link/" follows the link: the trailing slashes go, so that a link is seen as one.
+  const path = dir.replace(/\/+$/, "") || dir.slice(0, 1);
   let stats: Stats;
   try {
-    stats = lstatSync(dir);
+    stats = lstatSync(path);
   } catch {
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      stats = lstatSync(dir);
+      mkdirSync(path, { recursive: true, mode: 0o700 });
+      stats = lstatSync(path);
     } catch (error) {
       return { ok: false, error: `cannot create the directory ${dir} (${(error as NodeJS.ErrnoException).code ?? "error"})` };
     }

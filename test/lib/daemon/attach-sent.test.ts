@@ -9,12 +9,9 @@ import { DaemonChannel } from "../../../lib/daemon/client.ts";
 import { daemonPaths } from "../../../lib/daemon/paths.ts";
 import type { Target } from "../../../lib/targets/target.ts";
 import { FAKE_DAEMON_COMMAND, launches, stopLaunched } from "../../support/fake-daemon.ts";
-import { BUN, removeTempDirs, tempDir, until } from "../../support/helpers.ts";
+import { BUN, removeTempDirs, tempDir, until, WAIT_GUARD_MS } from "../../support/helpers.ts";
 
 afterAll(removeTempDirs);
-
-/** How long the blocked thread looks for what the listener heard: ample, as nothing but the kernel stands between. */
-const BLOCKED_GUARD_MS = 10_000;
 
 const target: Target = { kind: "stdio", command: "node", args: ["server.js"], env: {} };
 
@@ -38,7 +35,7 @@ test("attachSent: the attach frame is with the kernel, read by the daemon while 
     void channel.start().catch(() => {});
     await channel.attachSent;
     // From here this thread never turns the event loop: only what the kernel already holds can reach the listener.
-    const deadline = Date.now() + BLOCKED_GUARD_MS;
+    const deadline = Date.now() + WAIT_GUARD_MS;
     while (!existsSync(heard) && Date.now() < deadline) Bun.sleepSync(5);
     expect(existsSync(heard) && JSON.parse(readFileSync(heard, "utf8").split("\n")[0]!)).toMatchObject({ type: "attach" });
     await channel.close();

@@ -88,6 +88,28 @@ describe("the proof without node:fs", () => {
     expect((await byLocate(env)) as { dir: string }).toHaveProperty("dir", env.MCPKIT_DAEMON_DIR);
   });
 
+  test("a link planted where others may write, given with a trailing slash, is still seen as a link and refused", async () => {
+    const parent = tempDir("mcpd-");
+    chmodSync(parent, 0o1777);
+    const link = join(parent, "run");
+    symlinkSync(privateDir(tempDir("mcpd-")), link);
+    for (const given of [`${link}/`, `${link}//`]) {
+      const env = { MCPKIT_DAEMON_DIR: given };
+      expect(await provenWithoutNodeFs(env)).toBeUndefined();
+      expect(await byLocate(env)).toEqual({ error: `${link} is not a directory (move it away; mcpkit keeps private files there)` });
+    }
+  });
+
+  // Only root can give a directory to another user.
+  test.skipIf(process.getuid?.() !== 0)("a parent that belongs to another user, who may swap what is in it, is left to lstat", async () => {
+    const parent = tempDir("mcpd-");
+    const env = { MCPKIT_DAEMON_DIR: privateDir(parent) };
+    expect(await provenWithoutNodeFs(env)).toBeDefined();
+    chownSync(parent, 65534, 65534);
+    expect(await provenWithoutNodeFs(env)).toBeUndefined();
+    expect(await byLocate(env)).toEqual(bySlowPath(env));
+  });
+
   test("a relative directory is proven against its own parent", async () => {
     const parent = tempDir("mcpd-");
     privateDir(parent);

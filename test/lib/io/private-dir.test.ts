@@ -53,6 +53,16 @@ describe("ensurePrivateDir", () => {
     });
   });
 
+  test("a symlink given with a trailing slash is still refused (lstat of link/ would follow it)", () => {
+    const base = tempDir();
+    const real = join(base, "real");
+    mkdirSync(real, { mode: 0o700 });
+    const link = join(base, "link");
+    symlinkSync(real, link);
+    expect(ensurePrivateDir(`${link}/`).ok).toBe(false);
+    expect(ensurePrivateDir(`${link}//`).ok).toBe(false);
+  });
+
   test("a file where the directory should be is refused, not replaced", () => {
     const path = join(tempDir(), "file");
     writeFileSync(path, "keep me", { mode: 0o600 });
