@@ -166,6 +166,7 @@ export class WebStreamSource {
   #reading = false;
   #done = false;
   #kept: Uint8Array[] = [];
+  #held = false;
 
   constructor(stream: ReadableStream<Uint8Array>) {
     this.#reader = stream.getReader();
@@ -173,8 +174,23 @@ export class WebStreamSource {
     queueMicrotask(() => void this.#pump());
   }
 
+  /**
+   * Reads nothing until a "data" listener (or a resume) comes, as a node stream waits for its reader:
+   * for a child spawned before the code that reads it has loaded (lib/io/spawn.ts's EarlySpawn).
+   * Asked for before the first read, in the turn the source was made.
+   */
+  hold(): this {
+    this.#held = true;
+    return this;
+  }
+
   on(event: SourceEvent, listener: (argument?: any) => void): this {
     this.#listeners[event].push(listener);
+    if (event === "data" && this.#held) {
+      // As at construction, the first read waits a microtask for the reader's other listeners (or a pause).
+      this.#held = false;
+      queueMicrotask(() => void this.#pump());
+    }
     return this;
   }
 
@@ -193,6 +209,7 @@ export class WebStreamSource {
 
   resume(): this {
     this.#paused = false;
+    this.#held = false;
     while (this.#kept.length > 0 && !this.#paused) this.#emit("data", this.#kept.shift());
     if (!this.#paused) void this.#pump();
     return this;
@@ -205,7 +222,7 @@ export class WebStreamSource {
   }
 
   async #pump(): Promise<void> {
-    if (this.#reading || this.#done) return;
+    if (this.#reading || this.#done || this.#held) return;
     this.#reading = true;
     try {
       while (!this.#paused && !this.#done) {

@@ -219,18 +219,17 @@ export function spawnEarly(command: string, args: string[], options: SpawnOption
  * pipes (see spawnEarly).
  */
 export class EarlySpawn implements PipedChild {
-  readonly stdout: ChildOutput | null;
-  readonly stderr: ChildOutput | null;
-  readonly #child: PipedChild;
+  readonly #child: BunChild;
   readonly #events = new OnceListeners<ChildEvent>();
   readonly #happened = new Map<ChildEvent, unknown[]>();
 
-  constructor(child: PipedChild) {
+  constructor(child: BunChild) {
     this.#child = child;
-    this.stdout = child.stdout && new HeldOutput(child.stdout);
-    this.stderr = child.stderr && new HeldOutput(child.stderr);
+    // Bun's pipe reader would start at once and hand the first chunks to nobody.
+    child.stdout.hold();
+    child.stderr.hold();
     for (const event of ["spawn", "error", "exit", "close"] as const)
-      child.once(event as "spawn", (...args: unknown[]) => {
+      child.once(event, (...args: unknown[]) => {
         this.#happened.set(event, args);
         this.#events.emit(event, ...args);
       });
@@ -240,8 +239,16 @@ export class EarlySpawn implements PipedChild {
     return this.#child.pid;
   }
 
-  get stdin(): ChildInput | null {
+  get stdin(): ChildInput {
     return this.#child.stdin;
+  }
+
+  get stdout(): ChildOutput {
+    return this.#child.stdout;
+  }
+
+  get stderr(): ChildOutput {
+    return this.#child.stderr;
   }
 
   once(event: ChildEvent, listener: (...args: any[]) => void): this {
@@ -253,51 +260,5 @@ export class EarlySpawn implements PipedChild {
 
   kill(signal?: NodeJS.Signals): unknown {
     return this.#child.kill(signal);
-  }
-}
-
-/**
- * A child's output held unread from the start (a node stream waits for its reader; Bun's pipe reader
- * would start at once and hand the first chunks to nobody) until a "data" listener comes: then it
- * flows, a microtask later, unless that reader paused it meanwhile.
- */
-class HeldOutput implements ChildOutput {
-  readonly #source: ChildOutput;
-  #released = false;
-  #pausedByReader = false;
-
-  constructor(source: ChildOutput) {
-    this.#source = source;
-    source.pause();
-  }
-
-  on(event: string, listener: (...args: any[]) => void): this {
-    this.#source.on(event as "data", listener);
-    if (event === "data" && !this.#released) {
-      this.#released = true;
-      queueMicrotask(() => this.#pausedByReader || this.#source.resume());
-    }
-    return this;
-  }
-
-  once(event: string, listener: (...args: any[]) => void): this {
-    this.#source.once(event as "end", listener);
-    return this;
-  }
-
-  pause(): this {
-    this.#pausedByReader = true;
-    this.#source.pause();
-    return this;
-  }
-
-  resume(): this {
-    this.#pausedByReader = false;
-    this.#source.resume();
-    return this;
-  }
-
-  destroy(): unknown {
-    return this.#source.destroy();
   }
 }
