@@ -16,7 +16,16 @@ import type { StdioTarget, Target } from "../lib/targets/target.ts";
 import type { MessageChannel } from "../lib/transport/channel.ts";
 import type { StdioChannel } from "../lib/transport/stdio.ts";
 import type { JsonRpcMessage, RawMessage } from "../lib/wire/jsonrpc.ts";
-import { COMMON_ARGS, type CommandSpec, type EarlyValue, type FlagsDef, ONE_SHOT, type OneShotName, OUTPUT_FORMATS } from "./flags.ts";
+import {
+  COMMON_ARGS,
+  type CommandSpec,
+  type EarlyValue,
+  type FlagsDef,
+  type InspectFlagDef,
+  ONE_SHOT,
+  type OneShotName,
+  OUTPUT_FORMATS,
+} from "./flags.ts";
 
 /** How one spelling of a flag is read early: its value's shape, and for `value`, the kind its declaration names. */
 interface EarlyFlag {
@@ -37,17 +46,22 @@ interface EarlyFlag {
 function earlyFlag(spelling: string, declarations: FlagsDef[]): EarlyFlag | undefined {
   if (!spelling.startsWith("--")) return aliasFlag(spelling, declarations);
   const name = spelling.slice(2);
-  for (const defs of declarations) {
-    const def = Object.hasOwn(defs, name) ? defs[name]! : undefined;
-    if (def?.early !== undefined) return { name, takes: def.early, ...(def.value ? { kind: def.value } : {}) };
-  }
+  const def = declared(name, declarations, () => true);
+  if (def) return readAs(name, def);
   // A switch that is on by default is turned off by --no-<flag>.
   const negated = name.startsWith("no-") ? name.slice(3) : undefined;
-  for (const defs of negated === undefined ? [] : declarations) {
-    const def = Object.hasOwn(defs, negated!) ? defs[negated!]! : undefined;
-    if (def?.early !== undefined && def.type === "boolean" && def.default === true) return { name: negated!, takes: "none", off: true };
-  }
+  const off = negated === undefined ? undefined : declared(negated, declarations, (d) => d.type === "boolean" && d.default === true);
+  if (off) return { name: negated!, takes: "none", off: true };
   return aliasFlag(spelling, declarations);
+}
+
+/** The first early declaration of `name` among these that `fits` (own properties only: never the prototype's). */
+function declared(name: string, declarations: FlagsDef[], fits: (def: InspectFlagDef) => boolean): InspectFlagDef | undefined {
+  for (const defs of declarations) {
+    const def = Object.hasOwn(defs, name) ? defs[name]! : undefined;
+    if (def?.early !== undefined && fits(def)) return def;
+  }
+  return undefined;
 }
 
 /** The early flag this spelling is an alias of, if any: a one-letter alias is spelled -v, a longer one --verbose. */
@@ -57,10 +71,15 @@ function aliasFlag(spelling: string, declarations: FlagsDef[]): EarlyFlag | unde
       const def = defs[name]!;
       const aliases = "alias" in def && def.alias ? (Array.isArray(def.alias) ? def.alias : [def.alias]) : [];
       if (def.early !== undefined && aliases.some((alias) => (alias.length === 1 ? `-${alias}` : `--${alias}`) === spelling))
-        return { name, takes: def.early, ...(def.value ? { kind: def.value } : {}) };
+        return readAs(name, def);
     }
   }
   return undefined;
+}
+
+/** A flag read as its declaration says. */
+function readAs(name: string, def: InspectFlagDef): EarlyFlag {
+  return { name, takes: def.early!, ...(def.value ? { kind: def.value } : {}) };
 }
 
 /** The declarations of a one-shot command the early path takes: its own, then the common ones; undefined for any other. */
