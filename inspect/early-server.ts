@@ -201,7 +201,7 @@ export async function startEarly(argv: string[]): Promise<void> {
     const { command, args, env, cwd } = target;
     // The server before its transport loads (~1 ms, on Bun): its start-up is the long pole of a cold
     // call. A --cwd is checked first, by the transport, for its own message.
-    const spawned = cwd === undefined ? await spawnEarly(command, args, env) : undefined;
+    const spawned = cwd === undefined ? await spawnBeforeTransport(command, args, env) : undefined;
     const { StdioChannel } = await import("../lib/transport/stdio.ts");
     open = (onstderr) => new StdioChannel({ command, args, env, cwd, onstderr, spawned });
   }
@@ -213,12 +213,12 @@ export async function startEarly(argv: string[]): Promise<void> {
 }
 
 /** Spawns the server as lib/transport/stdio.ts would, keeping what it says for the channel that adopts it (on Bun). */
-async function spawnEarly(command: string, args: string[], env: Record<string, string>): Promise<PipedChild | undefined> {
-  const [{ spawnEarly: spawn }, { serverSpawnOptions }] = await Promise.all([
+async function spawnBeforeTransport(command: string, args: string[], env: Record<string, string>): Promise<PipedChild | undefined> {
+  const [{ spawnEarly }, { serverSpawnOptions }] = await Promise.all([
     import("../lib/io/spawn.ts"),
     import("../lib/transport/environment.ts"),
   ]);
-  return spawn(command, args, serverSpawnOptions({ env }));
+  return spawnEarly(command, args, serverSpawnOptions({ env }));
 }
 
 /** The one-shot command whose server (or daemon session) the early path started, while no session has taken it and no signal came. */

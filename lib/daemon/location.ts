@@ -69,8 +69,10 @@ export async function locateDaemon(options: { paths?: DaemonPaths; env?: Env }):
 /** The environment's paths when Bun's stat proves their directory private, else undefined (paths.ts decides, and says why not). */
 export async function provenWithoutNodeFs(env: Env): Promise<DaemonPaths | undefined> {
   if (process.platform === "win32") return undefined;
-  const runtime = env.MCPKIT_DAEMON_DIR === undefined && env.XDG_RUNTIME_DIR ? await statWithoutNodeFs(env.XDG_RUNTIME_DIR) : undefined;
-  if (env.MCPKIT_DAEMON_DIR === undefined && env.XDG_RUNTIME_DIR && !runtime) return undefined;
+  // XDG_RUNTIME_DIR decides only without MCPKIT_DAEMON_DIR; one that cannot be read is paths.ts's to judge.
+  const xdg = env.MCPKIT_DAEMON_DIR === undefined ? env.XDG_RUNTIME_DIR : undefined;
+  const runtime = xdg ? await statWithoutNodeFs(xdg) : undefined;
+  if (xdg && !runtime) return undefined;
   const dir = chooseDaemonDir(env, () => runtime?.uid === process.getuid?.());
   const paths = pathsIn(dir);
   return paths.ok && (await provablyPrivate(dir)) ? paths.value : undefined;
