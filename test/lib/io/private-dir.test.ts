@@ -11,6 +11,16 @@ afterAll(removeTempDirs);
 const mode = (path: string) => lstatSync(path).mode & 0o777;
 const isRoot = process.getuid?.() === 0;
 
+/** A symlink, beside it, to a private directory of ours. */
+function linkToPrivateDir(): string {
+  const base = tempDir();
+  const real = join(base, "real");
+  mkdirSync(real, { mode: 0o700 });
+  const link = join(base, "link");
+  symlinkSync(real, link);
+  return link;
+}
+
 describe("ensurePrivateDir", () => {
   test("a missing directory is created 0700, its missing parents too", () => {
     const base = tempDir();
@@ -42,11 +52,7 @@ describe("ensurePrivateDir", () => {
   );
 
   test("a symlink is refused, even to a private directory of ours", () => {
-    const base = tempDir();
-    const real = join(base, "real");
-    mkdirSync(real, { mode: 0o700 });
-    const link = join(base, "link");
-    symlinkSync(real, link);
+    const link = linkToPrivateDir();
     expect(ensurePrivateDir(link)).toEqual({
       ok: false,
       error: `${link} is not a directory (move it away; mcpkit keeps private files there)`,
@@ -54,11 +60,7 @@ describe("ensurePrivateDir", () => {
   });
 
   test("a symlink given with a trailing slash is still refused (lstat of link/ would follow it)", () => {
-    const base = tempDir();
-    const real = join(base, "real");
-    mkdirSync(real, { mode: 0o700 });
-    const link = join(base, "link");
-    symlinkSync(real, link);
+    const link = linkToPrivateDir();
     expect(ensurePrivateDir(`${link}/`).ok).toBe(false);
     expect(ensurePrivateDir(`${link}//`).ok).toBe(false);
   });
