@@ -52,14 +52,20 @@ export class CutThrough {
     const generation = child.generation;
     // After a restart the rest goes nowhere: the request was answered when its process stopped.
     const current = () => generation === child.generation;
+    // The server's pipe is full: the client's input waits, and the rest of this line with it.
+    const holdBack = () => {
+      if (channel!.hasRoom === false) this.#parts.clientInput?.pause("server");
+    };
     return {
       data: (piece) => {
         if (!current()) return;
         out.write(piece);
-        if (channel!.hasRoom === false) this.#parts.clientInput?.pause("server");
+        holdBack();
       },
-      end: () => {
-        if (current()) out.end();
+      end: (_head, tail) => {
+        if (!current()) return;
+        out.end(tail);
+        holdBack();
       },
       abort: () => {
         if (current()) out.end();
@@ -76,13 +82,17 @@ export class CutThrough {
       return undefined;
     const out: PieceWriter | undefined = toClient.openLine();
     if (!out) return undefined;
+    const holdBack = () => {
+      if (!toClient.hasRoom) child.channel?.pause?.();
+    };
     return {
       data: (piece) => {
         out.write(piece);
-        if (!toClient.hasRoom) child.channel?.pause?.();
+        holdBack();
       },
-      end: (last) => {
-        out.end();
+      end: (last, tail) => {
+        out.end(tail);
+        holdBack();
         // The answer is out: its request is done (an SDK server writes the id last).
         const entry = head.method === undefined && last.id !== undefined ? inFlight.get(last.id) : undefined;
         if (entry) inFlight.forget(entry);

@@ -27,8 +27,12 @@ export interface MessageHead {
 /** Where a streamed line's bytes go. */
 export interface LineStream {
   data(piece: Uint8Array): void;
-  /** The line ended; `head` now holds what came late (an id written after the result). */
-  end(head: MessageHead): void;
+  /**
+   * The line ended; `head` now holds what came late (an id written after the result). `tail` is its
+   * last bytes with the newline (at least the newline), to go out in one write: a newline written
+   * on its own costs the reader a wake-up of its own, per message.
+   */
+  end(head: MessageHead, tail: Uint8Array): void;
   /** The input ended in the middle of the line. */
   abort(head: MessageHead): void;
 }
@@ -43,6 +47,7 @@ export interface CutThroughOptions {
 }
 
 const LF = 0x0a;
+const LONE_NEWLINE = new Uint8Array([LF]);
 
 export class CutThroughSplitter {
   readonly #options: CutThroughOptions;
@@ -74,8 +79,8 @@ export class CutThroughSplitter {
       if (this.#stream) {
         const piece = chunk.subarray(start, end);
         if (this.#scanner!.wanted) this.#scanner!.scan(piece);
-        if (piece.length > 0) this.#stream.data(piece);
-        if (newline !== -1) this.#endStream();
+        if (newline !== -1) this.#endStream(chunk.subarray(start, newline + 1));
+        else if (piece.length > 0) this.#stream.data(piece);
       } else if (this.#holding) {
         this.#whole.push(chunk.subarray(start, newline === -1 ? end : newline + 1));
         if (newline !== -1) this.#holding = false;
@@ -87,7 +92,7 @@ export class CutThroughSplitter {
         this.#held.push(chunk.subarray(start, end));
         this.#heldBytes += end - start;
       } else {
-        this.#decide(chunk.subarray(start, end), newline !== -1);
+        this.#decide(chunk.subarray(start, end), newline === -1 ? undefined : chunk.subarray(start, newline + 1));
       }
       if (newline === -1) return;
       start = newline + 1;
@@ -100,7 +105,8 @@ export class CutThroughSplitter {
       const stream = this.#stream;
       const head = this.#scanner!.head;
       this.#stream = undefined;
-      if (head.complete) stream.end(head);
+      // A complete line the input did not end with a newline is given one, as a held line is.
+      if (head.complete) stream.end(head, LONE_NEWLINE);
       else stream.abort(head);
       return;
     }
@@ -116,15 +122,18 @@ export class CutThroughSplitter {
     this.#heldBytes = 0;
   }
 
-  /** The line is past HOLD_BYTES: scan what came, and ask whether to stream it. */
-  #decide(piece: Uint8Array, ends: boolean): void {
+  /**
+   * The line is past HOLD_BYTES: scan what came, and ask whether to stream it. `tail` is the piece
+   * with its newline, when the line ends in this chunk.
+   */
+  #decide(piece: Uint8Array, tail: Uint8Array | undefined): void {
     const scanner = new HeadScanner();
     for (const part of this.#held) scanner.scan(part);
     scanner.scan(piece);
     const stream = scanner.head.valid && scanner.head.body !== undefined ? this.#options.onlong(scanner.head) : undefined;
     if (!stream) {
-      this.#holding = !ends;
-      this.#flushHeld(ends ? concatNewline(piece) : piece);
+      this.#holding = tail === undefined;
+      this.#flushHeld(tail ?? piece);
       return;
     }
     this.#scanner = scanner;
@@ -132,23 +141,16 @@ export class CutThroughSplitter {
     for (const part of this.#held) stream.data(part);
     this.#held = [];
     this.#heldBytes = 0;
-    if (piece.length > 0) stream.data(piece);
-    if (ends) this.#endStream();
+    if (tail) this.#endStream(tail);
+    else if (piece.length > 0) stream.data(piece);
   }
 
-  #endStream(): void {
+  #endStream(tail: Uint8Array): void {
     const stream = this.#stream!;
     this.#stream = undefined;
-    stream.end(this.#scanner!.head);
+    stream.end(this.#scanner!.head, tail);
     this.#scanner = undefined;
   }
-}
-
-function concatNewline(bytes: Uint8Array): Uint8Array {
-  const out = new Uint8Array(bytes.length + 1);
-  out.set(bytes);
-  out[bytes.length] = LF;
-  return out;
 }
 
 /** Top-level values the scanner keeps (id, method, a tool's name) are small; a longer one is not read. */

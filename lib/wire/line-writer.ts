@@ -17,7 +17,8 @@ export interface LineSink {
 /** One line written in pieces: its bytes as they come, then its end (the newline). */
 export interface PieceWriter {
   write(piece: Uint8Array): void;
-  end(): void;
+  /** `tail`: the line's last bytes, ending in its newline, written as one; without it, the newline alone. */
+  end(tail?: Uint8Array): void;
 }
 
 /**
@@ -102,10 +103,10 @@ export class LineWriter {
       write: (piece) => {
         if (!ended) this.#put(piece);
       },
-      end: () => {
+      end: (tail) => {
         if (ended) return;
         ended = true;
-        this.#put(NEWLINE);
+        this.#put(tail ?? NEWLINE);
         this.#open = false;
         const waiting = this.#waiting;
         this.#waiting = [];

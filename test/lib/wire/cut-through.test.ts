@@ -7,7 +7,7 @@ const text = (parts: Uint8Array[]) => new TextDecoder().decode(Buffer.concat(par
 
 function feed(input: string, pieceBytes: number, stream = true, maxLineBytes?: number) {
   const whole: string[] = [];
-  const streamed: { head: MessageHead; parts: Uint8Array[]; ended?: "end" | "abort"; last?: MessageHead }[] = [];
+  const streamed: { head: MessageHead; parts: Uint8Array[]; ended?: "end" | "abort"; last?: MessageHead; tail?: string }[] = [];
   const errors: string[] = [];
   const splitter = new CutThroughSplitter({
     online: (line) => whole.push(new TextDecoder().decode(line)),
@@ -17,7 +17,7 @@ function feed(input: string, pieceBytes: number, stream = true, maxLineBytes?: n
       streamed.push(entry);
       return {
         data: (piece) => entry.parts.push(piece.slice()),
-        end: (last) => Object.assign(entry, { ended: "end", last: { ...last } }),
+        end: (last, tail) => Object.assign(entry, { ended: "end", last: { ...last }, tail: text([tail]) }),
         abort: (last) => Object.assign(entry, { ended: "abort", last: { ...last } }),
       };
     },
@@ -49,7 +49,7 @@ describe("cut-through splitter", () => {
       expect(streamed).toHaveLength(1);
       expect(streamed[0]!.head).toMatchObject({ id: 7, method: "tools/call", body: "params", toolName: "echo", valid: true });
       expect(streamed[0]!.ended).toBe("end");
-      expect(text(streamed[0]!.parts)).toBe(clientCall);
+      expect(text(streamed[0]!.parts) + streamed[0]!.tail).toBe(`${clientCall}\n`);
       expect(whole).toEqual(['{"after":1}']);
     }
   });
@@ -67,7 +67,7 @@ describe("cut-through splitter", () => {
       const { streamed } = feed(`${sdkAnswer}\n`, size);
       expect(streamed[0]!.head.id).toBeUndefined();
       expect(streamed[0]!.last).toMatchObject({ id: "late", body: "result", complete: true });
-      expect(text(streamed[0]!.parts)).toBe(sdkAnswer);
+      expect(text(streamed[0]!.parts) + streamed[0]!.tail).toBe(`${sdkAnswer}\n`);
     }
   });
 
@@ -79,9 +79,25 @@ describe("cut-through splitter", () => {
     expect(over.whole).toEqual(['{"next":1}']);
   });
 
-  test("input that ends in the middle of a streamed line aborts it; a complete one without a newline ends", () => {
+  test("a streamed line's last bytes come with its newline, as one piece: the newline never goes on alone", () => {
+    for (const size of [1000, 7919, 65_536, HOLD_BYTES + 1, 1_000_000]) {
+      const [line] = feed(`${clientCall}\n{"after":1}\n`, size).streamed;
+      const lastChunkStarts = Math.floor(clientCall.length / size) * size;
+      expect(line!.tail).toBe(`${clientCall.slice(lastChunkStarts)}\n`);
+      expect(text(line!.parts)).toBe(clientCall.slice(0, lastChunkStarts));
+    }
+    // A line whose last piece is its newline alone: then the tail is that newline.
+    const split = clientCall.length;
+    const [alone] = feed(`${clientCall}\n`, split).streamed;
+    expect(alone!.tail).toBe("\n");
+    expect(text(alone!.parts)).toBe(clientCall);
+  });
+
+  test("input that ends in the middle of a streamed line aborts it; a complete one without a newline ends, given one", () => {
     expect(feed(clientCall.slice(0, -5), 10_000).streamed[0]!.ended).toBe("abort");
-    expect(feed(clientCall, 10_000).streamed[0]!.ended).toBe("end");
+    const [complete] = feed(clientCall, 10_000).streamed;
+    expect(complete!.ended).toBe("end");
+    expect(text(complete!.parts) + complete!.tail).toBe(`${clientCall}\n`);
   });
 
   test("text that is not a JSON object is never offered as a stream", () => {
@@ -90,3 +106,4 @@ describe("cut-through splitter", () => {
     expect(whole).toEqual([`[${big}]`]);
   });
 });
+

@@ -37,6 +37,23 @@ describe("LineWriter", () => {
     expect(new TextDecoder().decode(new TextEncoder().encode(String(sink.written[0])))).toBe("a\nb\n");
   });
 
+  test("a line written in pieces ends with its tail in the same write; lines written meanwhile follow it", async () => {
+    const sink = stuckSink(1_000_000);
+    const writer = new LineWriter(sink);
+    const line = writer.openLine()!;
+    line.write(new TextEncoder().encode('{"a":'));
+    void writer.write("waits");
+    line.end(new TextEncoder().encode("1}\n"));
+    await Promise.resolve();
+    const texts = sink.written.map((chunk) => (typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk)));
+    expect(texts).toEqual(['{"a":', "1}\n", "waits\n"]);
+    // Without a tail (a line cut short), the newline alone ends it.
+    const cut = writer.openLine()!;
+    cut.write(new TextEncoder().encode('{"b"'));
+    cut.end();
+    expect(new TextDecoder().decode(sink.written.at(-1) as Uint8Array)).toBe("\n");
+  });
+
   test("past the bound it has no room, and its promise waits; a drain gives room back and says so", async () => {
     const sink = stuckSink();
     const writer = new LineWriter(sink, { bufferBytes: 1_000 });
