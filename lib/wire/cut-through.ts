@@ -288,7 +288,7 @@ export class HeadScanner {
     const wasKey = this.#capturingKey;
     this.#capture = undefined;
     this.#capturingKey = false;
-    const text = captured ? decodeJsonString(captured) : undefined;
+    const text = captured ? (wasKey ? routingKey(captured) : decodeJsonString(captured)) : undefined;
     if (wasKey) {
       if (this.#open.length === 1) this.#key = text ?? "";
       else this.#key = text === "name" ? "params.name" : "params";
@@ -305,11 +305,9 @@ export class HeadScanner {
     const captured = this.#capture;
     if (!captured || this.#open.length !== 1) return;
     this.#capture = undefined;
-    try {
-      const value = JSON.parse(utf8.decode(new Uint8Array(captured)));
-      if (this.#key === "id" && typeof value === "number" && Number.isFinite(value)) this.head.id = value;
-    } catch {
-      // Not an id the forwarder can route by: left unknown.
+    if (this.#key === "id") {
+      const id = decodeJsonNumber(captured);
+      if (id !== undefined) this.head.id = id;
     }
   }
 }
@@ -321,7 +319,68 @@ function oddBackslashesBefore(bytes: Uint8Array, at: number, floor: number): boo
   return count % 2 === 1;
 }
 
+/** The keys the scanner routes by; any other key is read as "" (it is not decoded). */
+const ROUTING_KEYS = ["id", "method", "params", "result", "error", "name"];
+const ROUTING_KEY_BYTES = ROUTING_KEYS.map((key) => Array.from(key, (char) => char.charCodeAt(0)));
+
+/** Which routing key a key's bytes spell, matched byte for byte (decoded first only when it has escapes, `"\u0069d"`). */
+function routingKey(bytes: number[]): string {
+  if (bytes.includes(BACKSLASH)) {
+    const text = decodeJsonString(bytes);
+    return text !== undefined && ROUTING_KEYS.includes(text) ? text : "";
+  }
+  for (let k = 0; k < ROUTING_KEY_BYTES.length; k++) {
+    const candidate = ROUTING_KEY_BYTES[k]!;
+    if (candidate.length !== bytes.length) continue;
+    let same = true;
+    for (let i = 0; i < bytes.length && same; i++) same = candidate[i] === bytes[i];
+    if (same) return ROUTING_KEYS[k]!;
+  }
+  return "";
+}
+
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const MINUS = 0x2d;
+/** Integers with this many digits or fewer are exact in a double and read here; anything else goes to JSON.parse. */
+const PLAIN_INTEGER_DIGITS = 15;
+
+/**
+ * A JSON number's bytes as a number, or undefined when they are not one. Every numbered message's
+ * id passes here: the usual integer is read without making a string and parsing it.
+ */
+function decodeJsonNumber(bytes: number[]): number | undefined {
+  const negative = bytes[0] === MINUS;
+  const first = negative ? 1 : 0;
+  const digits = bytes.length - first;
+  if (digits > 0 && digits <= PLAIN_INTEGER_DIGITS && (digits === 1 || bytes[first] !== DIGIT_0)) {
+    let value = 0;
+    let plain = true;
+    for (let i = first; i < bytes.length && plain; i++) {
+      const byte = bytes[i]!;
+      plain = byte >= DIGIT_0 && byte <= DIGIT_9;
+      value = value * 10 + (byte - DIGIT_0);
+    }
+    if (plain) return negative ? -value : value;
+  }
+  try {
+    const value = JSON.parse(utf8.decode(new Uint8Array(bytes)));
+    return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+  } catch {
+    // Not an id the forwarder can route by: left unknown.
+    return undefined;
+  }
+}
+
+/** A JSON string's bytes (between its quotes) as text; undefined when they are not a valid string. */
 function decodeJsonString(bytes: number[]): string | undefined {
+  // The usual key or method is plain ASCII without escapes: its bytes are its characters.
+  let plain = true;
+  for (let i = 0; i < bytes.length && plain; i++) {
+    const byte = bytes[i]!;
+    plain = byte >= 0x20 && byte < 0x80 && byte !== BACKSLASH;
+  }
+  if (plain) return String.fromCharCode(...bytes);
   try {
     return JSON.parse(`"${utf8.decode(new Uint8Array(bytes))}"`);
   } catch {

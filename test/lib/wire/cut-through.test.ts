@@ -107,3 +107,37 @@ describe("cut-through splitter", () => {
   });
 });
 
+describe("head scanner", () => {
+  /** What the scanner reads of a whole message, fed in pieces of every size up to 7 bytes. */
+  function headOf(message: string): MessageHead {
+    const all = bytes(message);
+    const heads = [1, 2, 3, 7, all.length].map((size) => {
+      const scanner = new HeadScanner();
+      for (let at = 0; at < all.length; at += size) scanner.scan(all.slice(at, at + size));
+      return scanner.head;
+    });
+    for (const head of heads) expect(head).toEqual(heads[0]!);
+    return heads[0]!;
+  }
+
+  test("ids read as JSON.parse reads them: integers, signs, fractions, exponents, long ones; anything else leaves the id unknown", () => {
+    for (const id of ["0", "-0", "7", "-42", "123456789012345", "1234567890123456789", "1.5", "1e3", "-2.5E-3"]) {
+      expect(headOf(`{"jsonrpc":"2.0","id":${id},"result":{}}`).id).toBe(JSON.parse(id));
+    }
+    for (const id of ["007", "-", "1.", "true", "null", "0x10", "--1"]) {
+      expect(headOf(`{"jsonrpc":"2.0","id":${id},"result":{}}`).id).toBeUndefined();
+    }
+  });
+
+  test("keys and values written with escapes are read as their text; other keys route nothing", () => {
+    const escaped = headOf(String.raw`{"\u0069d":"a\"b","m\u0065thod":"tools\/call","params":{"n\u0061me":"\u00e9cho"}}`);
+    expect(escaped).toMatchObject({ id: 'a"b', method: "tools/call", body: "params", toolName: "\u00e9cho" });
+    const unicode = headOf(`{"id":"\u00e9t\u00e9","method":"m\u00e9thode","params":{"name":"\u{1F600}"}}`);
+    expect(unicode).toMatchObject({ id: "\u00e9t\u00e9", method: "m\u00e9thode", toolName: "\u{1F600}" });
+    // A key that only starts like a routing key is just another key: its "name" is no tool's name.
+    const lookalike = headOf(`{"params":{"names":"y","name":"restart_server"},"paramsX":{"name":"echo"},"ids":1,"methods":"x"}`);
+    expect(lookalike).toMatchObject({ body: "params", toolName: "restart_server" });
+    expect(lookalike.id).toBeUndefined();
+    expect(lookalike.method).toBeUndefined();
+  });
+});
