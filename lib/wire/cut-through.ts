@@ -374,7 +374,7 @@ function decodeJsonNumber(bytes: number[]): number | undefined {
 
 /** A JSON string's bytes (between its quotes) as text; undefined when they are not a valid string. */
 function decodeJsonString(bytes: number[]): string | undefined {
-  // The usual key or method is plain ASCII without escapes: its bytes are its characters.
+  // The usual method, string id or tool name is plain ASCII without escapes: its bytes are its characters.
   let plain = true;
   for (let i = 0; i < bytes.length && plain; i++) {
     const byte = bytes[i]!;
