@@ -5,8 +5,8 @@
 // With no key in the environment it runs the keyless `scripted` provider; with no server given it
 // starts the reference server built into this binary, so `mcp-host` alone is a working tour.
 import { type CommandDef, defineCommand, runMain } from "citty";
-import { SERVE_REFERENCE_ENV } from "./host/options.ts";
 import { PROVIDER_NAMES } from "./host/provider.ts";
+import { SERVE_REFERENCE_ENV } from "./host/serve-reference.ts";
 import { AUTH_ARGS, LOG_ARGS, PROTOCOL_VERSION_ARGS, REPEATABLE_TARGET_FLAGS, TARGET_ARGS } from "./lib/cli/args.ts";
 import { type Invocation, prepareArgv } from "./lib/cli/argv.ts";
 import { showHelp, withExamples } from "./lib/cli/help.ts";

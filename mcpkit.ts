@@ -3,8 +3,7 @@
 // per OS and installs the tool names as links to it; the binary runs the tool it was invoked as
 // (`mcp-proxy ...`), or the one named first (`mcpkit mcp-proxy ...`, or as reloaderoo names them,
 // `mcpkit proxy ...` and `mcpkit inspect ...`). Only that tool is loaded.
-import { basename } from "node:path";
-import { SERVE_REFERENCE_ENV } from "./host/options.ts";
+import { SERVE_REFERENCE_ENV } from "./host/serve-reference.ts";
 import pkg from "./package.json" with { type: "json" };
 
 type Tool = { run(argv: string[]): Promise<void> };
@@ -33,10 +32,16 @@ Examples:
   mcp-proxy --watch src -- node server.js
 `;
 
+/** The last component of a path. Not node:path's basename: its first call cost every start ~1 ms. */
+function fileName(path: string): string {
+  const separators = process.platform === "win32" ? /[\\/]/ : /\//;
+  return path.split(separators).at(-1) ?? path;
+}
+
 /** The tool to run and its arguments: from the name we were invoked by, else from the first argument. */
 function chooseTool(argv: string[]): { tool: string; args: string[] } | undefined {
   if (process.env[SERVE_REFERENCE_ENV] === "1") return { tool: "mcp-host", args: argv };
-  const invoked = basename(process.argv0 || process.execPath).replace(/\.exe$/i, "");
+  const invoked = fileName(process.argv0 || process.execPath).replace(/\.exe$/i, "");
   if (Object.hasOwn(TOOLS, invoked)) return { tool: invoked, args: argv };
   const named = argv[0] === undefined ? undefined : (ALIASES[argv[0]] ?? argv[0]);
   if (named !== undefined && Object.hasOwn(TOOLS, named)) return { tool: named, args: argv.slice(1) };

@@ -8,9 +8,6 @@ import type { Result } from "../lib/wire/result.ts";
 
 export { EXIT } from "../lib/cli/exit-codes.ts";
 
-/** Set in the environment of the process that serves the embedded reference server (this program, run again). */
-export const SERVE_REFERENCE_ENV = "MCPKIT_SERVE_REFERENCE";
-
 /** --legacy, --protocol-version V, or the default probe for 2026-07-28. */
 export type EraChoice = { mode: "auto" } | { mode: "legacy" } | { mode: "pin"; version: string };
 

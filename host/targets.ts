@@ -9,7 +9,7 @@ import { applyOverrides, discoveredTarget, parseOverrides, serverTarget } from "
 import type { StdioTarget, Target } from "../lib/targets/target.ts";
 import { atTerminal, terminalAsker } from "../lib/terminal/asker.ts";
 import type { Result } from "../lib/wire/result.ts";
-import { SERVE_REFERENCE_ENV } from "./options.ts";
+import { SERVE_REFERENCE_ENV } from "./serve-reference.ts";
 
 export async function serverTargets(args: Record<string, unknown>, invocation: Invocation, entryUrl: string): Promise<Result<Target[]>> {
   const targets: Target[] = [];

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawn } from "bun";
-import { SERVE_REFERENCE_ENV } from "../../host/options.ts";
+import { SERVE_REFERENCE_ENV } from "../../host/serve-reference.ts";
 import { processAlive } from "../../lib/io/process.ts";
 import { pollUntil } from "../../lib/io/reading.ts";
 
