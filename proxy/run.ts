@@ -13,6 +13,7 @@ import { ownStderr } from "../lib/io/stderr.ts";
 import { openChannel } from "../lib/open.ts";
 import { describeTarget } from "../lib/targets/target.ts";
 import { CutThroughSplitter } from "../lib/wire/cut-through.ts";
+import { FORWARD_BUFFER_BYTES } from "../lib/wire/limits.ts";
 import { LineWriter } from "../lib/wire/line-writer.ts";
 import { MAX_LINE_BYTES } from "../lib/wire/lines.ts";
 import { McpProxy } from "./core.ts";
@@ -24,7 +25,7 @@ export async function runProxy(settings: Settings): Promise<number> {
   const log = createLogger({ level: settings.logLevel, file: settings.logFile, tag: "mcp-proxy" });
   const target = settings.target;
   const stdout = stdoutSink();
-  const toClient = new LineWriter(stdout);
+  const toClient = new LineWriter(stdout, { bufferBytes: FORWARD_BUFFER_BYTES });
   const stderr = ownStderr();
   const inputEnded = Promise.withResolvers<void>();
   const clientGone = Promise.withResolvers<void>();

@@ -8,6 +8,7 @@ import { type PipedChild, spawnPiped } from "../io/spawn.ts";
 import { CutThroughSplitter, type LineStream, type MessageHead } from "../wire/cut-through.ts";
 import { parseForRouting } from "../wire/json-scan.ts";
 import { isBlank, type JsonRpcMessage, parseMessage, type RawMessage, rawText, serializeMessage } from "../wire/jsonrpc.ts";
+import { FORWARD_BUFFER_BYTES } from "../wire/limits.ts";
 import { LineWriter, type PieceWriter } from "../wire/line-writer.ts";
 import { ByteLineSplitter, type LineError, MAX_LINE_BYTES } from "../wire/lines.ts";
 import { type CloseOptions, DroppedLineError, type MessageChannel } from "./channel.ts";
@@ -182,7 +183,7 @@ export class StdioChannel implements MessageChannel {
     const stdin = this.#child?.stdin;
     if (!stdin || this.#closed || this.#deafOrMute || stdin.destroyed || !stdin.writable) return undefined;
     if (!this.#writer) {
-      this.#writer = new LineWriter(stdin);
+      this.#writer = new LineWriter(stdin, this.options.forwarding ? { bufferBytes: FORWARD_BUFFER_BYTES } : {});
       this.#writer.onroom = () => this.ondrain?.();
     }
     return this.#writer;
