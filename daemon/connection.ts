@@ -222,12 +222,15 @@ export class DaemonConnection {
   /**
    * A client that reads slowly holds its session's server back (the server waits, nothing piles
    * up here); one that reads nothing for SLOW_CLIENT_GRACE_MS, or lets CHANNEL_BUFFER_BYTES pile
-   * up, is let go: its calls are cancelled upstream, and the other clients go on.
+   * up, is let go: its calls are cancelled upstream, and the other clients go on. One frame goes
+   * whole even when it is bigger than that (a result may be up to MAX_MESSAGE_BYTES): it is a frame
+   * that finds CHANNEL_BUFFER_BYTES still waiting that lets the client go, so a connection holds at
+   * most that and one frame.
    */
   #write(frame: unknown): void {
     if (this.socket.destroyed) return;
-    void this.#writer.write(JSON.stringify(frame));
     if (!this.#writer.hasRoom) return this.#letGo(`read nothing while ${this.#writer.bufferedBytes} bytes waited for it`);
+    void this.#writer.write(JSON.stringify(frame));
     if (this.#writer.bufferedBytes > SLOW_CLIENT_BYTES && this.#session && this.#client && !this.#stalled) {
       this.#session.hold(this.#client);
       this.#stalled = setTimeout(() => this.#letGo(`read nothing for ${SLOW_CLIENT_GRACE_MS} ms`), SLOW_CLIENT_GRACE_MS);

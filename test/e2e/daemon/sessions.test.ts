@@ -93,6 +93,21 @@ describe("stateful sessions", () => {
   );
 
   test(
+    "a 12 MB result, over the 8 MB a client may leave unread, reaches a client that reads it: one frame is never too big to be sent",
+    async () => {
+      const dir = daemonDir();
+      const params = join(dir, "params.json");
+      const message = "m".repeat(12 * 1024 * 1024);
+      writeFileSync(params, JSON.stringify({ message }));
+      const echoed = await stateful(dir, ["call-tool", "echo", "--params", `@${params}`, "--", ...REFERENCE_CMD]);
+      expect(echoed.code).toBe(0);
+      expect(echoed.json.data.content[0].text).toBe(message);
+      expect(readFileSync(join(dir, "daemon.log"), "utf8")).not.toContain("disconnected");
+    },
+    TEST_GUARD_MS,
+  );
+
+  test(
     "the raw client over a DaemonChannel and the SDK Client over the same channel reach the same session",
     async () => {
       const dir = daemonDir();
