@@ -4,7 +4,18 @@
 // top-level keys so far. The caller either takes it as a stream (the held bytes, then every piece as
 // it arrives, then its end) or has it held whole, up to the message cap. A streamed line is never
 // buffered here, so only the reader's backpressure bounds it.
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from "./json-scan.ts";
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  decodeJsonNumber,
+  decodeJsonString,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from "./json-scan.ts";
 import type { JsonRpcId } from "./jsonrpc.ts";
 import { ByteLineSplitter, type LineError, MAX_LINE_BYTES } from "./lines.ts";
 
@@ -155,7 +166,6 @@ export class CutThroughSplitter {
 
 /** Top-level values the scanner keeps (id, method, a tool's name) are small; a longer one is not read. */
 const MAX_CAPTURE_BYTES = 1024;
-const utf8 = new TextDecoder();
 
 /** What each open container is: an array, or an object whose next string is a key or a value. */
 const ARRAY = 0;
@@ -337,53 +347,4 @@ function routingKey(bytes: number[]): string {
     if (same) return ROUTING_KEYS[k]!;
   }
   return "";
-}
-
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const MINUS = 0x2d;
-/** Integers with this many digits or fewer are exact in a double and read here; anything else goes to JSON.parse. */
-const PLAIN_INTEGER_DIGITS = 15;
-
-/**
- * A JSON number's bytes as a number, or undefined when they are not one. Every numbered message's
- * id passes here: the usual integer is read without making a string and parsing it.
- */
-function decodeJsonNumber(bytes: number[]): number | undefined {
-  const negative = bytes[0] === MINUS;
-  const first = negative ? 1 : 0;
-  const digits = bytes.length - first;
-  if (digits > 0 && digits <= PLAIN_INTEGER_DIGITS && (digits === 1 || bytes[first] !== DIGIT_0)) {
-    let value = 0;
-    let plain = true;
-    for (let i = first; i < bytes.length && plain; i++) {
-      const byte = bytes[i]!;
-      plain = byte >= DIGIT_0 && byte <= DIGIT_9;
-      value = value * 10 + (byte - DIGIT_0);
-    }
-    if (plain) return negative ? -value : value;
-  }
-  try {
-    const value = JSON.parse(utf8.decode(new Uint8Array(bytes)));
-    return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-  } catch {
-    // Not an id the forwarder can route by: left unknown.
-    return undefined;
-  }
-}
-
-/** A JSON string's bytes (between its quotes) as text; undefined when they are not a valid string. */
-function decodeJsonString(bytes: number[]): string | undefined {
-  // The usual method, string id or tool name is plain ASCII without escapes: its bytes are its characters.
-  let plain = true;
-  for (let i = 0; i < bytes.length && plain; i++) {
-    const byte = bytes[i]!;
-    plain = byte >= 0x20 && byte < 0x80 && byte !== BACKSLASH;
-  }
-  if (plain) return String.fromCharCode(...bytes);
-  try {
-    return JSON.parse(`"${utf8.decode(new Uint8Array(bytes))}"`);
-  } catch {
-    return undefined;
-  }
 }

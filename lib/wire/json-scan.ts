@@ -57,8 +57,74 @@ export const CLOSE_BRACKET = 0x5d;
 export const COLON = 0x3a;
 export const COMMA = 0x2c;
 
-/** A small JSON value inside the bytes, or undefined if it is not valid JSON. */
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const MINUS = 0x2d;
+/** Integers with this many digits or fewer are exact in a double and read digit by digit; anything else goes to JSON.parse. */
+const PLAIN_INTEGER_DIGITS = 15;
+/** Strings up to this many bytes are tried as plain ASCII (their bytes are their characters); longer ones go to JSON.parse. */
+const PLAIN_STRING_BYTES = 1024;
+
+/** The bytes from `start` to `end` as a Uint8Array (a view when they are one already). */
+function bytesBetween(bytes: ArrayLike<number>, start: number, end: number): Uint8Array {
+  return bytes instanceof Uint8Array ? bytes.subarray(start, end) : Uint8Array.from(Array.prototype.slice.call(bytes, start, end));
+}
+
+/**
+ * A JSON number's bytes (`start` to `end`) as a number, or undefined when they are not one. Every
+ * routed message's numeric id passes here: the usual integer is read without making a string and parsing it.
+ */
+export function decodeJsonNumber(bytes: ArrayLike<number>, start = 0, end = bytes.length): number | undefined {
+  const negative = bytes[start] === MINUS;
+  const first = negative ? start + 1 : start;
+  const digits = end - first;
+  if (digits > 0 && digits <= PLAIN_INTEGER_DIGITS && (digits === 1 || bytes[first] !== DIGIT_0)) {
+    let value = 0;
+    let plain = true;
+    for (let i = first; i < end && plain; i++) {
+      const byte = bytes[i]!;
+      plain = byte >= DIGIT_0 && byte <= DIGIT_9;
+      value = value * 10 + (byte - DIGIT_0);
+    }
+    if (plain) return negative ? -value : value;
+  }
+  try {
+    const value = JSON.parse(utf8.decode(bytesBetween(bytes, start, end)));
+    return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+  } catch {
+    // Not a number a forwarder can route by: left unknown.
+    return undefined;
+  }
+}
+
+/** A JSON string's bytes between its quotes (`start` to `end`) as text; undefined when they are not a valid string. */
+export function decodeJsonString(bytes: ArrayLike<number>, start = 0, end = bytes.length): string | undefined {
+  // The usual key, method, string id or tool name is plain ASCII without escapes: its bytes are its characters.
+  let plain = end - start <= PLAIN_STRING_BYTES;
+  for (let i = start; i < end && plain; i++) {
+    const byte = bytes[i]!;
+    plain = byte >= 0x20 && byte < 0x80 && byte !== BACKSLASH;
+  }
+  if (plain) return String.fromCharCode(...bytesBetween(bytes, start, end));
+  try {
+    return JSON.parse(`"${utf8.decode(bytesBetween(bytes, start, end))}"`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A small JSON value inside the bytes (`start` to `end`), or undefined if it is not valid JSON. */
 function smallValue(bytes: Uint8Array, start: number, end: number): { value: unknown } | undefined {
+  const first = bytes[start];
+  if (first === QUOTE) {
+    // eachMember and valueEnd end a string at its closing quote: what lies between is the string's.
+    const text = end - start >= 2 && bytes[end - 1] === QUOTE ? decodeJsonString(bytes, start + 1, end - 1) : undefined;
+    return text === undefined ? undefined : { value: text };
+  }
+  if (first === MINUS || (first !== undefined && first >= DIGIT_0 && first <= DIGIT_9)) {
+    const number = decodeJsonNumber(bytes, start, end);
+    return number === undefined ? undefined : { value: number };
+  }
   try {
     return { value: JSON.parse(utf8.decode(bytes.subarray(start, end))) };
   } catch {
