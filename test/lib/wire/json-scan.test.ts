@@ -67,6 +67,6 @@ describe("parseForRouting on a message over PEEK_ABOVE_CHARS", () => {
     expect(bad.ok).toBe(false);
     // An id the scanner does not read digit by digit (an exponent) is still JSON.parse's.
     const odd = routed(`{"jsonrpc":"2.0","id":1e2,"method":"x","params":{"a":"${BIG}"}}`);
-    expect(odd.ok && odd.value.id).toBe(100);
+    expect(odd.ok && (odd.value as { id?: unknown }).id).toBe(100);
   });
 });
