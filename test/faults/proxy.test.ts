@@ -87,7 +87,8 @@ test(
 );
 
 test(
-  "a server that never reads its stdin while the client floods requests: the client is held back after about 1 MB, the proxy stays under 100 MB",
+  "a server that never reads its stdin while the client floods requests: the client is held back after about 1 MB, " +
+    "the proxy stays under 100 MB",
   async () => {
     const proxy = proxyProcess(["--", BUN, FAULTY, "deaf"]);
     proxy.stdout!.resume();

@@ -57,7 +57,8 @@ describe("parseForRouting on a message over PEEK_ABOVE_CHARS", () => {
 
   test("a key that only starts like a routing key routes nothing; params.name is read only inside params", () => {
     const lookalike = routed(
-      `{"jsonrpc":"2.0","ids":1,"id":2,"method":"tools/call","paramsX":{"name":"restart_server"},"params":{"names":"y","name":"echo","a":"${BIG}"}}`,
+      `{"jsonrpc":"2.0","ids":1,"id":2,"method":"tools/call","paramsX":{"name":"restart_server"},` +
+        `"params":{"names":"y","name":"echo","a":"${BIG}"}}`,
     );
     expect(lookalike.ok && lookalike.value).toEqual({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo" } });
   });
