@@ -17,6 +17,7 @@ import { type Flow, readChunks } from "../lib/io/reading.ts";
 import type { Target } from "../lib/targets/target.ts";
 import { oversizeRefusal } from "../lib/wire/json-scan.ts";
 import { ErrorCode, errorResponse, type JsonObject, type JsonRpcMessage, parseMessage } from "../lib/wire/jsonrpc.ts";
+import { CHANNEL_BUFFER_BYTES } from "../lib/wire/limits.ts";
 import { LineWriter } from "../lib/wire/line-writer.ts";
 import { type LineError, LineSplitter, MAX_LINE_BYTES } from "../lib/wire/lines.ts";
 import type { DaemonSession, SessionClient } from "./session.ts";
@@ -48,6 +49,8 @@ export class DaemonConnection {
   /** Lines that arrive while an attach is still starting the server wait for it, in order. */
   #waiting?: string[];
   #controlBytes = 0;
+  /** The one frame over CHANNEL_BUFFER_BYTES still going out (its length), not held against the client until the socket drains. */
+  #oversize = 0;
   readonly #splitter: LineSplitter;
   readonly #flow: Flow;
 
@@ -57,6 +60,7 @@ export class DaemonConnection {
   ) {
     this.#writer = new LineWriter(socket);
     this.#writer.onroom = () => {
+      this.#oversize = 0;
       clearTimeout(this.#stalled);
       this.#stalled = undefined;
       if (this.#session && this.#client) this.#session.release(this.#client);
@@ -223,14 +227,18 @@ export class DaemonConnection {
    * A client that reads slowly holds its session's server back (the server waits, nothing piles
    * up here); one that reads nothing for SLOW_CLIENT_GRACE_MS, or lets CHANNEL_BUFFER_BYTES pile
    * up, is let go: its calls are cancelled upstream, and the other clients go on. One frame goes
-   * whole even when it is bigger than that (a result may be up to MAX_MESSAGE_BYTES): it is a frame
-   * that finds CHANNEL_BUFFER_BYTES still waiting that lets the client go, so a connection holds at
-   * most that and one frame.
+   * whole even when it is bigger than that (a result may be up to MAX_MESSAGE_BYTES), and is not
+   * counted against the client while it goes out: it is CHANNEL_BUFFER_BYTES of other frames
+   * waiting that lets the client go, so a connection holds at most that and one frame.
    */
   #write(frame: unknown): void {
     if (this.socket.destroyed) return;
-    if (!this.#writer.hasRoom) return this.#letGo(`read nothing while ${this.#writer.bufferedBytes} bytes waited for it`);
-    void this.#writer.write(JSON.stringify(frame));
+    const waiting = this.#writer.bufferedBytes - this.#oversize;
+    if (waiting >= CHANNEL_BUFFER_BYTES) return this.#letGo(`read nothing while ${waiting} bytes waited for it`);
+    const line = JSON.stringify(frame);
+    void this.#writer.write(line);
+    // Queued, it waits for the socket to drain (onroom); one the socket took whole is gone already.
+    if (this.#oversize === 0 && line.length >= CHANNEL_BUFFER_BYTES && this.#writer.bufferedBytes > 0) this.#oversize = line.length + 1;
     if (this.#writer.bufferedBytes > SLOW_CLIENT_BYTES && this.#session && this.#client && !this.#stalled) {
       this.#session.hold(this.#client);
       this.#stalled = setTimeout(() => this.#letGo(`read nothing for ${SLOW_CLIENT_GRACE_MS} ms`), SLOW_CLIENT_GRACE_MS);

@@ -39,7 +39,10 @@ export interface MessageChannel {
   /** Backpressure, inbound: stop reading from the peer while a consumer downstream is slow. */
   pause?(): void;
   resume?(): void;
-  /** Backpressure, outbound: false while CHANNEL_BUFFER_BYTES wait to reach the peer (see ondrain). */
+  /**
+   * Backpressure, outbound: false while the writer's bound (CHANNEL_BUFFER_BYTES; FORWARD_BUFFER_BYTES in a forwarder)
+   * waits to reach the peer (see ondrain).
+   */
   readonly hasRoom?: boolean;
 }
 

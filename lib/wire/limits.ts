@@ -22,8 +22,8 @@ export const MAX_SURVEY_SERVERS = 1000;
 /** Bytes queued in one direction of a channel before the side that feeds it is paused. */
 export const CHANNEL_BUFFER_BYTES = 8 * 1024 * 1024;
 /**
- * The same, in a forwarder (mcp-proxy's writers to its client and to a stdio server): it passes bytes
- * on, so its queues only smooth between a read and a write. At CHANNEL_BUFFER_BYTES, mcp-proxy with 64
+ * The same, in mcp-proxy's writers to its client and to a stdio server (StdioChannel's `forwarding`):
+ * it passes bytes on, so its queues only smooth between a read and a write. At CHANNEL_BUFFER_BYTES, mcp-proxy with 64
  * calls of 1 MB in flight peaked at 1.5x the RSS of a byte-copying forwarder (110 MB); at this, 1.15-1.3x,
  * at the same calls/s (bench/proxy.ts, the 1 MB c=64 cell).
  */

@@ -1,7 +1,8 @@
 // Newline-delimited writing with a bound: lines written in the same turn of the event loop go out
 // in one write (one syscall instead of one per message, which is what costs under load), and once
-// CHANNEL_BUFFER_BYTES are queued behind a sink that has not drained, `hasRoom` turns false until
-// it does. Whoever feeds the writer pauses its own source meanwhile: nothing piles up without end.
+// its bound (CHANNEL_BUFFER_BYTES unless its owner gives another) is queued behind a sink that has
+// not drained, `hasRoom` turns false until it does. Whoever feeds the writer pauses its own source
+// meanwhile: nothing piles up without end.
 // A forwarder may also write one line in pieces as they come (cut-through, lib/wire/cut-through.ts);
 // whole lines written meanwhile wait for it to end, so no line is ever cut by another.
 import { Buffer } from "node:buffer";
