@@ -18,6 +18,7 @@ import type { ClientOutput, McpProxy } from "../core.ts";
 import { LegacySession } from "./legacy-session.ts";
 import { jsonRpcErrorResponse } from "./responses.ts";
 import { StatelessEndpoint } from "./stateless.ts";
+import { WaitingBodies } from "./waiting.ts";
 
 export const MCP_PATH = "/mcp";
 
@@ -47,6 +48,7 @@ export class ServeEndpoint {
   /** Sessions whose initialize is still on its way (they count toward --max-sessions too). */
   readonly #opening = new Set<LegacySession>();
   readonly #stateless: StatelessEndpoint;
+  readonly #waiting = new WaitingBodies();
   readonly #sweeper: ReturnType<typeof setInterval>;
 
   constructor(options: EndpointOptions) {
@@ -70,16 +72,30 @@ export class ServeEndpoint {
     const refused = this.#refusal(request);
     if (refused) return refused;
     const sessionId = request.headers.get("mcp-session-id");
-    if (sessionId !== null) {
-      const session = this.#sessions.get(sessionId);
-      if (!session) return jsonRpcErrorResponse(404, null, -32001, "Session not found");
-      if (request.method !== "POST") return session.handle(request);
-      const read = await this.#body(request);
-      return read instanceof Response ? read : session.handle(request, read);
-    }
-    if (request.method !== "POST") return jsonRpcErrorResponse(400, null, -32000, "Bad Request: Mcp-Session-Id header is required");
+    const session = sessionId === null ? undefined : this.#sessions.get(sessionId);
+    if (sessionId !== null && !session) return jsonRpcErrorResponse(404, null, -32001, "Session not found");
+    if (request.method !== "POST")
+      return session ? session.handle(request) : jsonRpcErrorResponse(400, null, -32000, "Bad Request: Mcp-Session-Id header is required");
+    // A body that cannot wait is refused before it is read, when its length is declared.
+    const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+    if (Number.isFinite(declared) && !this.#waiting.admits(declared)) return this.#busy(null);
     const read = await this.#body(request);
     if (read instanceof Response) return read;
+    const size = read.text.length;
+    if (!this.#waiting.admits(size)) return this.#busy(idOf(read.value));
+    return this.#waiting.hold(size, () => (session ? session.handle(request, read) : this.#route(request, read)));
+  };
+
+  /** 503: the bodies that wait for their answers are at MAX_WAITING_BODY_BYTES (a server that never reads, or never answers). */
+  #busy(id: JsonRpcId | null): Response {
+    const why = `Service Unavailable: ${this.#waiting.bytes} bytes of requests wait for their answers already; try again later`;
+    const busy = jsonRpcErrorResponse(503, id, -32000, why);
+    busy.headers.set("Retry-After", "1");
+    return busy;
+  }
+
+  /** A POST without a session: a 2026-07-28 request for the shared server, or an initialize that opens a session. */
+  async #route(request: Request, read: Body): Promise<Response> {
     const body = read.value;
     const route = classifyInboundRequest({
       httpMethod: request.method,
@@ -94,7 +110,7 @@ export class ServeEndpoint {
     if (!(Array.isArray(body) ? body.some(opens) : opens(body)))
       return jsonRpcErrorResponse(400, idOf(body), -32000, "Bad Request: Server not initialized (no Mcp-Session-Id)");
     return this.#open(request, read);
-  };
+  }
 
   /** Host and Origin (DNS rebinding, a web page elsewhere), then the token. */
   #refusal(request: Request): Response | undefined {

@@ -3,6 +3,7 @@
 import { afterAll, afterEach, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
+import { MAX_WAITING_BODY_BYTES } from "../../lib/wire/limits.ts";
 import { BUN, FAULTY, floodProgress, PeakRss, removeTempDirs, TEST_GUARD_MS, tempDir, until } from "../support/helpers.ts";
 import { answerOf, openSession, post, serve, stopServing } from "../support/serve.ts";
 
@@ -13,6 +14,14 @@ import { answerOf, openSession, post, serve, stopServing } from "../support/serv
  */
 const GROWTH_BOUND_MB = 100;
 const MODERN = "2026-07-28";
+/** Calls of 1 MB posted beyond the 32 that may wait for a server that never reads. */
+const REFUSED_CALLS = 16;
+/**
+ * What those 48 calls posted at once may cost serve: the 32 MB that wait, each about three times (the body, its
+ * parse, the line sent on), and the 16 refused bodies, read at once (about 110 MB seen); with nothing refused, 100 such calls took
+ * serve past 230 MB and 300 past 430 MB.
+ */
+const WAITING_BOUND_MB = 2 * GROWTH_BOUND_MB;
 const sockets: Socket[] = [];
 afterEach(async () => {
   for (const socket of sockets.splice(0)) socket.destroy();
@@ -82,6 +91,38 @@ test(
     expect(rss.stop() - before).toBeLessThan(GROWTH_BOUND_MB);
     const again = { ...echo, id: 3, params: { ...echo.params, arguments: { message: "still here" } } };
     expect((await answerOf(await post(served.url, again, headers("echo")))).result.content[0].text).toBe("still here");
+  },
+  TEST_GUARD_MS,
+);
+
+test(
+  "a server that never reads its stdin while a client posts 1 MB calls: once 32 MB of them wait, the rest get 503, serve stays bounded",
+  async () => {
+    const served = await serve(["--log-level", "error"], [BUN, FAULTY, "deaf"]);
+    const rss = new PeakRss(served.child.pid);
+    const before = rss.mb;
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientInfo": { name: "hostile", version: "0" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
+    const headers = { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "echo" };
+    const message = "x".repeat(1024 * 1024);
+    const statuses: number[] = [];
+    const capped = MAX_WAITING_BODY_BYTES / message.length;
+    for (let id = 0; id < capped + REFUSED_CALLS; id++) {
+      const call = { jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { message }, _meta: meta } };
+      // Nothing is ever answered but the refusals: the others end when serve does.
+      post(served.url, call, headers).then(
+        (response) => statuses.push(response.status),
+        () => {},
+      );
+    }
+    // Either the waiting calls are capped (a 503), or they run on into serve's memory.
+    // Those past the cap are refused (without the cap none is ever answered, and this waits out the guard).
+    await until(() => statuses.length >= REFUSED_CALLS || rss.mb - before > 4 * WAITING_BOUND_MB, "the calls past the cap to be refused");
+    expect(statuses.every((status) => status === 503)).toBe(true);
+    expect(rss.stop() - before).toBeLessThan(WAITING_BOUND_MB);
   },
   TEST_GUARD_MS,
 );

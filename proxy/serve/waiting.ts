@@ -1,0 +1,69 @@
+// What serve holds of the POST bodies whose answers have not gone out yet: each costs its size (and
+// its parsed form) until its response is written, or, for an event stream, until the stream ends. A
+// server that never reads, never starts or never answers would otherwise let clients fill serve's
+// memory one request at a time; past MAX_WAITING_BODY_BYTES a POST is refused with 503 instead.
+import { MAX_WAITING_BODY_BYTES } from "../../lib/wire/limits.ts";
+
+export class WaitingBodies {
+  #bytes = 0;
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Whether a body of this size may wait now: always when none waits, so one message up to the cap always goes. */
+  admits(size: number): boolean {
+    return this.#bytes === 0 || this.#bytes + size <= MAX_WAITING_BODY_BYTES;
+  }
+
+  /** Counts `size` while `answer` is under way, and then until its response is out (an event stream: until it ends). */
+  async hold(size: number, answer: () => Promise<Response>): Promise<Response> {
+    this.#bytes += size;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.#bytes -= size;
+    };
+    let response: Response;
+    try {
+      response = await answer();
+    } catch (error) {
+      release();
+      throw error;
+    }
+    if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      release();
+      return response;
+    }
+    return releasedAtEnd(response, release);
+  }
+}
+
+/** The same response, calling `release` once its stream ends, fails or is cancelled (the client went away). */
+function releasedAtEnd(response: Response, release: () => void): Response {
+  const reader = response.body!.getReader();
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull: async (controller) => {
+        try {
+          const { done, value } = await reader.read();
+          if (done) {
+            release();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          release();
+          controller.error(error);
+        }
+      },
+      cancel: async (reason) => {
+        release();
+        await reader.cancel(reason).catch(() => {});
+      },
+    },
+    // Nothing read ahead: the stream below is pulled only as the client reads (see unread.ts).
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
