@@ -3,7 +3,10 @@
 
 /** One JSON-RPC message: a stdio line, an HTTP body, an SSE event. */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
-/** POST bodies mcp-proxy serve holds while their answers are under way; past it a POST gets 503 (one body up to the cap always goes). */
+/**
+ * POST bodies mcp-proxy serve holds while their answers are under way, per 2025 session and for the shared 2026-07-28
+ * server; past it a POST there gets 503 (one body up to the cap always goes).
+ */
 export const MAX_WAITING_BODY_BYTES = MAX_MESSAGE_BYTES;
 /** `--params @file` or `--params -`. */
 export const MAX_PARAMS_BYTES = 32 * 1024 * 1024;

@@ -48,7 +48,8 @@ export class ServeEndpoint {
   /** Sessions whose initialize is still on its way (they count toward --max-sessions too). */
   readonly #opening = new Set<LegacySession>();
   readonly #stateless: StatelessEndpoint;
-  readonly #waiting = new WaitingBodies();
+  /** The bodies waiting on the shared 2026-07-28 server (a 2025 session counts its own; an initialize, bounded by --max-sessions, none). */
+  readonly #sharedWaiting = new WaitingBodies();
   readonly #sweeper: ReturnType<typeof setInterval>;
 
   constructor(options: EndpointOptions) {
@@ -76,23 +77,15 @@ export class ServeEndpoint {
     if (sessionId !== null && !session) return jsonRpcErrorResponse(404, null, -32001, "Session not found");
     if (request.method !== "POST")
       return session ? session.handle(request) : jsonRpcErrorResponse(400, null, -32000, "Bad Request: Mcp-Session-Id header is required");
-    // A body that cannot wait is refused before it is read, when its length is declared.
-    const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-    if (Number.isFinite(declared) && !this.#waiting.admits(declared)) return this.#busy(null);
+    if (session) {
+      // A body that cannot wait is refused before it is read, when its length is declared.
+      const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+      if (Number.isFinite(declared) && !session.waiting.admits(declared)) return busy(session.waiting, null);
+    }
     const read = await this.#body(request);
     if (read instanceof Response) return read;
-    const size = read.text.length;
-    if (!this.#waiting.admits(size)) return this.#busy(idOf(read.value));
-    return this.#waiting.hold(size, () => (session ? session.handle(request, read) : this.#route(request, read)));
+    return session ? held(session.waiting, read, () => session.handle(request, read)) : this.#route(request, read);
   };
-
-  /** 503: the bodies that wait for their answers are at MAX_WAITING_BODY_BYTES (a server that never reads, or never answers). */
-  #busy(id: JsonRpcId | null): Response {
-    const why = `Service Unavailable: ${this.#waiting.bytes} bytes of requests wait for their answers already; try again later`;
-    const busy = jsonRpcErrorResponse(503, id, -32000, why);
-    busy.headers.set("Retry-After", "1");
-    return busy;
-  }
 
   /** A POST without a session: a 2026-07-28 request for the shared server, or an initialize that opens a session. */
   async #route(request: Request, read: Body): Promise<Response> {
@@ -105,7 +98,8 @@ export class ServeEndpoint {
       ...headerOf(request, "mcp-name", "mcpNameHeader"),
     });
     if (route.kind === "reject") return jsonRpcErrorResponse(route.httpStatus, idOf(body), route.code, route.message, route.data);
-    if (route.kind === "modern") return this.#stateless.handle(request, route.message as JsonRpcMessage, route.classification);
+    if (route.kind === "modern")
+      return held(this.#sharedWaiting, read, () => this.#stateless.handle(request, route.message as JsonRpcMessage, route.classification));
     const opens = (message: unknown) => isJsonObject(message) && message.method === "initialize";
     if (!(Array.isArray(body) ? body.some(opens) : opens(body)))
       return jsonRpcErrorResponse(400, idOf(body), -32000, "Bad Request: Server not initialized (no Mcp-Session-Id)");
@@ -200,6 +194,21 @@ export class ServeEndpoint {
     await Promise.allSettled([...this.#sessions.values(), ...this.#opening].map((session) => session.close()));
     await this.#stateless.close();
   }
+}
+
+/** The answer to a body, counted as waiting for it until it is out; 503 when those that wait are at the cap already. */
+function held(waiting: WaitingBodies, read: Body, answer: () => Promise<Response>): Promise<Response> {
+  const size = read.text.length;
+  if (!waiting.admits(size)) return Promise.resolve(busy(waiting, idOf(read.value)));
+  return waiting.hold(size, answer);
+}
+
+/** 503: the bodies that wait for their answers are at MAX_WAITING_BODY_BYTES (a server that never reads, or never answers). */
+function busy(waiting: WaitingBodies, id: JsonRpcId | null): Response {
+  const why = `Service Unavailable: ${waiting.bytes} bytes of requests wait for their answers already; try again later`;
+  const response = jsonRpcErrorResponse(503, id, -32000, why);
+  response.headers.set("Retry-After", "1");
+  return response;
 }
 
 function headerOf<K extends string>(request: Request, name: string, key: K): Partial<Record<K, string>> {

@@ -26,6 +26,7 @@ import { BoundedEventStore } from "./event-store.ts";
 import { getRefusal, mayPrime, methodNotAllowed, postedMessages, refused, sessionNotFound, versionRefusal } from "./legacy-rules.ts";
 import { SseStream } from "./sse-stream.ts";
 import { UnreadBytes } from "./unread.ts";
+import { WaitingBodies } from "./waiting.ts";
 
 /** The stream a server message goes on when it belongs to no request: the session's GET stream. */
 const STANDALONE = "standalone";
@@ -76,6 +77,8 @@ export class LegacySession {
   readonly #progress = new Map<unknown, JsonRpcId>();
   /** What the client has not read yet: past the cap, its server is held back. */
   readonly #unread = new UnreadBytes();
+  /** The session's request bodies whose answers are under way (endpoint.ts refuses past the cap): its own, not the others'. */
+  readonly waiting = new WaitingBodies();
   readonly #events = new BoundedEventStore();
   #standalone: SseStream | undefined;
   #protocolVersion: string | undefined;

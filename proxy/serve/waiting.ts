@@ -2,6 +2,7 @@
 // its parsed form) until its response is written, or, for an event stream, until the stream ends. A
 // server that never reads, never starts or never answers would otherwise let clients fill serve's
 // memory one request at a time; past MAX_WAITING_BODY_BYTES a POST is refused with 503 instead.
+// Each 2025 session counts its own (a stuck one refuses no other), the shared 2026-07-28 server one.
 import { MAX_WAITING_BODY_BYTES } from "../../lib/wire/limits.ts";
 
 export class WaitingBodies {

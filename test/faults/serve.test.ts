@@ -128,6 +128,39 @@ test(
 );
 
 test(
+  "a 2025 session whose server stops reading gets 503 past 32 MB of its own calls waiting; another session is not refused",
+  async () => {
+    const served = await serve(["--log-level", "error"], [BUN, FAULTY, "flood"]);
+    // Each session's server answers initialize, then reads nothing more.
+    const [stuck, other] = [await openSession(served.url), await openSession(served.url)];
+    const headers = (session: string) => ({ "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
+    const message = "x".repeat(1024 * 1024);
+    const capped = MAX_WAITING_BODY_BYTES / message.length;
+    const statuses: number[] = [];
+    for (let id = 0; id < capped + REFUSED_CALLS; id++) {
+      const call = { jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { message } } };
+      post(served.url, call, headers(stuck)).then(
+        (response) => statuses.push(response.status),
+        () => {},
+      );
+    }
+    // The calls taken open their event streams (200) and wait on them; those past the cap are refused.
+    const refused = () => statuses.filter((status) => status === 503).length;
+    await until(() => refused() >= REFUSED_CALLS, "the stuck session's calls past the cap to be refused");
+    expect(statuses.every((status) => status === 200 || status === 503)).toBe(true);
+    // The other session's cap is its own: a 2 MB message of it is taken (a notification: 202 at once), where the
+    // stuck session's 31 MB would leave it no room in a cap they shared.
+    const note = await post(
+      served.url,
+      { jsonrpc: "2.0", method: "notifications/roots/list_changed", params: { pad: message.repeat(2) } },
+      headers(other),
+    );
+    expect(note.status).toBe(202);
+  },
+  TEST_GUARD_MS,
+);
+
+test(
   "a body that never ends is refused with 413 at the message cap, and serve goes on",
   async () => {
     const served = await serve(["--log-level", "warn"]);
