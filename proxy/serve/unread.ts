@@ -15,6 +15,41 @@ export class StreamMeter {
   closed = false;
 }
 
+/**
+ * The response with its body passed on only as the client reads it (nothing read ahead: a chunk leaves
+ * the stream below only when the socket asks for one). `onchunk` sees each chunk as it goes; `onend`
+ * runs once, when the stream ends, fails (then it ends) or is cancelled (the client went away).
+ */
+export function pulledAsRead(response: Response, hooks: { onchunk?(chunk: Uint8Array): void; onend(): void }): Response {
+  const reader = response.body!.getReader();
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    hooks.onend();
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull: async (controller) => {
+        const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (done || value === undefined) {
+          end();
+          controller.close();
+          return;
+        }
+        controller.enqueue(value);
+        hooks.onchunk?.(value);
+      },
+      cancel: async (reason) => {
+        end();
+        await reader.cancel(reason).catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 export class UnreadBytes {
   readonly #meters = new Map<unknown, StreamMeter>();
   #full = false;
@@ -46,34 +81,17 @@ export class UnreadBytes {
     if (!response.body || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) return response;
     const meter = new StreamMeter();
     for (const key of keys) this.#meters.set(key, meter);
-    const reader = response.body.getReader();
-    const done = () => {
-      meter.closed = true;
-      for (const key of keys) if (this.#meters.get(key) === meter) this.#meters.delete(key);
-      this.#check();
-    };
-    const body = new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          const { done: ended, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
-          if (ended) {
-            done();
-            controller.close();
-            return;
-          }
-          meter.waiting = Math.max(0, meter.waiting - (value?.byteLength ?? 0));
-          controller.enqueue(value);
-          this.#check();
-        },
-        cancel: async (reason) => {
-          done();
-          await reader.cancel(reason).catch(() => {});
-        },
+    return pulledAsRead(response, {
+      onchunk: (chunk) => {
+        meter.waiting = Math.max(0, meter.waiting - chunk.byteLength);
+        this.#check();
       },
-      // Nothing read ahead: a chunk leaves the SDK's queue only when the socket asks for one.
-      { highWaterMark: 0 },
-    );
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      onend: () => {
+        meter.closed = true;
+        for (const key of keys) if (this.#meters.get(key) === meter) this.#meters.delete(key);
+        this.#check();
+      },
+    });
   }
 
   #total(): number {

@@ -4,6 +4,7 @@
 // memory one request at a time; past MAX_WAITING_BODY_BYTES a POST is refused with 503 instead.
 // Each 2025 session counts its own (a stuck one refuses no other), the shared 2026-07-28 server one.
 import { MAX_WAITING_BODY_BYTES } from "../../lib/wire/limits.ts";
+import { pulledAsRead } from "./unread.ts";
 
 export class WaitingBodies {
   #bytes = 0;
@@ -20,10 +21,8 @@ export class WaitingBodies {
   /** Counts `size` while `answer` is under way, and then until its response is out (an event stream: until it ends). */
   async hold(size: number, answer: () => Promise<Response>): Promise<Response> {
     this.#bytes += size;
-    let released = false;
+    // Once on each path: a failed answer, a body of its own, or an event stream's end (pulledAsRead ends once).
     const release = () => {
-      if (released) return;
-      released = true;
       this.#bytes -= size;
     };
     let response: Response;
@@ -37,34 +36,6 @@ export class WaitingBodies {
       release();
       return response;
     }
-    return releasedAtEnd(response, release);
+    return pulledAsRead(response, { onend: release });
   }
-}
-
-/** The same response, calling `release` once its stream ends, fails or is cancelled (the client went away). */
-function releasedAtEnd(response: Response, release: () => void): Response {
-  const reader = response.body!.getReader();
-  const body = new ReadableStream<Uint8Array>(
-    {
-      pull: async (controller) => {
-        try {
-          const { done, value } = await reader.read();
-          if (done) {
-            release();
-            controller.close();
-          } else controller.enqueue(value);
-        } catch (error) {
-          release();
-          controller.error(error);
-        }
-      },
-      cancel: async (reason) => {
-        release();
-        await reader.cancel(reason).catch(() => {});
-      },
-    },
-    // Nothing read ahead: the stream below is pulled only as the client reads (see unread.ts).
-    { highWaterMark: 0 },
-  );
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
