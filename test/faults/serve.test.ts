@@ -16,6 +16,24 @@ const GROWTH_BOUND_MB = 100;
 const MODERN = "2026-07-28";
 /** Calls of 1 MB posted beyond the 32 that may wait for a server that never reads. */
 const REFUSED_CALLS = 16;
+const CALL_MESSAGE = "x".repeat(1024 * 1024);
+
+/**
+ * Posts as many 1 MB echo calls at once as may wait, and REFUSED_CALLS more, with these params and headers; the
+ * statuses fill in as answers come (for a server that never reads, only the refusals and event streams' starts).
+ */
+function pourCalls(url: string, params: Record<string, unknown>, headers: Record<string, string>): number[] {
+  const statuses: number[] = [];
+  for (let id = 0; id < MAX_WAITING_BODY_BYTES / CALL_MESSAGE.length + REFUSED_CALLS; id++) {
+    const call = { jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { message: CALL_MESSAGE }, ...params } };
+    // The calls taken are never answered: they end when serve does.
+    post(url, call, headers).then(
+      (response) => statuses.push(response.status),
+      () => {},
+    );
+  }
+  return statuses;
+}
 /**
  * What those 48 calls posted at once may cost serve: the 32 MB that wait, each about three times (the body, its
  * parse, the line sent on), and the 16 refused bodies, read at once (about 110 MB seen); with nothing refused, 100 such calls took
@@ -28,6 +46,15 @@ afterEach(async () => {
   await stopServing();
 });
 afterAll(removeTempDirs);
+
+/** The _meta of a 2026-07-28 request from the hostile client these tests play. */
+const META = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientInfo": { name: "hostile", version: "0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+/** The headers a 2026-07-28 tools/call carries. */
+const callHeaders = (name: string) => ({ "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name });
 
 /** Sends one raw HTTP request and never reads the answer: the socket's receive window fills, then serve's. */
 async function neverRead(url: string, request: string): Promise<Socket> {
@@ -63,24 +90,22 @@ test(
   async () => {
     const served = await serve(["--log-level", "warn"], [BUN, FAULTY, "progress-flood"]);
     const rss = new PeakRss(served.child.pid);
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": MODERN,
-      "io.modelcontextprotocol/clientInfo": { name: "hostile", version: "0" },
-      "io.modelcontextprotocol/clientCapabilities": {},
-    };
-    const headers = (name: string) => ({ "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": name });
     // Learn the tools first, so the flood is the only thing on the hostile exchange.
-    const echo = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { message: "warm" }, _meta: meta } };
-    expect((await answerOf(await post(served.url, echo, headers("echo")))).result.content[0].text).toBe("warm");
+    const echo = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { message: "warm" }, _meta: META } };
+    expect((await answerOf(await post(served.url, echo, callHeaders("echo")))).result.content[0].text).toBe("warm");
     const before = rss.mb;
     const flood = JSON.stringify({
       jsonrpc: "2.0",
       id: 2,
       method: "tools/call",
-      params: { name: "echo", arguments: { message: "flood" }, _meta: { ...meta, progressToken: "flood" } },
+      params: { name: "echo", arguments: { message: "flood" }, _meta: { ...META, progressToken: "flood" } },
     });
     const { host } = new URL(served.url);
-    const head = Object.entries({ ...headers("echo"), "content-type": "application/json", accept: "application/json, text/event-stream" })
+    const head = Object.entries({
+      ...callHeaders("echo"),
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    })
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join("");
     await neverRead(
@@ -90,7 +115,7 @@ test(
     await until(() => served.stderr().includes("progress-flood: cancelled"), "the flooding call to be cancelled");
     expect(rss.stop() - before).toBeLessThan(GROWTH_BOUND_MB);
     const again = { ...echo, id: 3, params: { ...echo.params, arguments: { message: "still here" } } };
-    expect((await answerOf(await post(served.url, again, headers("echo")))).result.content[0].text).toBe("still here");
+    expect((await answerOf(await post(served.url, again, callHeaders("echo")))).result.content[0].text).toBe("still here");
   },
   TEST_GUARD_MS,
 );
@@ -101,25 +126,9 @@ test(
     const served = await serve(["--log-level", "error"], [BUN, FAULTY, "deaf"]);
     const rss = new PeakRss(served.child.pid);
     const before = rss.mb;
-    const meta = {
-      "io.modelcontextprotocol/protocolVersion": MODERN,
-      "io.modelcontextprotocol/clientInfo": { name: "hostile", version: "0" },
-      "io.modelcontextprotocol/clientCapabilities": {},
-    };
-    const headers = { "mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "echo" };
-    const message = "x".repeat(1024 * 1024);
-    const statuses: number[] = [];
-    const capped = MAX_WAITING_BODY_BYTES / message.length;
-    for (let id = 0; id < capped + REFUSED_CALLS; id++) {
-      const call = { jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { message }, _meta: meta } };
-      // Nothing is ever answered but the refusals: the others end when serve does.
-      post(served.url, call, headers).then(
-        (response) => statuses.push(response.status),
-        () => {},
-      );
-    }
-    // Either the waiting calls are capped (a 503), or they run on into serve's memory.
-    // Those past the cap are refused (without the cap none is ever answered, and this waits out the guard).
+    const statuses = pourCalls(served.url, { _meta: META }, callHeaders("echo"));
+    // Those past the cap are refused, or the calls run on into serve's memory (without the cap none is ever answered, and
+    // this waits out the guard).
     await until(() => statuses.length >= REFUSED_CALLS || rss.mb - before > 4 * WAITING_BOUND_MB, "the calls past the cap to be refused");
     expect(statuses.every((status) => status === 503)).toBe(true);
     expect(rss.stop() - before).toBeLessThan(WAITING_BOUND_MB);
@@ -134,16 +143,7 @@ test(
     // Each session's server answers initialize, then reads nothing more.
     const [stuck, other] = [await openSession(served.url), await openSession(served.url)];
     const headers = (session: string) => ({ "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
-    const message = "x".repeat(1024 * 1024);
-    const capped = MAX_WAITING_BODY_BYTES / message.length;
-    const statuses: number[] = [];
-    for (let id = 0; id < capped + REFUSED_CALLS; id++) {
-      const call = { jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { message } } };
-      post(served.url, call, headers(stuck)).then(
-        (response) => statuses.push(response.status),
-        () => {},
-      );
-    }
+    const statuses = pourCalls(served.url, {}, headers(stuck));
     // The calls taken open their event streams (200) and wait on them; those past the cap are refused.
     const refused = () => statuses.filter((status) => status === 503).length;
     await until(() => refused() >= REFUSED_CALLS, "the stuck session's calls past the cap to be refused");
@@ -152,7 +152,7 @@ test(
     // stuck session's 31 MB would leave it no room in a cap they shared.
     const note = await post(
       served.url,
-      { jsonrpc: "2.0", method: "notifications/roots/list_changed", params: { pad: message.repeat(2) } },
+      { jsonrpc: "2.0", method: "notifications/roots/list_changed", params: { pad: CALL_MESSAGE.repeat(2) } },
       headers(other),
     );
     expect(note.status).toBe(202);
