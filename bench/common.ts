@@ -40,7 +40,10 @@ export async function timeRun(
 ): Promise<Run> {
   const started = performance.now();
   const child = Bun.spawn(command, {
-    ...(options.env ? { env: options.env } : {}),
+    // Bun.spawn's default is the environment the process started with, not process.env as it is now:
+    // bench/daemon.ts's MCPKIT_DAEMON_DIR would otherwise miss its children (and its last `stop`
+    // would stop the user's own daemon).
+    env: options.env ?? { ...process.env },
     stdin: options.stdinFile ? Bun.file(options.stdinFile) : "ignore",
     stdout: "pipe",
     stderr: "ignore",
