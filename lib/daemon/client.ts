@@ -16,7 +16,7 @@ import {
 } from "../wire/jsonrpc.ts";
 import { LineWriter } from "../wire/line-writer.ts";
 import { LineSplitter, MAX_LINE_BYTES } from "../wire/lines.ts";
-import { type DaemonPaths, locateDaemon } from "./location.ts";
+import { type DaemonPaths, likelyPaths, locateDaemon } from "./location.ts";
 import {
   encodeFrame,
   MAX_CONTROL_FRAME_BYTES,
@@ -99,24 +99,40 @@ export class DaemonChannel implements MessageChannel {
   }
 
   async #start(): Promise<void> {
-    // The common case is a daemon already up: attach at once, and start one only if that fails.
-    const paths = await locateDaemon(this.options);
+    // The common case is a daemon already up: attach at once, and start one only if that fails. Its
+    // socket is connected to while its directory is proven private (the stats take a turn of the
+    // thread pool, ~1 ms of a warm call); nothing is written to it before.
+    const located = locateDaemon(this.options);
+    // Awaited below on every path; a refusal while the socket is still being opened is not lost.
+    located.catch(() => {});
+    const likely = this.options.paths ?? likelyPaths(this.options.env);
+    let paths: DaemonPaths;
     try {
-      await this.#attach(paths);
+      paths = likely ? await this.#attach(likely, located) : await located;
+      if (paths !== likely) await this.#attach(paths);
     } catch (error) {
       if (!(error instanceof DaemonUnreachable)) throw error;
       // Finding and starting a daemon (node:net, child_process, the lock) loads only when one must start.
+      paths = await located;
       const { ensureDaemon } = await import("./start.ts");
       await ensureDaemon({ ...this.options, paths, signal: this.#abandoned.signal });
       await this.#attach(paths);
     }
   }
 
-  async #attach(paths: DaemonPaths): Promise<void> {
+  /**
+   * Attaches through the socket in `paths`. With `proven`, the proof of the directory is still being
+   * made: the socket connects meanwhile, and the attach frame waits for it. Resolves with the proven
+   * paths; when they are not these (another directory, or one the quick proof could not make), the
+   * socket is let go unwritten and the caller attaches again there.
+   */
+  async #attach(paths: DaemonPaths, proven?: Promise<DaemonPaths>): Promise<DaemonPaths> {
     this.#abandoned.signal.throwIfAborted();
     const socket = await connectUnix(paths.socket);
     this.#socket = socket;
     const attached = Promise.withResolvers<void>();
+    // It may be refused while the proof is still being made, before anyone waits for it.
+    attached.promise.catch(() => {});
     // The control frame, then (when the session extension was granted) the session line, then the session.
     let state: "control" | "session" | "attached" = "control";
     let frameBytes = 0;
@@ -164,23 +180,43 @@ export class DaemonChannel implements MessageChannel {
       },
     });
     let connected = false;
+    let written = false;
     socket.on("connect", () => {
       connected = true;
       // The socket hands the kernel the attach frame in the same turn, right after telling us: whoever
       // awaits attachSent resumes after that.
-      this.#sent.resolve();
+      if (written) this.#sent.resolve();
     });
     socket.on("error", (error) => {
       // No daemon (yet): whoever waits for the attach to be sent need not wait for one to start.
       this.#sent.resolve();
-      attached.reject(connected ? new Error(`lost mcp-daemon at ${paths.socket}: ${error.message}`) : new DaemonUnreachable(error.message));
+      // A connection reset before any answer is a daemon that died with it unaccepted or unread
+      // (SIGKILL leaves its socket behind): as good as none, so one is started.
+      const heard = connected && frameBytes > 0;
+      attached.reject(heard ? new Error(`lost mcp-daemon at ${paths.socket}: ${error.message}`) : new DaemonUnreachable(error.message));
       if (state === "attached") this.onerror?.(error);
     });
+    let provenPaths: DaemonPaths;
+    try {
+      provenPaths = proven ? await proven : paths;
+      // Detached (close()) while the proof was made: nothing is sent.
+      this.#abandoned.signal.throwIfAborted();
+    } catch (error) {
+      socket.destroy();
+      throw error;
+    }
+    if (provenPaths.socket !== paths.socket) {
+      socket.destroy();
+      return provenPaths;
+    }
     const server = daemonTarget(this.target);
     const extensions = { [SESSION_EXTENSION]: SESSION_EXTENSION_VERSION };
     // Written now, not on "connect": the socket holds it until connected, and the daemon can answer
     // while this process is still busy loading (mcp-inspect attaches before the rest of it loads).
     socket.write(encodeFrame({ type: "attach", server, extensions }));
+    written = true;
+    // Connected while the proof was made: the frame went to the kernel just now.
+    if (connected || socket.destroyed) this.#sent.resolve();
     this.#writer = new LineWriter(socket);
     this.#writer.onroom = () => this.ondrain?.();
     try {
@@ -192,6 +228,7 @@ export class DaemonChannel implements MessageChannel {
       throw error;
     }
     this.#attached = true;
+    return paths;
   }
 
   /** The answer to our attach frame: whether a session line follows, or undefined (and `attached` rejected) when refused. */

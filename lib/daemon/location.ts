@@ -66,6 +66,16 @@ export async function locateDaemon(options: { paths?: DaemonPaths; env?: Env }):
   return (await import("./paths.ts")).resolvePaths({ env });
 }
 
+/**
+ * The paths locateDaemon most likely proves, named without a stat (an XDG_RUNTIME_DIR is taken to be
+ * ours): a client connects to its socket while the proof is made, and writes nothing before it.
+ */
+export function likelyPaths(env: Env = process.env): DaemonPaths | undefined {
+  if (process.platform === "win32") return undefined;
+  const paths = pathsIn(chooseDaemonDir(env, () => true));
+  return paths.ok ? paths.value : undefined;
+}
+
 /** The environment's paths when Bun's stat proves their directory private, else undefined (paths.ts decides, and says why not). */
 export async function provenWithoutNodeFs(env: Env): Promise<DaemonPaths | undefined> {
   if (process.platform === "win32") return undefined;

@@ -34,6 +34,8 @@ const server = createServer((socket) => {
     }
   });
 });
+// A socket left behind by a daemon that died is replaced, as mcp-daemon replaces it.
+try { require("node:fs").unlinkSync(dir + "/daemon.sock"); } catch {}
 server.listen(dir + "/daemon.sock");
 `;
 

@@ -2,6 +2,7 @@
 // on a Unix socket in a temp dir (in this process): the attach frame, the session line, lines both
 // ways, every refusal, and the ends of a connection.
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { DaemonChannel, surveySessions } from "../../../lib/daemon/client.ts";
@@ -11,7 +12,7 @@ import type { Target } from "../../../lib/targets/target.ts";
 import type { JsonRpcMessage } from "../../../lib/wire/jsonrpc.ts";
 import type { Result } from "../../../lib/wire/result.ts";
 import { FAKE_DAEMON_COMMAND, launches, stopLaunched } from "../../support/fake-daemon.ts";
-import { removeTempDirs, tempDir } from "../../support/helpers.ts";
+import { alive, BUN, removeTempDirs, tempDir, until } from "../../support/helpers.ts";
 
 afterAll(removeTempDirs);
 
@@ -363,6 +364,64 @@ describe("no daemon running", () => {
     } finally {
       await c.close();
       stopLaunched(where.dir);
+    }
+  });
+});
+
+describe("a daemon that died", () => {
+  /** Takes connections and never reads them: a daemon busy or hung, until the test kills it. */
+  const NEVER_READS = `require("node:net").createServer({ pauseOnConnect: true }, () => {}).listen(process.argv[1]);`;
+
+  test("killed with our attach frame unread (its socket left behind): the reset means no daemon, so one is started and attached to", async () => {
+    const where = paths();
+    const hung = Bun.spawn([BUN, "-e", NEVER_READS, where.socket], { stdout: "ignore", stderr: "inherit" });
+    const c = new DaemonChannel(stdioTarget, { paths: where, env: { MCPKIT_DAEMON_COMMAND: JSON.stringify(FAKE_DAEMON_COMMAND) } });
+    try {
+      await until(() => existsSync(where.socket), "the hung daemon's socket");
+      const started = c.start();
+      await c.attachSent;
+      // The frame is with the kernel, in a connection the daemon will never read: it dies with it.
+      hung.kill("SIGKILL");
+      await hung.exited;
+      await started;
+      expect(c.session).toBe("fake-session");
+      expect(launches(where.dir)).toHaveLength(1);
+    } finally {
+      if (alive(hung.pid)) hung.kill("SIGKILL");
+      await c.close();
+      stopLaunched(where.dir);
+    }
+  });
+});
+
+describe("the daemon's directory", () => {
+  test("one others may enter is refused, with the fix, before the attach frame is written: a socket planted there hears not a byte", async () => {
+    const dir = join(tempDir("mcpd-"), "d");
+    mkdirSync(dir, { mode: 0o700 });
+    chmodSync(dir, 0o755);
+    const heard = Promise.withResolvers<string>();
+    let opened = 0;
+    let closed = 0;
+    const listener = createServer((socket) => {
+      opened++;
+      socket.on("data", () => heard.resolve("the planted socket heard a byte"));
+      socket.on("error", () => {});
+      socket.on("close", () => void closed++);
+    });
+    await new Promise<void>((resolve) => listener.listen(join(dir, "daemon.sock"), resolve));
+    const c = new DaemonChannel(stdioTarget, { env: { MCPKIT_DAEMON_DIR: dir } });
+    try {
+      const started = c.start().then(
+        () => "attached",
+        (error: Error) => error.message,
+      );
+      expect(await Promise.race([started, heard.promise])).toContain(`chmod 700 ${dir}`);
+      // A connection made while the proof was under way is let go, unwritten.
+      await until(() => closed === opened, "every connection to the planted socket closed");
+      expect(await Promise.race([heard.promise, Promise.resolve("silent")])).toBe("silent");
+    } finally {
+      await c.close();
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
     }
   });
 });
