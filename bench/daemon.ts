@@ -13,6 +13,8 @@
 //     own: the usual `ulimit -n` of 1024 is enough.
 //   - with --against DIR, the warm call also through another checkout's mcp-inspect (main, say),
 //     in the same turns and on the same daemon: an A/B free of the machine's drift.
+//   - the goal's ratios (warm call, release binary and --against's, each to the trivial script) are
+//     taken side by side: the runs adjacent, their order alternating, the median of each round's ratio.
 // Usage: bun bench/daemon.ts [--runs N] [--against DIR]
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -131,7 +133,22 @@ try {
     add("raw five", performance.now() - started);
     for (const run of fiveRuns) check(run.stdout);
     if (grepWorks) add("grep five", (await timeRun(grep)).ms);
+    // Side by side, in an order that alternates: each ratio below is the median of the rounds' own
+    // ratios, which the load of a shared machine moves far less than any one median.
+    const sideBySide: [string, string[]][] = [
+      ["side warm", call(0, true)],
+      ["side trivial", [trivial]],
+      ["side released", call(0, true, released)],
+      ...(base ? [["side base", call(0, true, base)] as [string, string[]]] : []),
+    ];
+    for (const [key, command] of i % 2 ? sideBySide.reverse() : sideBySide) {
+      const run = await timeRun(command);
+      if (key !== "side trivial") check(run.stdout);
+      add(key, run.ms);
+    }
   }
+  /** The median over rounds of each round's a/b. */
+  const roundRatio = (a: string, b: string) => median(samples[a]!.map((ms, round) => ms / samples[b]![round]!));
   const row = (name: string, key: string) => [name, median(samples[key]!).toFixed(1), percentile(samples[key]!, 90).toFixed(1)];
   printTable(
     `mcp-inspect call-tool echo, ${runs} interleaved runs`,
@@ -154,15 +171,17 @@ try {
   console.log(`\nwarm vs cold, 300 ms server: ${(m("300 cold") / m("300 warm")).toFixed(1)}x faster (goal >= ${GOALS.warmSpeedup300}x)`);
   console.log(`warm vs cold, no-delay server: ${(m("0 cold") / m("0 warm")).toFixed(1)}x faster`);
   console.log(
-    `warm call vs a trivial compiled script: ${(m("0 warm") / m("trivial")).toFixed(2)}x (goal <= ${GOALS.warmVsTrivial}x); the ` +
-      `release binary's ${(m("released warm") / m("trivial")).toFixed(2)}x; ` +
+    `warm call vs a trivial compiled script: ${roundRatio("side warm", "side trivial").toFixed(2)}x round by round ` +
+      `(goal <= ${GOALS.warmVsTrivial}x), ${(m("0 warm") / m("trivial")).toFixed(2)}x of the medians; the ` +
+      `release binary's ${roundRatio("side released", "side trivial").toFixed(2)}x round by round; ` +
       `vs mcp-inspect --version ${(m("0 warm") / m("version")).toFixed(2)}x; ` +
       `warm list-tools on the raw server: ${(m("raw warm") / m("trivial")).toFixed(2)}x the trivial script`,
   );
   if (base)
     console.log(
       `A/B: the warm call ${m("0 warm").toFixed(1)} ms, --against's ${m("base warm").toFixed(1)} ms ` +
-        `(${(m("base warm") / m("trivial")).toFixed(2)}x the trivial script)`,
+        `(${(m("base warm") / m("trivial")).toFixed(2)}x the trivial script); side by side, round by round: ours ` +
+        `${roundRatio("side warm", "side base").toFixed(3)}x --against's, which is ${roundRatio("side base", "side trivial").toFixed(2)}x the trivial script`,
     );
   console.log(
     `${PARALLEL_SESSIONS} warm list-tools at once vs one: ${(m("raw five") / m("raw warm")).toFixed(2)}x (${PARALLEL_SESSIONS} ` +
