@@ -181,7 +181,8 @@ try {
     console.log(
       `A/B: the warm call ${m("0 warm").toFixed(1)} ms, --against's ${m("base warm").toFixed(1)} ms ` +
         `(${(m("base warm") / m("trivial")).toFixed(2)}x the trivial script); side by side, round by round: ours ` +
-        `${roundRatio("side warm", "side base").toFixed(3)}x --against's, which is ${roundRatio("side base", "side trivial").toFixed(2)}x the trivial script`,
+        `${roundRatio("side warm", "side base").toFixed(3)}x --against's, which is ` +
+        `${roundRatio("side base", "side trivial").toFixed(2)}x the trivial script`,
     );
   console.log(
     `${PARALLEL_SESSIONS} warm list-tools at once vs one: ${(m("raw five") / m("raw warm")).toFixed(2)}x (${PARALLEL_SESSIONS} ` +

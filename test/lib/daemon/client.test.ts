@@ -372,7 +372,7 @@ describe("a daemon that died", () => {
   /** Takes connections and never reads them: a daemon busy or hung, until the test kills it. */
   const NEVER_READS = `require("node:net").createServer({ pauseOnConnect: true }, () => {}).listen(process.argv[1]);`;
 
-  test("killed with our attach frame unread (its socket left behind): the reset means no daemon, so one is started and attached to", async () => {
+  test("killed with our attach frame unread (its socket left behind): a reset means none, so one is started and attached to", async () => {
     const where = paths();
     const hung = Bun.spawn([BUN, "-e", NEVER_READS, where.socket], { stdout: "ignore", stderr: "inherit" });
     const c = new DaemonChannel(stdioTarget, { paths: where, env: { MCPKIT_DAEMON_COMMAND: JSON.stringify(FAKE_DAEMON_COMMAND) } });
@@ -395,7 +395,7 @@ describe("a daemon that died", () => {
 });
 
 describe("the daemon's directory", () => {
-  test("one others may enter is refused, with the fix, before the attach frame is written: a socket planted there hears not a byte", async () => {
+  test("one others may enter is refused, with the fix, before the attach is written: a socket planted there hears nothing", async () => {
     const dir = join(tempDir("mcpd-"), "d");
     mkdirSync(dir, { mode: 0o700 });
     chmodSync(dir, 0o755);
