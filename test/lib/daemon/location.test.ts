@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, chownSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { locateDaemon, provenWithoutNodeFs } from "../../../lib/daemon/location.ts";
+import { likelyPaths, locateDaemon, provenWithoutNodeFs } from "../../../lib/daemon/location.ts";
 import { daemonPaths } from "../../../lib/daemon/paths.ts";
 import { removeTempDirs, tempDir } from "../../support/helpers.ts";
 
@@ -120,6 +120,30 @@ describe("the proof without node:fs", () => {
     } finally {
       process.chdir(cwd);
     }
+  });
+});
+
+describe("the likely paths, named before any stat (a client connects there while the proof is made)", () => {
+  test("are the ones proven for MCPKIT_DAEMON_DIR, an XDG_RUNTIME_DIR of ours and a home", async () => {
+    const given = { MCPKIT_DAEMON_DIR: privateDir(tempDir("mcpd-")) };
+    const runtime = tempDir("mcpd-");
+    privateDir(runtime, "mcpkit");
+    const xdg = { XDG_RUNTIME_DIR: runtime, HOME: "/nonexistent" };
+    const home = tempDir("mcpd-");
+    privateDir(privateDir(home, ".mcpkit"), "run");
+    for (const env of [given, xdg, { HOME: home }]) expect(likelyPaths(env)).toEqual((await locateDaemon({ env })) as never);
+  });
+
+  test("take an XDG_RUNTIME_DIR to be ours, which the proof may then refuse for the home's", async () => {
+    const home = tempDir("mcpd-");
+    privateDir(privateDir(home, ".mcpkit"), "run");
+    const env = { XDG_RUNTIME_DIR: othersDir(), HOME: home };
+    expect(likelyPaths(env)?.dir).toBe(join(env.XDG_RUNTIME_DIR, "mcpkit"));
+    expect((await locateDaemon({ env })).dir).toBe(join(home, ".mcpkit", "run"));
+  });
+
+  test("are none where the socket's path is over the system's limit", () => {
+    expect(likelyPaths({ MCPKIT_DAEMON_DIR: `/tmp/${"x".repeat(200)}` })).toBeUndefined();
   });
 });
 
