@@ -14,7 +14,7 @@ import type { ConsolaInstance } from "consola/core";
 import { readBodyCapped } from "../../lib/io/fetch.ts";
 import { ErrorCode, isJsonObject, type JsonRpcId, type JsonRpcMessage } from "../../lib/wire/jsonrpc.ts";
 import { MAX_MESSAGE_BYTES } from "../../lib/wire/limits.ts";
-import type { ClientOutput, McpProxy } from "../core.ts";
+import type { ClientInput, ClientOutput, McpProxy } from "../core.ts";
 import { LegacySession } from "./legacy-session.ts";
 import { jsonRpcErrorResponse } from "./responses.ts";
 import { StatelessEndpoint } from "./stateless.ts";
@@ -37,8 +37,8 @@ export interface EndpointOptions {
   sessionIdleMs: number;
   /** What every session id starts with (then a dot). */
   sessionPrefix?: string;
-  /** A proxy to a new server process; `tag` names whose it is in the logs. */
-  proxyFor(toClient: ClientOutput, tag: string): McpProxy;
+  /** A proxy to a new server process; `tag` names whose it is in the logs; `intake` is held back while the server takes nothing. */
+  proxyFor(toClient: ClientOutput, tag: string, intake: ClientInput): McpProxy;
   log: ConsolaInstance;
 }
 
@@ -54,7 +54,7 @@ export class ServeEndpoint {
 
   constructor(options: EndpointOptions) {
     this.#options = options;
-    this.#stateless = new StatelessEndpoint((toClient) => options.proxyFor(toClient, "stateless"));
+    this.#stateless = new StatelessEndpoint((toClient, intake) => options.proxyFor(toClient, "stateless", intake));
     this.#sweeper = setInterval(() => this.#endIdle(), Math.max(1_000, Math.min(options.sessionIdleMs / 4, 60_000)));
     this.#sweeper.unref?.();
   }
@@ -160,7 +160,7 @@ export class ServeEndpoint {
     const log = this.#options.log;
     const session: LegacySession = new LegacySession({
       ...(this.#options.sessionPrefix !== undefined ? { idPrefix: this.#options.sessionPrefix } : {}),
-      proxyFor: (toClient) => this.#options.proxyFor(toClient, "session"),
+      proxyFor: (toClient, intake) => this.#options.proxyFor(toClient, "session", intake),
       opened: (opened) => {
         this.#opening.delete(opened);
         this.#sessions.set(opened.id!, opened);

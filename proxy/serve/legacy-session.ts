@@ -20,13 +20,13 @@ import {
   type RawMessage,
   rawText,
 } from "../../lib/wire/jsonrpc.ts";
-import type { ClientOutput, McpProxy } from "../core.ts";
+import type { ClientInput, ClientOutput, McpProxy } from "../core.ts";
 import type { Body } from "./endpoint.ts";
 import { BoundedEventStore } from "./event-store.ts";
 import { getRefusal, mayPrime, methodNotAllowed, postedMessages, refused, sessionNotFound, versionRefusal } from "./legacy-rules.ts";
 import { SseStream } from "./sse-stream.ts";
 import { UnreadBytes } from "./unread.ts";
-import { WaitingBodies } from "./waiting.ts";
+import { ServerIntake, WaitingBodies } from "./waiting.ts";
 
 /** The stream a server message goes on when it belongs to no request: the session's GET stream. */
 const STANDALONE = "standalone";
@@ -41,7 +41,7 @@ export interface LegacySessionHooks {
   /** The session id is `<idPrefix>.<uuid>`, for a front that routes sessions by it. */
   idPrefix?: string;
   /** The proxy to this client's own server, writing what is meant for the client to `toClient`. */
-  proxyFor(toClient: ClientOutput): McpProxy;
+  proxyFor(toClient: ClientOutput, intake: ClientInput): McpProxy;
   /** The session has its id: it is reachable from now on. */
   opened(session: LegacySession): void;
   /** The session is over (DELETE, idle, or the server gave up). */
@@ -79,6 +79,8 @@ export class LegacySession {
   readonly #unread = new UnreadBytes();
   /** The session's request bodies whose answers are under way (endpoint.ts refuses past the cap): its own, not the others'. */
   readonly waiting = new WaitingBodies();
+  /** Held back while the session's server takes nothing more: a notification's 202 waits for it. */
+  readonly #intake = new ServerIntake();
   readonly #events = new BoundedEventStore();
   #standalone: SseStream | undefined;
   #protocolVersion: string | undefined;
@@ -89,15 +91,18 @@ export class LegacySession {
   constructor(hooks: LegacySessionHooks) {
     this.#hooks = hooks;
     const unread = this.#unread;
-    this.proxy = hooks.proxyFor({
-      write: async (line) => this.#toClient(line),
-      get hasRoom() {
-        return unread.hasRoom;
+    this.proxy = hooks.proxyFor(
+      {
+        write: async (line) => this.#toClient(line),
+        get hasRoom() {
+          return unread.hasRoom;
+        },
+        set onroom(resume: (() => void) | undefined) {
+          unread.onroom = resume;
+        },
       },
-      set onroom(resume: (() => void) | undefined) {
-        unread.onroom = resume;
-      },
-    });
+      this.#intake,
+    );
   }
 
   async start(): Promise<void> {
@@ -136,8 +141,10 @@ export class LegacySession {
     // One message whose text is one line goes on as the client wrote it (no need to write it again).
     const asWritten = messages.length === 1 && !Array.isArray(body) && !/[\r\n]/.test(text) ? text : undefined;
     if (ids.length === 0) {
-      for (const message of messages) this.#fromClient(message, asWritten);
-      return new Response(null, { status: 202 });
+      const send = () => {
+        for (const message of messages) this.#fromClient(message, asWritten);
+      };
+      return this.#intake.pass(send).then(() => new Response(null, { status: 202 }));
     }
     const version = request.headers.get("mcp-protocol-version") ?? this.#protocolVersion ?? "";
     const exchange: Exchange = { streamId: `post-${++this.#streams}`, ids, answers: new Map(), version };
@@ -301,6 +308,7 @@ export class LegacySession {
     this.#exchanges.clear();
     this.#byStream.clear();
     this.#standalone?.close();
+    this.#intake.release();
     await this.proxy.close({ quick: true });
   }
 }

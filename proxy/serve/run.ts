@@ -25,7 +25,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
     sessionIdleMs: settings.sessionIdleMs,
     ...(settings.sessionPrefix !== undefined ? { sessionPrefix: settings.sessionPrefix } : {}),
     log,
-    proxyFor: (toClient, tag) => {
+    proxyFor: (toClient, tag, clientInput) => {
       const label = `${tag} ${++processes}`;
       return new McpProxy({
         connect: () =>
@@ -35,6 +35,7 @@ export async function runServe(settings: ServeSettings): Promise<number> {
             onstderr: (line) => stderr.write(`[server ${label}] ${line}\n`),
           }),
         toClient,
+        clientInput,
         log: log.withTag(label),
         restartTimeoutMs: settings.restartTimeoutMs,
         autoRestart: settings.autoRestart,

@@ -27,9 +27,10 @@ import {
   rawText,
 } from "../../lib/wire/jsonrpc.ts";
 import { LEGACY_PROTOCOL_VERSIONS, META_SUBSCRIPTION_ID, MODERN_PROTOCOL_VERSIONS } from "../../lib/wire/protocol.ts";
-import type { ClientOutput, McpProxy } from "../core.ts";
+import type { ClientInput, ClientOutput, McpProxy } from "../core.ts";
 import { jsonRpcErrorResponse } from "./responses.ts";
 import { UnreadBytes } from "./unread.ts";
+import { ServerIntake } from "./waiting.ts";
 
 /** How long the first request waits to learn whether the server speaks 2026-07-28 at all. */
 export const ERA_PROBE_TIMEOUT_MS = 30_000;
@@ -61,7 +62,9 @@ const PROTOCOL_ERROR_STATUS: Record<number, number> = {
 };
 
 export class StatelessEndpoint {
-  readonly #proxyFor: (toClient: ClientOutput) => McpProxy;
+  readonly #proxyFor: (toClient: ClientOutput, intake: ClientInput) => McpProxy;
+  /** Held back while the shared server takes nothing more: a notification's 202 waits for it. */
+  readonly #intake = new ServerIntake();
   #proxy?: McpProxy;
   readonly #exchanges = new Map<string, Exchange>();
   /** Our progress token -> our id of the request it belongs to. */
@@ -81,7 +84,7 @@ export class StatelessEndpoint {
   #sequence = 0;
   readonly #prefix = `serve-${crypto.randomUUID().slice(0, 8)}`;
 
-  constructor(proxyFor: (toClient: ClientOutput) => McpProxy) {
+  constructor(proxyFor: (toClient: ClientOutput, intake: ClientInput) => McpProxy) {
     this.#proxyFor = proxyFor;
   }
 
@@ -106,7 +109,7 @@ export class StatelessEndpoint {
       });
     }
     if (!isRequest(message)) {
-      this.#send(message);
+      await this.#intake.pass(() => this.#send(message));
       return new Response(null, { status: 202 });
     }
     const tool = this.#listing.unknownTool(message, revision);
@@ -170,7 +173,7 @@ export class StatelessEndpoint {
   }
 
   #start(): McpProxy {
-    const proxy = this.#proxyFor({ write: async (line) => this.#fromServer(line), hasRoom: true });
+    const proxy = this.#proxyFor({ write: async (line) => this.#fromServer(line), hasRoom: true }, this.#intake);
     void proxy.start();
     return proxy;
   }
@@ -258,6 +261,7 @@ export class StatelessEndpoint {
     for (const { transport } of this.#exchanges.values()) await transport.close().catch(() => {});
     this.#exchanges.clear();
     this.#listing.abandon();
+    this.#intake.release();
     await this.#proxy?.close({ quick: true });
   }
 }

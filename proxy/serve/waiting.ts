@@ -4,7 +4,45 @@
 // memory one request at a time; past MAX_WAITING_BODY_BYTES a POST is refused with 503 instead.
 // Each 2025 session counts its own (a stuck one refuses no other), the shared 2026-07-28 server one.
 import { MAX_WAITING_BODY_BYTES } from "../../lib/wire/limits.ts";
+import type { ClientInput } from "../core.ts";
 import { pulledAsRead } from "./unread.ts";
+
+/**
+ * Whether a server takes what it is sent: its proxy pauses this (as mcp-proxy on stdio stops reading
+ * its client) while the server's pipe is full or a restart's queue is. A notification sent while it
+ * is paused has its 202 wait for the server, so its body counts as waiting: a server that reads
+ * nothing can no longer have notifications poured into serve's memory (200 of 1 MB took a 2025
+ * session's serve 346 MB up). As on stdio, the message that fills the pipe is taken at once.
+ */
+export class ServerIntake implements ClientInput {
+  readonly #holds = new Set<string>();
+  #waiters: (() => void)[] = [];
+
+  pause(reason = "server"): void {
+    this.#holds.add(reason);
+  }
+
+  resume(reason = "server"): void {
+    this.#holds.delete(reason);
+    if (this.#holds.size === 0) for (const taken of this.#waiters.splice(0)) taken();
+  }
+
+  /**
+   * Sends at once (in order with everything else the client sent), then settles at once if the server
+   * was taking input, else once it takes input again.
+   */
+  async pass(send: () => void): Promise<void> {
+    const held = this.#holds.size > 0;
+    send();
+    if (held && this.#holds.size > 0) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** The server is gone (its session closed): nobody waits for it any more. */
+  release(): void {
+    this.#holds.clear();
+    for (const taken of this.#waiters.splice(0)) taken();
+  }
+}
 
 export class WaitingBodies {
   #bytes = 0;

@@ -160,6 +160,46 @@ test(
   TEST_GUARD_MS,
 );
 
+/** As many 1 MB messages as may wait, and REFUSED_CALLS more. */
+const POURED = MAX_WAITING_BODY_BYTES / CALL_MESSAGE.length + REFUSED_CALLS;
+
+/** Posts POURED notifications of 1 MB at once; the statuses fill in as answers come. */
+function pourNotifications(url: string, params: Record<string, unknown>, headers: Record<string, string>): number[] {
+  const statuses: number[] = [];
+  for (let n = 0; n < POURED; n++) {
+    const note = { jsonrpc: "2.0", method: "notifications/roots/list_changed", params: { pad: CALL_MESSAGE, n, ...params } };
+    post(url, note, headers).then(
+      (response) => statuses.push(response.status),
+      () => {},
+    );
+  }
+  return statuses;
+}
+
+for (const era of ["2025", MODERN])
+  test(
+    `${era === MODERN ? "a 2026-07-28 server" : "a 2025 session's server"} that stops reading: a notification once its pipe is full ` +
+      "waits for it, and past 32 MB waiting gets 503",
+    async () => {
+      const served = await serve(["--log-level", "error"], [BUN, FAULTY, era === MODERN ? "modern-deaf" : "flood"]);
+      const rss = new PeakRss(served.child.pid);
+      const headers: Record<string, string> =
+        era === MODERN
+          ? { "mcp-protocol-version": MODERN, "mcp-method": "notifications/roots/list_changed" }
+          : { "mcp-session-id": await openSession(served.url), "mcp-protocol-version": "2025-11-25" };
+      const before = rss.mb;
+      const statuses = pourNotifications(served.url, era === MODERN ? { _meta: META } : {}, headers);
+      // Without the hold every one is taken at once (202), into serve's memory: 200 of them took it 346 MB up.
+      const refused = () => statuses.filter((status) => status === 503).length;
+      await until(() => refused() >= REFUSED_CALLS || statuses.length === POURED, "the notifications past the cap");
+      expect(refused()).toBeGreaterThanOrEqual(REFUSED_CALLS);
+      // The one that filled the pipe went at once; the rest wait for a server that reads nothing.
+      expect(statuses.filter((status) => status === 202).length).toBeLessThanOrEqual(2);
+      expect(rss.stop() - before).toBeLessThan(WAITING_BOUND_MB);
+    },
+    TEST_GUARD_MS,
+  );
+
 test(
   "a body that never ends is refused with 413 at the message cap, and serve goes on",
   async () => {
