@@ -18,22 +18,42 @@ const MODERN = "2026-07-28";
 const REFUSED_CALLS = 16;
 const CALL_MESSAGE = "x".repeat(1024 * 1024);
 
-/**
- * Posts as many 1 MB echo calls at once as may wait, and REFUSED_CALLS more, with these params and headers; the
- * statuses fill in as answers come (for a server that never reads, only the refusals and event streams' starts).
- */
-function pourCalls(url: string, params: Record<string, unknown>, headers: Record<string, string>): number[] {
+/** As many 1 MB messages as may wait, and REFUSED_CALLS more. */
+const POURED = MAX_WAITING_BODY_BYTES / CALL_MESSAGE.length + REFUSED_CALLS;
+
+/** Posts `count` messages at once (`message(n)` the nth); the statuses fill in as answers come. */
+function pour(url: string, count: number, message: (n: number) => unknown, headers: Record<string, string>): number[] {
   const statuses: number[] = [];
-  for (let id = 0; id < MAX_WAITING_BODY_BYTES / CALL_MESSAGE.length + REFUSED_CALLS; id++) {
-    const call = { jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { message: CALL_MESSAGE }, ...params } };
-    // The calls taken are never answered: they end when serve does.
-    post(url, call, headers).then(
+  for (let n = 0; n < count; n++) {
+    post(url, message(n), headers).then(
       (response) => statuses.push(response.status),
       () => {},
     );
   }
   return statuses;
 }
+
+/**
+ * Posts POURED 1 MB echo calls at once, with these params and headers; the statuses fill in as answers come (for a
+ * server that never reads, only the refusals and event streams' starts). The calls taken are never answered: they end
+ * when serve does.
+ */
+function pourCalls(url: string, params: Record<string, unknown>, headers: Record<string, string>): number[] {
+  const call = (id: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "echo", arguments: { message: CALL_MESSAGE }, ...params },
+  });
+  return pour(url, POURED, call, headers);
+}
+
+/** Posts `count` 1 MB notifications at once, with these params and headers. */
+function pourNotifications(url: string, params: Record<string, unknown>, headers: Record<string, string>, count = POURED): number[] {
+  const note = (n: number) => ({ jsonrpc: "2.0", method: "notifications/roots/list_changed", params: { pad: CALL_MESSAGE, n, ...params } });
+  return pour(url, count, note, headers);
+}
+
 /**
  * What those 48 calls posted at once may cost serve: the 32 MB that wait, each about three times (the body, its
  * parse, the line sent on), and the 16 refused bodies, read at once (about 110 MB seen); with nothing refused, 100 such calls took
@@ -160,22 +180,6 @@ test(
   TEST_GUARD_MS,
 );
 
-/** As many 1 MB messages as may wait, and REFUSED_CALLS more. */
-const POURED = MAX_WAITING_BODY_BYTES / CALL_MESSAGE.length + REFUSED_CALLS;
-
-/** Posts POURED notifications of 1 MB at once; the statuses fill in as answers come. */
-function pourNotifications(url: string, params: Record<string, unknown>, headers: Record<string, string>): number[] {
-  const statuses: number[] = [];
-  for (let n = 0; n < POURED; n++) {
-    const note = { jsonrpc: "2.0", method: "notifications/roots/list_changed", params: { pad: CALL_MESSAGE, n, ...params } };
-    post(url, note, headers).then(
-      (response) => statuses.push(response.status),
-      () => {},
-    );
-  }
-  return statuses;
-}
-
 for (const era of ["2025", MODERN])
   test(
     `${era === MODERN ? "a 2026-07-28 server" : "a 2025 session's server"} that stops reading: a notification once its pipe is full ` +
@@ -209,12 +213,8 @@ test(
     const served = await serve(["--log-level", "error", "--no-auto-restart"], [BUN, FAULTY, "flood"], { FLOOD_PROGRESS: progress });
     const headers = { "mcp-session-id": await openSession(served.url), "mcp-protocol-version": "2025-11-25" };
     await until(() => floodProgress(progress).bytes > 0, "the flood to start (the server reads nothing more)");
-    const statuses: number[] = [];
     // At most two go at once (the pipe, then up to 1 MB queued for it); the rest wait for a server that reads nothing.
-    for (let n = 0; n < 6; n++) {
-      const note = { jsonrpc: "2.0", method: "notifications/roots/list_changed", params: { pad: CALL_MESSAGE, n } };
-      void post(served.url, note, headers).then((response) => statuses.push(response.status));
-    }
+    const statuses = pourNotifications(served.url, {}, headers, 6);
     await until(() => statuses.length > 0, "the first notification answered");
     const server = Number(
       Bun.spawnSync(["pgrep", "-P", String(served.child.pid)])
